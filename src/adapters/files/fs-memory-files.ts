@@ -1,0 +1,105 @@
+// MemoryFiles on the local file system: scans *.md under the root, reads, writes atomically, removes.
+import { lstat, mkdir, readFile, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+
+import writeFileAtomic from 'write-file-atomic';
+
+import { UsageError } from '../../errors.js';
+import type { FileStat, MemoryFiles } from '../../services/ports.js';
+
+// Folders that never hold memories: VCS data, our own state, dependency trees.
+const SKIPPED_DIRS = new Set(['.git', '.mem', 'node_modules']);
+
+function toPosix(p: string): string {
+  return sep === '/' ? p : p.split(sep).join('/');
+}
+
+export class FsMemoryFiles implements MemoryFiles {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  /** Absolute path of a relative memory path; refuses anything that would leave the root. */
+  resolveInside(path: string): string {
+    if (isAbsolute(path) || path.split(/[\\/]/).includes('..')) {
+      throw new UsageError(`path ${JSON.stringify(path)} is outside the memory root`);
+    }
+    const abs = resolve(this.root, path);
+    const rel = relative(this.root, abs);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+      throw new UsageError(`path ${JSON.stringify(path)} is outside the memory root`);
+    }
+    return abs;
+  }
+
+  async scan(): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }> {
+    const files: FileStat[] = [];
+    const problems: { path: string; message: string }[] = [];
+    let realRoot: string;
+    try {
+      realRoot = await realpath(this.root);
+    } catch {
+      return { files, problems }; // No root yet: nothing to index.
+    }
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        problems.push({ path: toPosix(relative(this.root, dir)) || '.', message: `cannot read folder: ${(err as Error).message}` });
+        return;
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const entry of entries) {
+        const abs = join(dir, entry.name);
+        const rel = toPosix(relative(this.root, abs));
+        if (entry.isDirectory()) {
+          if (!SKIPPED_DIRS.has(entry.name)) await walk(abs);
+        } else if (entry.name.toLowerCase().endsWith('.md')) {
+          if (entry.isSymbolicLink()) {
+            // Symlinked files count only when they resolve to a regular file inside the root;
+            // symlinked folders are never followed (no loops, no escape).
+            const target = await realpath(abs).catch(() => null);
+            if (!target || !target.startsWith(realRoot + sep)) {
+              problems.push({ path: rel, message: 'symbolic link that leaves the memory root or is broken: skipped' });
+              continue;
+            }
+          } else if (!entry.isFile()) continue;
+          const st = await this.stat(rel);
+          if (st) files.push(st);
+        }
+      }
+    };
+    await walk(this.root);
+    return { files, problems };
+  }
+
+  async stat(path: string): Promise<FileStat | null> {
+    try {
+      const abs = this.resolveInside(path);
+      const link = await lstat(abs);
+      const st = link.isSymbolicLink() ? await stat(abs) : link;
+      if (!st.isFile()) return null;
+      return { path, size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      return null;
+    }
+  }
+
+  async read(path: string): Promise<Uint8Array> {
+    return readFile(this.resolveInside(path));
+  }
+
+  async write(path: string, text: string): Promise<void> {
+    const abs = this.resolveInside(path);
+    await mkdir(dirname(abs), { recursive: true });
+    await writeFileAtomic(abs, text, { encoding: 'utf8' });
+  }
+
+  async remove(path: string): Promise<void> {
+    await rm(this.resolveInside(path), { force: true });
+  }
+}

@@ -1,0 +1,54 @@
+// AuditLog on git: each write is one commit of exactly the memory files it touched.
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { simpleGit, type SimpleGit } from 'simple-git';
+
+import { MemError, errorMessage } from '../../errors.js';
+import type { AuditLog } from '../../services/ports.js';
+
+export class GitAudit implements AuditLog {
+  private git: SimpleGit | null = null;
+
+  constructor(
+    private readonly root: string,
+    readonly enabled: boolean,
+  ) {}
+
+  /** Finds the work tree holding the root, or makes the root one. */
+  private async repo(): Promise<SimpleGit> {
+    if (this.git) return this.git;
+    await mkdir(this.root, { recursive: true });
+    const git = simpleGit({ baseDir: this.root });
+    const inside = await git.raw(['rev-parse', '--is-inside-work-tree']).then((o) => o.trim() === 'true').catch(() => false);
+    if (!inside) await git.init();
+    // Commit even where no identity is configured (CI, fresh machines), without touching global config.
+    const email = await git.raw(['config', 'user.email']).then((o) => o.trim()).catch(() => '');
+    this.git = email ? git : simpleGit({ baseDir: this.root, config: ['user.name=memdir', 'user.email=memdir@localhost'] });
+    return this.git;
+  }
+
+  async commit(paths: string[], message: string): Promise<void> {
+    if (!this.enabled || paths.length === 0) return;
+    try {
+      const git = await this.repo();
+      // ls-files prints paths relative to the working folder, which is the root: the same form as ours.
+      const tracked = new Set(
+        (await git.raw(['ls-files', '-z', '--', ...paths.map((p) => join(this.root, p))])).split('\0').filter(Boolean),
+      );
+      const present = paths.filter((p) => existsSync(join(this.root, p)));
+      const removed = paths.filter((p) => !existsSync(join(this.root, p)));
+      if (present.length > 0) await git.raw(['add', '--', ...present.map((p) => join(this.root, p))]);
+      if (removed.length > 0) await git.raw(['rm', '--cached', '--quiet', '--ignore-unmatch', '--', ...removed.map((p) => join(this.root, p))]);
+      // Only paths git knows (present, or tracked before) can be named to `commit --only`.
+      const known = [...present, ...removed.filter((p) => tracked.has(p))].map((p) => join(this.root, p));
+      if (known.length === 0) return;
+      const staged = await git.raw(['diff', '--cached', '--name-only', '-z', '--', ...known]);
+      if (!staged.replace(/\0/g, '').trim()) return;
+      await git.raw(['commit', '--quiet', '--no-verify', '-m', message, '--', ...known]);
+    } catch (err) {
+      throw new MemError(`the memory files were written but the git commit failed: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+}

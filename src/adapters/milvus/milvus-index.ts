@@ -1,0 +1,209 @@
+// VectorIndex on Milvus (Lite, standalone, cluster or Zilliz Cloud) through the Node SDK.
+import { ConsistencyLevelEnum, MilvusClient, RRFRanker } from '@zilliz/milvus2-sdk-node';
+
+import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
+import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
+import type {
+  EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, VectorIndex,
+} from '../../services/ports.js';
+import { buildFilter } from './filter.js';
+import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, collectionSchema } from './schema.js';
+
+export interface MilvusIndexOptions {
+  /** host:port or a URI (http://, https://). */
+  address: string;
+  token?: string;
+  collection: string;
+}
+
+interface Status {
+  error_code?: string | number;
+  code?: number;
+  reason?: string;
+}
+
+// Milvus caps offset + limit of one query at 16,384 rows.
+const QUERY_WINDOW = 16_384;
+const UPSERT_BATCH = 500;
+
+function check<T extends { status?: Status } | Status>(res: T, what: string): T {
+  const status: Status = 'status' in res && res.status ? res.status : (res as Status);
+  const failed = status.error_code !== undefined && status.error_code !== 'Success' && status.error_code !== 0;
+  if (failed || (status.code !== undefined && status.code !== 0)) {
+    throw new IndexUnavailableError(`Milvus ${what} failed: ${status.reason || String(status.error_code)}`);
+  }
+  return res;
+}
+
+function embeddingKey(model: EmbeddingModelIdentity): string {
+  return `${model.name}@${model.dimension}`;
+}
+
+function toRow(c: IndexedChunk) {
+  return {
+    chunk_id: c.chunkId, memory_id: c.memoryId, user: c.user, type: c.type, status: c.status,
+    importance: c.importance, created: c.created, updated: c.updated, expires: c.expires,
+    path: c.path, heading: c.heading, line_start: c.lineStart, line_end: c.lineEnd,
+    tags: c.tags, content: c.content, vector: c.vector,
+  };
+}
+
+function fromRow(row: Record<string, unknown>): Omit<ChunkRecord, 'textHash'> {
+  return {
+    chunkId: String(row.chunk_id), memoryId: String(row.memory_id), user: String(row.user),
+    type: row.type as ChunkRecord['type'], status: row.status as ChunkRecord['status'],
+    importance: Number(row.importance), created: Number(row.created), updated: Number(row.updated),
+    expires: Number(row.expires ?? NO_EXPIRY), path: String(row.path), heading: String(row.heading ?? ''),
+    lineStart: Number(row.line_start), lineEnd: Number(row.line_end),
+    tags: Array.isArray(row.tags) ? row.tags.map(String) : [], content: String(row.content ?? ''),
+  };
+}
+
+export class MilvusIndex implements VectorIndex {
+  private readonly client: MilvusClient;
+  private opened = false;
+  readonly location: string;
+
+  constructor(private readonly options: MilvusIndexOptions) {
+    this.location = `${options.address} (collection ${options.collection})`;
+    this.client = new MilvusClient({
+      address: options.address,
+      ...(options.token ? { token: options.token } : {}),
+      // The SDK's default 10 s keepalive pings make Python gRPC servers (Milvus Lite) drop the connection.
+      channelOptions: { 'grpc.keepalive_time_ms': 2147483647, 'grpc.keepalive_permit_without_calls': 0 },
+      timeout: 60_000,
+    });
+  }
+
+  private get name() {
+    return this.options.collection;
+  }
+
+  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof IndexUnavailableError || err instanceof ModelMismatchError) throw err;
+      throw new IndexUnavailableError(`Milvus at ${this.options.address} unavailable during ${what}: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  async open(model: EmbeddingModelIdentity): Promise<void> {
+    if (this.opened) return;
+    const expected = embeddingKey(model);
+    await this.call('open', async () => {
+      const exists = check(await this.client.hasCollection({ collection_name: this.name }), 'hasCollection');
+      if (!exists.value) {
+        const created = await this.client.createCollection(collectionSchema(this.name, model.dimension, expected));
+        // Another process may have created it a moment ago; that is fine, the check below still runs.
+        if (!/already exist/i.test(created.reason ?? '')) check(created, 'createCollection');
+      }
+      const desc = check(await this.client.describeCollection({ collection_name: this.name }), 'describeCollection');
+      const actual = desc.properties?.find((p: { key: string }) => p.key === EMBEDDING_PROPERTY)?.value;
+      if (actual !== expected) {
+        throw new ModelMismatchError(
+          `the index ${this.name} was built with embedding model ${actual ?? '(unknown)'} but ${expected} is configured; ` +
+            'run `mem reindex --rebuild` to rebuild it with the configured model',
+        );
+      }
+      check(await this.client.loadCollection({ collection_name: this.name }), 'loadCollection');
+    });
+    this.opened = true;
+  }
+
+  async drop(): Promise<void> {
+    await this.call('drop', async () => {
+      const exists = check(await this.client.hasCollection({ collection_name: this.name }), 'hasCollection');
+      if (exists.value) check(await this.client.dropCollection({ collection_name: this.name }), 'dropCollection');
+    });
+    this.opened = false;
+  }
+
+  async upsert(rows: IndexedChunk[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
+      const data = rows.slice(i, i + UPSERT_BATCH).map(toRow);
+      await this.call('upsert', async () => check(await this.client.upsert({ collection_name: this.name, data }), 'upsert'));
+    }
+  }
+
+  async deleteStale(path: string, keep: string[]): Promise<void> {
+    const filter = buildFilter({ users: 'all', paths: [path], excludeChunkIds: keep });
+    await this.call('delete', async () => check(await this.client.delete({ collection_name: this.name, filter }), 'delete'));
+  }
+
+  async delete(scope: IndexScope): Promise<void> {
+    const filter = buildFilter(scope) || 'chunk_id != ""';
+    await this.call('delete', async () => check(await this.client.delete({ collection_name: this.name, filter }), 'delete'));
+  }
+
+  async search(req: IndexSearchRequest): Promise<IndexHit[]> {
+    const filter = buildFilter(req.scope);
+    const common = {
+      collection_name: this.name,
+      limit: req.limit,
+      output_fields: OUTPUT_FIELDS,
+      consistency_level: ConsistencyLevelEnum.Strong,
+      ...(filter ? { filter } : {}),
+    };
+    const res = await this.call('search', async () => {
+      if (req.mode === 'dense') {
+        return this.client.search({ ...common, anns_field: 'vector', data: req.queryVector, metric_type: 'COSINE' });
+      }
+      if (req.mode === 'bm25') {
+        return this.client.search({ ...common, anns_field: 'sparse', data: [req.queryText], metric_type: 'BM25' });
+      }
+      return this.client.hybridSearch({
+        ...common,
+        data: [
+          { anns_field: 'vector', data: req.queryVector, params: { metric_type: 'COSINE' } },
+          { anns_field: 'sparse', data: req.queryText, params: { metric_type: 'BM25' } },
+        ],
+        rerank: RRFRanker(60),
+      });
+    });
+    check(res, 'search');
+    const hits = (res.results ?? []) as Record<string, unknown>[];
+    return hits.map((h) => ({ record: fromRow(h), score: normaliseScore(req.mode, Number(h.score)) }));
+  }
+
+  async count(scope: IndexScope): Promise<number> {
+    const filter = buildFilter(scope);
+    const res = await this.call('count', async () =>
+      this.client.count({ collection_name: this.name, ...(filter ? { filter } : {}), consistency_level: ConsistencyLevelEnum.Strong } as never),
+    );
+    check(res as { status?: Status }, 'count');
+    return Number((res as { data: number }).data);
+  }
+
+  async listPaths(): Promise<string[]> {
+    const paths = new Set<string>();
+    const hex = '0123456789abcdef';
+    const queue = [...hex];
+    while (queue.length > 0) {
+      const prefix = queue.shift()!;
+      const res = await this.call('query', async () =>
+        this.client.query({
+          collection_name: this.name, filter: buildFilter({ users: 'all', chunkIdPrefix: prefix }), output_fields: ['path'],
+          limit: QUERY_WINDOW, consistency_level: ConsistencyLevelEnum.Strong,
+        }),
+      );
+      check(res, 'query');
+      const rows = (res.data ?? []) as { path: string }[];
+      for (const r of rows) paths.add(r.path);
+      // A full window may have cut rows off: look again with longer prefixes.
+      if (rows.length >= QUERY_WINDOW) queue.push(...[...hex].map((c) => prefix + c));
+    }
+    return [...paths];
+  }
+
+  async close(): Promise<void> {
+    await this.client.closeConnection().catch(() => undefined);
+  }
+}
+
+/** Maps raw scores to "higher is better": COSINE similarity, BM25 (negative on Milvus Lite), RRF. */
+function normaliseScore(mode: IndexSearchRequest['mode'], raw: number): number {
+  if (mode === 'dense') return (raw + 1) / 2;
+  if (mode === 'bm25') return Math.abs(raw);
+  return raw;
+}

@@ -1,0 +1,50 @@
+// The collection schema of a memory index: one row per chunk, user as partition key, BM25 + dense vector.
+import { DataType, FunctionType } from '@zilliz/milvus2-sdk-node';
+
+export const EMBEDDING_PROPERTY = 'memdir.embedding';
+export const SCHEMA_PROPERTY = 'memdir.schema';
+export const SCHEMA_VERSION = '1';
+
+/** Scalar fields returned with hits (everything but the vectors). */
+export const OUTPUT_FIELDS = [
+  'chunk_id', 'memory_id', 'user', 'type', 'status', 'importance', 'created', 'updated', 'expires',
+  'path', 'heading', 'line_start', 'line_end', 'tags', 'content',
+];
+
+export function collectionSchema(collection: string, dimension: number, embedding: string) {
+  return {
+    collection_name: collection,
+    properties: { [EMBEDDING_PROPERTY]: embedding, [SCHEMA_PROPERTY]: SCHEMA_VERSION },
+    fields: [
+      { name: 'chunk_id', data_type: DataType.VarChar, is_primary_key: true, max_length: 64 },
+      { name: 'memory_id', data_type: DataType.VarChar, max_length: 256 },
+      // Partition key: a search scoped to one user only touches that user's partition.
+      { name: 'user', data_type: DataType.VarChar, max_length: 128, is_partition_key: true },
+      { name: 'type', data_type: DataType.VarChar, max_length: 16 },
+      { name: 'status', data_type: DataType.VarChar, max_length: 16 },
+      { name: 'importance', data_type: DataType.Float },
+      { name: 'created', data_type: DataType.Int64 },
+      { name: 'updated', data_type: DataType.Int64 },
+      { name: 'expires', data_type: DataType.Int64 },
+      { name: 'path', data_type: DataType.VarChar, max_length: 1024 },
+      { name: 'heading', data_type: DataType.VarChar, max_length: 2048 },
+      { name: 'line_start', data_type: DataType.Int64 },
+      { name: 'line_end', data_type: DataType.Int64 },
+      { name: 'tags', data_type: DataType.Array, element_type: DataType.VarChar, max_capacity: 64, max_length: 128 },
+      // jieba segments Chinese and splits other scripts on word boundaries; lowercase makes BM25 case-blind.
+      {
+        name: 'content', data_type: DataType.VarChar, max_length: 65535,
+        enable_analyzer: true, analyzer_params: { tokenizer: 'jieba', filter: ['lowercase'] },
+      },
+      { name: 'sparse', data_type: DataType.SparseFloatVector },
+      { name: 'vector', data_type: DataType.FloatVector, dim: dimension },
+    ],
+    functions: [
+      { name: 'content_bm25', type: FunctionType.BM25, input_field_names: ['content'], output_field_names: ['sparse'], params: {} },
+    ],
+    index_params: [
+      { field_name: 'vector', index_type: 'HNSW', metric_type: 'COSINE', params: { M: 16, efConstruction: 200 } },
+      { field_name: 'sparse', index_type: 'SPARSE_INVERTED_INDEX', metric_type: 'BM25' },
+    ],
+  };
+}

@@ -1,0 +1,41 @@
+// ManifestStore as one JSON file under `.mem/`, replaced atomically on save.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import writeFileAtomic from 'write-file-atomic';
+
+import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
+import { ensureStateDir, STATE_DIR } from './state-dir.js';
+
+const VERSION = 1;
+
+export class JsonManifest implements ManifestStore {
+  private readonly file: string;
+
+  /** `scope` separates manifests of different indexes (e.g. embedding model) under one root. */
+  constructor(private readonly root: string, scope: string) {
+    this.file = join(root, STATE_DIR, `manifest-${scope}.json`);
+  }
+
+  async load(): Promise<Map<string, ManifestEntry> | null> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch {
+      return null;
+    }
+    try {
+      const data = JSON.parse(text) as { version: number; files: Record<string, ManifestEntry> };
+      if (data.version !== VERSION) return null;
+      return new Map(Object.entries(data.files));
+    } catch {
+      return null; // A damaged manifest only costs a full re-scan; the files are the truth.
+    }
+  }
+
+  async save(entries: Map<string, ManifestEntry>): Promise<void> {
+    await ensureStateDir(this.root);
+    const data = { version: VERSION, files: Object.fromEntries(entries) };
+    await writeFileAtomic(this.file, JSON.stringify(data));
+  }
+}

@@ -1,0 +1,13 @@
+// The root's private state folder `.mem/`: created on demand, never committed (it ignores itself).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const STATE_DIR = '.mem';
+
+export async function ensureStateDir(root: string): Promise<string> {
+  const dir = join(root, STATE_DIR);
+  await mkdir(dir, { recursive: true });
+  // A .gitignore of "*" inside the folder keeps it out of git wherever the root sits.
+  await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'w' });
+  return dir;
+}

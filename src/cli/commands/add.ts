@@ -1,0 +1,32 @@
+// `mem add`: write, index and commit one memory.
+import type { MemoryType } from '../../memory/model.js';
+import { withMemory } from '../context.js';
+import type { GlobalOptions, Io } from '../io.js';
+import { parseImportance, parseList, requireUser } from './parse-options.js';
+
+export interface AddOptions extends GlobalOptions {
+  user?: string;
+  type?: string;
+  importance?: string;
+  tags?: string;
+  key?: string;
+  source?: string;
+  expires?: string;
+}
+
+export async function addCommand(text: string, opts: AddOptions, io: Io): Promise<void> {
+  const user = requireUser(opts.user);
+  const result = await withMemory(opts, io, (memory) =>
+    memory.add({
+      text,
+      user,
+      ...(opts.type ? { type: opts.type as MemoryType } : {}),
+      ...(opts.importance !== undefined ? { importance: parseImportance(opts.importance) } : {}),
+      ...(opts.tags ? { tags: parseList(opts.tags) } : {}),
+      ...(opts.key ? { key: opts.key } : {}),
+      ...(opts.source ? { source: opts.source } : {}),
+      ...(opts.expires ? { expires: opts.expires } : {}),
+    }),
+  );
+  io.result(result, () => `${result.action} ${result.id} -> ${result.path}`);
+}

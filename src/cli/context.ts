@@ -1,0 +1,19 @@
+// Reads configuration for a CLI command and opens the memory root (the CLI's only route to the adapters).
+import { loadConfig, type MemConfig } from '../config.js';
+import { openMemory } from '../open-memory.js';
+import type { Memory } from '../services/memory.js';
+import type { GlobalOptions, Io } from './io.js';
+
+export function configFrom(opts: GlobalOptions): MemConfig {
+  return loadConfig(process.env, opts.root ? { root: opts.root } : {});
+}
+
+/** Runs `fn` with an open memory and always closes it. */
+export async function withMemory<T>(opts: GlobalOptions, io: Io, fn: (memory: Memory) => Promise<T>): Promise<T> {
+  const memory = await openMemory(configFrom(opts), { onLog: (line) => io.note(line) });
+  try {
+    return await fn(memory);
+  } finally {
+    await memory.close();
+  }
+}

@@ -1,0 +1,106 @@
+// The `mem` command line: declares commands and options, hands each to its handler, and maps every
+// error to an exit code in one place (0 ok, 1 failure, 2 usage).
+import { Command, CommanderError, Option } from 'commander';
+
+import { MemError, errorMessage } from '../errors.js';
+import { MEMORY_TYPES } from '../memory/model.js';
+import { createIo, type GlobalOptions, type Io } from './io.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types.
+type Handler = (...args: any[]) => Promise<void>;
+
+function exitCodeOf(err: unknown): number {
+  if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+  if (err instanceof MemError) return err.exitCode;
+  return 1;
+}
+
+function report(err: unknown, io: Io): void {
+  const code = err instanceof MemError ? err.code : 'INTERNAL';
+  if (io.json) process.stdout.write(`${JSON.stringify({ error: { code, message: errorMessage(err) } })}\n`);
+  else process.stderr.write(`mem: ${errorMessage(err)}\n`);
+  if (io.debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  if (!(err instanceof MemError)) process.stderr.write('mem: this is a bug in memdir; run again with --debug for the stack\n');
+}
+
+export function buildProgram(run: (load: () => Promise<Handler>) => (...args: unknown[]) => Promise<void>): Command {
+  const program = new Command('mem')
+    .description('Long-term memory for AI agents: Markdown files as the truth, Milvus as the index.')
+    .option('--root <dir>', 'memory root (default: $MEM_ROOT, else ./memories)')
+    .option('--json', 'print the result as JSON')
+    .option('--debug', 'print stack traces on errors')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('add <text>')
+    .description('write a new memory (file + index + git commit)')
+    .option('-u, --user <user>', 'whose memory it is (default: $MEM_USER)')
+    .addOption(new Option('-t, --type <type>', 'memory type').choices([...MEMORY_TYPES]).default('semantic'))
+    .option('-i, --importance <0..1>', 'how much it matters', '0.5')
+    .option('--tags <a,b>', 'comma-separated tags')
+    .option('--key <slot>', 'the fact slot it fills, e.g. residence')
+    .option('--source <source>', 'provenance, e.g. user, agent, system')
+    .option('--expires <iso-date>', 'no longer eligible after this time')
+    .action(run(() => import('./commands/add.js').then((m) => m.addCommand)));
+
+  program
+    .command('search <query>')
+    .description("search one user's active, unexpired memories")
+    .option('-u, --user <user>', 'whose memories (default: $MEM_USER)')
+    .option('--all-users', 'search every user (explicit opt-in)')
+    .option('-t, --type <types>', 'only these types (comma-separated)')
+    .option('--tags <a,b>', 'only memories with any of these tags')
+    .option('-k, --k <n>', 'how many memories to return', '8')
+    .addOption(new Option('--mode <mode>', 'retrieval mode').choices(['hybrid', 'dense', 'bm25']).default('hybrid'))
+    .action(run(() => import('./commands/search.js').then((m) => m.searchCommand)));
+
+  program
+    .command('reindex')
+    .description('sync the index with the files (only what changed)')
+    .option('--rebuild', 'drop the index and rebuild it from the files (cached vectors are reused)')
+    .action(run(() => import('./commands/reindex.js').then((m) => m.reindexCommand)));
+
+  program
+    .command('forget [ids...]')
+    .description('remove memories: files, index rows and cached vectors, in one commit')
+    .option('-u, --user <user>', 'with ids: only this user; alone: forget everything about this user')
+    .action(run(() => import('./commands/forget.js').then((m) => m.forgetCommand)));
+
+  program
+    .command('status')
+    .description('files, index, drift between them, and the managed servers')
+    .action(run(() => import('./commands/status.js').then((m) => m.statusCommand)));
+
+  program
+    .command('setup')
+    .description('install the embedded runtime (Milvus Lite, local model) and start its servers')
+    .action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
+
+  const server = program.command('server').description('control the local servers of the embedded default');
+  server.command('start').description('start them (installing the runtime if needed)').action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
+  server.command('stop').description('stop them').action(run(() => import('./commands/server.js').then((m) => m.serverStopCommand)));
+  server.command('status').description('show whether they run').action(run(() => import('./commands/server.js').then((m) => m.serverStatusCommand)));
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  let io = createIo({ json: argv.includes('--json'), debug: argv.includes('--debug') });
+  const run = (load: () => Promise<Handler>) =>
+    async (...args: unknown[]) => {
+      const command = args[args.length - 1] as Command;
+      const opts = command.optsWithGlobals() as GlobalOptions & Record<string, unknown>;
+      io = createIo(opts);
+      const handler = await load();
+      await handler(...args.slice(0, -2), opts, io);
+    };
+  const program = buildProgram(run);
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return exitCodeOf(err); // commander already printed the message
+    report(err, io);
+    return exitCodeOf(err);
+  }
+}

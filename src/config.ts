@@ -1,0 +1,101 @@
+// Configuration: defaults, then environment, then flags. Read only by the composition root's callers (CLI, library users).
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { ConfigError } from './errors.js';
+import { assertUserId } from './memory/ids.js';
+
+export type IndexConfig =
+  | { kind: 'embedded' }
+  | { kind: 'remote'; uri: string; token?: string };
+
+export type EmbeddingConfig =
+  | { kind: 'local' }
+  | { kind: 'openai'; baseURL: string; apiKey: string; model: string; dimension: number; requestDimensions: boolean };
+
+export interface MemConfig {
+  /** Absolute path of the memory root (the folder of Markdown files). */
+  root: string;
+  /** User of files that name none and sit outside a user folder. */
+  defaultUser: string;
+  /** Commit every write to git. */
+  git: boolean;
+  index: IndexConfig;
+  /** Collection name; derived from the root when not set. */
+  collection?: string;
+  embedding: EmbeddingConfig;
+  /** Where the embedded runtime (Python venv) lives. */
+  runtimeHome: string;
+  /** Python used to create the runtime venv. */
+  python: string;
+  chunkMaxChars: number;
+  maxFileBytes: number;
+  embedBatchSize: number;
+}
+
+export interface ConfigFlags {
+  root?: string;
+}
+
+// Dimensions of well-known OpenAI models, so MEM_EMBED_DIMENSION is needed only for others.
+const KNOWN_DIMENSIONS: Record<string, number> = {
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+};
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive whole number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(env[name])}`);
+}
+
+function embeddingFrom(env: NodeJS.ProcessEnv): EmbeddingConfig {
+  const kind = env.MEM_EMBEDDER ?? 'local';
+  if (kind === 'local') return { kind: 'local' };
+  if (kind !== 'openai') throw new ConfigError(`MEM_EMBEDDER must be "local" or "openai", got ${JSON.stringify(kind)}`);
+  const model = env.MEM_EMBED_MODEL || 'text-embedding-3-small';
+  const explicit = env.MEM_EMBED_DIMENSION ? positiveInt(env, 'MEM_EMBED_DIMENSION', 0) : undefined;
+  const dimension = explicit ?? KNOWN_DIMENSIONS[model];
+  if (!dimension) throw new ConfigError(`set MEM_EMBED_DIMENSION to the output size of embedding model ${model}`);
+  return {
+    kind: 'openai',
+    baseURL: env.MEM_EMBED_BASE_URL || env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
+    apiKey: env.MEM_EMBED_API_KEY || env.OPENAI_API_KEY || 'not-needed',
+    model,
+    dimension,
+    requestDimensions: explicit !== undefined && model.startsWith('text-embedding-3'),
+  };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): MemConfig {
+  const root = resolve(flags.root ?? env.MEM_ROOT ?? 'memories');
+  const uri = env.MILVUS_URI;
+  const collection = env.MEM_COLLECTION;
+  if (collection !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,254}$/.test(collection)) {
+    throw new ConfigError('MEM_COLLECTION must be letters, digits and underscores, starting with a letter or underscore');
+  }
+  return {
+    root,
+    defaultUser: assertUserId(env.MEM_USER || 'default'),
+    git: flag(env, 'MEM_GIT', true),
+    index: uri ? { kind: 'remote', uri, ...(env.MILVUS_TOKEN ? { token: env.MILVUS_TOKEN } : {}) } : { kind: 'embedded' },
+    ...(collection ? { collection } : {}),
+    embedding: embeddingFrom(env),
+    runtimeHome: env.MEMDIR_HOME || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memdir'),
+    python: env.MEM_PYTHON || 'python3',
+    chunkMaxChars: positiveInt(env, 'MEM_CHUNK_MAX_CHARS', 1500),
+    maxFileBytes: positiveInt(env, 'MEM_MAX_FILE_MB', 5) * 1024 * 1024,
+    embedBatchSize: positiveInt(env, 'MEM_EMBED_BATCH', 32),
+  };
+}

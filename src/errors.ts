@@ -1,0 +1,63 @@
+// The one error vocabulary of memdir: every failure a user can see is one of these, with an exit code.
+
+/** Base class: a message written for the person at the terminal, and the process exit code. */
+export class MemError extends Error {
+  readonly exitCode: number = 1;
+  readonly code: string = 'MEM_ERROR';
+}
+
+/** The caller asked for something malformed (bad flag value, invalid id): exit code 2. */
+export class UsageError extends MemError {
+  override readonly exitCode = 2;
+  override readonly code = 'USAGE';
+}
+
+/** Configuration that cannot work (bad env value, missing endpoint setting). */
+export class ConfigError extends MemError {
+  override readonly exitCode = 2;
+  override readonly code = 'CONFIG';
+}
+
+/** A memory file that cannot be read as a memory; names the file and the line. */
+export class InvalidMemoryError extends MemError {
+  override readonly code = 'INVALID_MEMORY';
+  constructor(
+    readonly path: string,
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super(`${path}:${line}: ${reason}`);
+  }
+}
+
+export class NotFoundError extends MemError {
+  override readonly code = 'NOT_FOUND';
+}
+
+/** The index (Milvus) could not be reached or refused an operation. */
+export class IndexUnavailableError extends MemError {
+  override readonly code = 'INDEX_UNAVAILABLE';
+}
+
+/** The index was built with another embedding model or dimension. */
+export class ModelMismatchError extends MemError {
+  override readonly code = 'MODEL_MISMATCH';
+}
+
+export class EmbeddingError extends MemError {
+  override readonly code = 'EMBEDDING';
+}
+
+/** Installing or starting the embedded runtime (Python venv, Milvus Lite, local model) failed. */
+export class RuntimeSetupError extends MemError {
+  override readonly code = 'RUNTIME_SETUP';
+}
+
+/** Another process holds the write lock for too long. */
+export class LockTimeoutError extends MemError {
+  override readonly code = 'LOCKED';
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,127 @@
+// Splits a memory body into chunks with remark: one per heading section, long sections split at
+// block boundaries (paragraphs, lists, code fences kept whole where they fit), each with its line range.
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+
+import type { Chunk } from './model.js';
+
+export interface ChunkOptions {
+  /** Sections longer than this are split; pieces stay under it unless one line is longer. */
+  maxChars: number;
+}
+
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500 };
+
+interface Block {
+  start: number; // offset in body
+  end: number;
+  line: number; // 1-based line in body
+  endLine: number;
+}
+
+interface Section {
+  heading: string;
+  blocks: Block[];
+}
+
+const parser = unified().use(remarkParse);
+
+function headingText(source: string): string {
+  return source.replace(/^#{1,6}\s*/, '').replace(/\s*#*\s*$/, '').replace(/\n[=-]+\s*$/, '').trim();
+}
+
+function toSections(body: string): Section[] {
+  const tree = parser.parse(body);
+  const sections: Section[] = [{ heading: '', blocks: [] }];
+  let stack: { depth: number; text: string }[] = [];
+  for (const node of tree.children) {
+    const pos = node.position;
+    if (!pos || pos.start.offset === undefined || pos.end.offset === undefined) continue;
+    const block: Block = { start: pos.start.offset, end: pos.end.offset, line: pos.start.line, endLine: pos.end.line };
+    if (node.type === 'heading') {
+      stack = stack.filter((h) => h.depth < node.depth);
+      stack.push({ depth: node.depth, text: headingText(body.slice(block.start, block.end)) });
+      sections.push({ heading: stack.map((h) => h.text).join(' > '), blocks: [block] });
+    } else {
+      sections[sections.length - 1]!.blocks.push(block);
+    }
+  }
+  return sections.filter((s) => s.blocks.length > 0);
+}
+
+/** Splits one oversized block by lines, and a single overlong line by characters. */
+function splitBlock(body: string, block: Block, maxChars: number): Block[] {
+  const pieces: Block[] = [];
+  let cur: Block | null = null;
+  let offset = block.start;
+  let line = block.line;
+  for (const lineText of body.slice(block.start, block.end).split('\n')) {
+    const lineEnd = offset + lineText.length;
+    if (lineText.length > maxChars) {
+      if (cur) pieces.push(cur);
+      cur = null;
+      for (let s = offset; s < lineEnd; s += maxChars) {
+        pieces.push({ start: s, end: Math.min(s + maxChars, lineEnd), line, endLine: line });
+      }
+    } else if (cur && lineEnd - cur.start > maxChars) {
+      pieces.push(cur);
+      cur = { start: offset, end: lineEnd, line, endLine: line };
+    } else if (cur) {
+      cur.end = lineEnd;
+      cur.endLine = line;
+    } else {
+      cur = { start: offset, end: lineEnd, line, endLine: line };
+    }
+    offset = lineEnd + 1;
+    line++;
+  }
+  if (cur) pieces.push(cur);
+  return pieces;
+}
+
+/** Groups consecutive blocks into pieces no longer than maxChars of source. */
+function packBlocks(body: string, blocks: Block[], maxChars: number): Block[] {
+  const out: Block[] = [];
+  let cur: Block | null = null;
+  for (const block of blocks) {
+    if (block.end - block.start > maxChars) {
+      if (cur) out.push(cur);
+      cur = null;
+      out.push(...splitBlock(body, block, maxChars));
+    } else if (cur !== null && block.end - cur.start <= maxChars) {
+      cur.end = block.end;
+      cur.endLine = block.endLine;
+    } else {
+      if (cur) out.push(cur);
+      cur = { ...block };
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+export function chunkMarkdown(body: string, bodyStartLine: number, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): Chunk[] {
+  const chunks: Chunk[] = [];
+  for (const section of toSections(body)) {
+    for (const piece of packBlocks(body, section.blocks, options.maxChars)) {
+      const text = body.slice(piece.start, piece.end).trim();
+      if (!text) continue;
+      chunks.push({
+        heading: section.heading,
+        text,
+        lineStart: piece.line + bodyStartLine - 1,
+        lineEnd: piece.endLine + bodyStartLine - 1,
+      });
+    }
+  }
+  return chunks;
+}
+
+/**
+ * The text that is embedded and indexed for BM25: the chunk, preceded by its heading path when
+ * the chunk does not start with that heading itself (so split sections keep their context).
+ */
+export function embedTextOf(chunk: Chunk): string {
+  if (!chunk.heading || chunk.text.startsWith('#')) return chunk.text;
+  return `${chunk.heading}\n\n${chunk.text}`;
+}

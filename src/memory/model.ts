@@ -1,0 +1,57 @@
+// The memory domain types: what a memory file means once parsed. Pure data, no I/O.
+
+export const MEMORY_TYPES = ['working', 'episodic', 'semantic', 'procedural'] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+export const MEMORY_STATUSES = ['active', 'superseded', 'expired', 'consolidated'] as const;
+export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
+
+/** Front matter keys memdir understands, in the order it writes them. Other keys are kept as-is. */
+export const KNOWN_KEYS = [
+  'id', 'user', 'type', 'importance', 'status', 'created', 'updated', 'expires', 'key',
+  'supersedes', 'superseded_by', 'source', 'sources', 'tags', 'confidence',
+] as const;
+
+export interface MemoryMeta {
+  id: string;
+  user: string;
+  type: MemoryType;
+  importance: number;
+  status: MemoryStatus;
+  /** ISO 8601 timestamps. */
+  created: string;
+  updated: string;
+  expires?: string;
+  key?: string;
+  supersedes?: string;
+  superseded_by?: string;
+  source?: string;
+  sources?: string[];
+  tags: string[];
+  confidence?: number;
+  /** Unknown front matter keys, preserved for round-trips. */
+  extra: Record<string, unknown>;
+}
+
+/** A parsed memory file. `path` is relative to the memory root, with forward slashes. */
+export interface MemoryDoc {
+  path: string;
+  meta: MemoryMeta;
+  body: string;
+  /** 1-based line of the file on which `body` starts (after the front matter). */
+  bodyStartLine: number;
+}
+
+/** A searchable piece of a memory: a heading section or part of a long one. */
+export interface Chunk {
+  /** Heading path, e.g. "Trip to Lisbon > Day 2"; empty before the first heading. */
+  heading: string;
+  /** The Markdown source of the chunk. */
+  text: string;
+  /** 1-based, inclusive line range in the file. */
+  lineStart: number;
+  lineEnd: number;
+}
+
+export const DEFAULT_IMPORTANCE = 0.5;
+export const DEFAULT_TYPE: MemoryType = 'semantic';

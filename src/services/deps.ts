@@ -1,0 +1,18 @@
+// Everything the use cases need, assembled once by the composition root.
+import type { AuditLog } from './ports.js';
+import type { SyncDeps } from './sync.js';
+
+export interface MemoryDeps extends SyncDeps {
+  audit: AuditLog;
+  /** Injected so tests can move time (expiry). */
+  now: () => Date;
+}
+
+/** One structured commit message per write: a subject line, then key: value lines for tools. */
+export function commitMessage(action: string, fields: Record<string, string | undefined>, body?: string): string {
+  const subject = `memdir: ${action} ${fields.id ?? fields.user ?? ''}`.trim();
+  const lines = Object.entries({ action, ...fields })
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${k}: ${v}`);
+  return [subject, '', ...lines, ...(body ? ['', body] : [])].join('\n');
+}

@@ -1,0 +1,125 @@
+// The narrow interfaces through which services reach the outside world. Adapters implement them.
+import type { ChunkRecord } from '../memory/records.js';
+import type { MemoryStatus, MemoryType } from '../memory/model.js';
+
+/** Which rows an index operation may touch. Every field narrows; values are validated by the adapter's filter builder. */
+export interface IndexScope {
+  /** One user, or the explicit opt-in to all users. */
+  users: string[] | 'all';
+  statuses?: MemoryStatus[];
+  types?: MemoryType[];
+  /** Only rows whose expiry is after this time (epoch ms). */
+  notExpiredAt?: number;
+  paths?: string[];
+  memoryIds?: string[];
+  tags?: string[];
+}
+
+export interface IndexedChunk extends ChunkRecord {
+  vector: number[];
+}
+
+export interface IndexHit {
+  record: Omit<ChunkRecord, 'textHash'>;
+  /** Higher is better. */
+  score: number;
+}
+
+export interface IndexSearchRequest {
+  scope: IndexScope;
+  queryText: string;
+  queryVector: number[];
+  limit: number;
+  mode: 'hybrid' | 'dense' | 'bm25';
+}
+
+export interface EmbeddingModelIdentity {
+  name: string;
+  dimension: number;
+}
+
+export interface VectorIndex {
+  /** A human description of where the index lives (for status output). */
+  readonly location: string;
+  /** Creates the collection for this model, or checks that the existing one was built with it. */
+  open(model: EmbeddingModelIdentity): Promise<void>;
+  /** Drops everything (for a rebuild). */
+  drop(): Promise<void>;
+  upsert(rows: IndexedChunk[]): Promise<void>;
+  /** Deletes the rows of `path` whose chunk id is not in `keep`. */
+  deleteStale(path: string, keep: string[]): Promise<void>;
+  delete(scope: IndexScope): Promise<void>;
+  search(request: IndexSearchRequest): Promise<IndexHit[]>;
+  count(scope: IndexScope): Promise<number>;
+  /** Distinct paths that have rows (for finding orphans). */
+  listPaths(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface Embedder {
+  readonly identity: EmbeddingModelIdentity;
+  embedDocuments(texts: string[]): Promise<number[][]>;
+  embedQuery(text: string): Promise<number[]>;
+}
+
+/** Vectors by text hash, for one model; survives index rebuilds. */
+export interface VectorCache {
+  getMany(hashes: string[]): Promise<Map<string, number[]>>;
+  putMany(entries: Map<string, number[]>): Promise<void>;
+  removeMany(hashes: string[]): Promise<void>;
+}
+
+export interface FileStat {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** The memory files under the root. Paths are relative, forward slashes. */
+export interface MemoryFiles {
+  readonly root: string;
+  scan(): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }>;
+  stat(path: string): Promise<FileStat | null>;
+  read(path: string): Promise<Uint8Array>;
+  /** Atomic write (temp file + rename); creates folders. */
+  write(path: string, text: string): Promise<void>;
+  remove(path: string): Promise<void>;
+}
+
+/** What the last sync saw of each file: lets an unchanged file be skipped without reading it. */
+export interface ManifestEntry {
+  size: number;
+  mtimeMs: number;
+  sha: string;
+  memoryId: string;
+  user: string;
+  type: MemoryType;
+  status: MemoryStatus;
+  expires?: number;
+  chunks: { id: string; textHash: string }[];
+}
+
+export interface ManifestStore {
+  load(): Promise<Map<string, ManifestEntry> | null>;
+  save(entries: Map<string, ManifestEntry>): Promise<void>;
+}
+
+export interface AuditLog {
+  /** Commits exactly these paths (added, changed or removed) with the message; no-op when disabled. */
+  commit(paths: string[], message: string): Promise<void>;
+  /** Does nothing when disabled. */
+  readonly enabled: boolean;
+}
+
+export interface WriteLock {
+  /** Runs `fn` while holding the memory root's write lock (across processes). */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export interface Progress {
+  start(total: number, label: string): void;
+  tick(n?: number): void;
+  stop(): void;
+}
+
+export const silentProgress: Progress = { start() {}, tick() {}, stop() {} };
