@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { ConfigError } from './errors.js';
-import { assertUserId } from './memory/ids.js';
+import { isValidUserId } from './memory/ids.js';
 
 export type IndexConfig =
   | { kind: 'embedded' }
@@ -78,16 +78,22 @@ function embeddingFrom(env: NodeJS.ProcessEnv): EmbeddingConfig {
   };
 }
 
+function defaultUser(value: string | undefined): string {
+  if (!value) return 'default';
+  if (!isValidUserId(value)) throw new ConfigError(`MEM_USER is not a valid user id: ${JSON.stringify(value).slice(0, 80)}`);
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): MemConfig {
   const root = resolve(flags.root ?? env.MEM_ROOT ?? 'memories');
   const uri = env.MILVUS_URI;
   const collection = env.MEM_COLLECTION;
-  if (collection !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,254}$/.test(collection)) {
+  if (collection && !/^[A-Za-z_][A-Za-z0-9_]{0,254}$/.test(collection)) {
     throw new ConfigError('MEM_COLLECTION must be letters, digits and underscores, starting with a letter or underscore');
   }
   return {
     root,
-    defaultUser: assertUserId(env.MEM_USER || 'default'),
+    defaultUser: defaultUser(env.MEM_USER),
     git: flag(env, 'MEM_GIT', true),
     index: uri ? { kind: 'remote', uri, ...(env.MILVUS_TOKEN ? { token: env.MILVUS_TOKEN } : {}) } : { kind: 'embedded' },
     ...(collection ? { collection } : {}),

@@ -4,7 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 
 import { MemError, errorMessage } from '../errors.js';
 import { MEMORY_TYPES } from '../memory/model.js';
-import { createIo, type GlobalOptions, type Io } from './io.js';
+import { ReportedFailure, createIo, type GlobalOptions, type Io } from './io.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types.
 type Handler = (...args: any[]) => Promise<void>;
@@ -16,6 +16,10 @@ function exitCodeOf(err: unknown): number {
 }
 
 function report(err: unknown, io: Io): void {
+  if (err instanceof ReportedFailure) {
+    if (!io.json) process.stderr.write(`mem: ${err.message}\n`);
+    return;
+  }
   const code = err instanceof MemError ? err.code : 'INTERNAL';
   if (io.json) process.stdout.write(`${JSON.stringify({ error: { code, message: errorMessage(err) } })}\n`);
   else process.stderr.write(`mem: ${errorMessage(err)}\n`);

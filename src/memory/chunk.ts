@@ -27,7 +27,7 @@ interface Section {
 const parser = unified().use(remarkParse);
 
 function headingText(source: string): string {
-  return source.replace(/^#{1,6}\s*/, '').replace(/\s*#*\s*$/, '').replace(/\n[=-]+\s*$/, '').trim();
+  return source.replace(/^#{1,6}\s*/, '').replace(/(^|\s+)#+\s*$/, '').replace(/\n[=-]+\s*$/, '').trim();
 }
 
 function toSections(body: string): Section[] {

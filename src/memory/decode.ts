@@ -10,10 +10,11 @@ function lineOfOffset(bytes: Uint8Array, offset: number): number {
 }
 
 function firstInvalidUtf8(bytes: Uint8Array): number {
-  // Bisect on the fatal decoder: the shortest prefix that fails to decode ends in the bad sequence.
+  // Bisect on a streaming fatal decoder: lo is a prefix that decodes, hi the shortest that fails
+  // (or the whole file, when only a sequence cut off at the end is wrong).
   let lo = 0;
   let hi = bytes.length;
-  while (hi - lo > 4) {
+  while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
     try {
       new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true });
@@ -22,7 +23,7 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
       hi = mid;
     }
   }
-  return lo;
+  return hi - 1;
 }
 
 /** Decodes UTF-8 (BOM stripped, CRLF normalised to LF); rejects binary files and invalid UTF-8. */

@@ -37,7 +37,8 @@ export function parseMemory(text: string, ctx: ParseContext): MemoryDoc {
     parsed = matter(text, {});
   } catch (err) {
     const yamlErr = err as YamlError;
-    const line = typeof yamlErr.mark?.line === 'number' ? yamlErr.mark.line + 2 : 1;
+    // mark.line counts from the opening fence's line break (0-based), so +1 gives the file line.
+    const line = typeof yamlErr.mark?.line === 'number' ? yamlErr.mark.line + 1 : 1;
     throw new InvalidMemoryError(ctx.path, line, `malformed YAML front matter: ${yamlErr.reason ?? errorMessage(err)}`);
   }
   const data: unknown = parsed.data;
@@ -46,6 +47,8 @@ export function parseMemory(text: string, ctx: ParseContext): MemoryDoc {
   }
   const prefix = text.slice(0, text.length - parsed.content.length);
   const bodyStartLine = prefix.split('\n').length;
-  const meta = normaliseFrontMatter(data as Record<string, unknown>, defaultsFromPath(ctx), ctx.path, parsed.matter ?? '');
+  // gray-matter's `matter` keeps the newline after the opening fence; drop it so line 1 is the first key.
+  const frontMatter = (parsed.matter ?? '').replace(/^\r?\n/, '');
+  const meta = normaliseFrontMatter(data as Record<string, unknown>, defaultsFromPath(ctx), ctx.path, frontMatter);
   return { path: ctx.path, meta, body: parsed.content, bodyStartLine };
 }

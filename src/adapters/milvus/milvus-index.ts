@@ -1,5 +1,5 @@
 // VectorIndex on Milvus (Lite, standalone, cluster or Zilliz Cloud) through the Node SDK.
-import { ConsistencyLevelEnum, MilvusClient, RRFRanker } from '@zilliz/milvus2-sdk-node';
+import { ConsistencyLevelEnum, MilvusClient, RRFRanker, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
@@ -24,6 +24,10 @@ interface Status {
 
 // Milvus caps offset + limit of one query at 16,384 rows.
 const QUERY_WINDOW = 16_384;
+
+// The SDK logs through winston to stdout (at debug level when NODE_ENV=test); stdout carries our
+// results (--json), so its logger stays silent and errors reach us as exceptions instead.
+sdkLogger.silent = true;
 const UPSERT_BATCH = 500;
 
 function check<T extends { status?: Status } | Status>(res: T, what: string): T {

@@ -1,7 +1,6 @@
 // `mem reindex`: bring the index in line with the files (or rebuild it from them).
-import { MemError } from '../../errors.js';
 import { withMemory } from '../context.js';
-import type { GlobalOptions, Io } from '../io.js';
+import { ReportedFailure, type GlobalOptions, type Io } from '../io.js';
 
 export interface ReindexOptions extends GlobalOptions {
   rebuild?: boolean;
@@ -16,9 +15,4 @@ export async function reindexCommand(opts: ReindexOptions, io: Io): Promise<void
   });
   // Files that could not be indexed make the run a failure (exit 1), after the report is shown.
   if (report.errors.length > 0) throw new ReportedFailure(`${report.errors.length} file(s) could not be indexed`);
-}
-
-/** A failure whose details are already in the printed result. */
-export class ReportedFailure extends MemError {
-  override readonly code = 'FILES_SKIPPED';
 }

@@ -1,0 +1,119 @@
+// End to end through the real `bin/mem`, a new process per step, in temporary roots.
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { runMem } from '../support/harness.js';
+import { tempRoot } from '../support/temp-root.js';
+
+const git = (root: string, ...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
+
+describe('mem CLI end to end', () => {
+  let root: string;
+  let id: string;
+  let path: string;
+
+  beforeAll(async () => {
+    root = await tempRoot({}, 'memdir-e2e-');
+  });
+  afterAll(async () => {
+    await runMem(['server', 'stop'], { root });
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('add writes the file, indexes it and commits it', async () => {
+    const add = await runMem(['add', 'Alice lives in Munich and cycles to work', '--user', 'alice', '--tags', 'home,city', '--json'], { root });
+    expect(add.code).toBe(0);
+    expect(add.json).toMatchObject({ action: 'ADD', user: 'alice', type: 'semantic' });
+    id = add.json.id;
+    path = add.json.path;
+    expect(path).toBe(`alice/semantic/${id}.md`);
+    const text = await readFile(join(root, path), 'utf8');
+    expect(text).toContain(`id: ${id}`);
+    expect(text).toContain('Alice lives in Munich and cycles to work');
+    const log = git(root, 'log', '-1', '--format=%B');
+    expect(log).toContain(`memdir: ADD ${id}`);
+    expect(log).toContain('user: alice');
+    expect(git(root, 'ls-files')).not.toContain('.mem');
+    expect(git(root, 'status', '--porcelain')).toBe('');
+  });
+
+  it('search finds it for its user only', async () => {
+    await runMem(['add', 'Bob lives in Hamburg near the harbour', '--user', 'bob'], { root });
+    const res = await runMem(['search', 'where does the user live', '--user', 'alice', '--json'], { root });
+    expect(res.code).toBe(0);
+    expect(res.json.results.map((r: { id: string }) => r.id)).toEqual([id]);
+    expect(res.json.results[0]).toMatchObject({ id, path, user: 'alice', type: 'semantic', tags: ['home', 'city'] });
+    expect(typeof res.json.results[0].score).toBe('number');
+  });
+
+  it('a hand edit shows after reindex, which embeds only the changed text', async () => {
+    const file = join(root, path);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('Munich', 'Berlin'));
+    const re = await runMem(['reindex', '--json'], { root });
+    expect(re.code).toBe(0);
+    expect(re.json).toMatchObject({ files: 2, embedded: 1, errors: [] });
+    const again = await runMem(['reindex', '--json'], { root });
+    expect(again.json).toMatchObject({ embedded: 0, upserted: 0, skipped: 2 });
+    const res = await runMem(['search', 'Berlin', '--user', 'alice', '--json'], { root });
+    expect(res.json.results[0].content).toContain('Berlin');
+    expect(res.json.results[0].content).not.toContain('Munich');
+  });
+
+  it('forget removes the file, its rows and commits; search then returns nothing', async () => {
+    const f = await runMem(['forget', id, '--json'], { root });
+    expect(f.code).toBe(0);
+    expect(f.json.removed).toEqual([{ id, path }]);
+    expect(git(root, 'log', '-1', '--format=%B')).toContain('memdir: FORGET');
+    expect(git(root, 'ls-files')).not.toContain(path);
+    const res = await runMem(['search', 'where does Alice live', '--user', 'alice', '--json'], { root });
+    expect(res.json.results).toEqual([]);
+    const status = await runMem(['status', '--json'], { root });
+    expect(status.json).toMatchObject({ files: 1, chunks: 1, indexRows: 1 });
+    expect(status.json.drift.inSync).toBe(true);
+  });
+
+  it('exit codes: 2 for usage errors, 1 for failures, with one clear line', async () => {
+    const noUser = await runMem(['search', 'x'], { root });
+    expect(noUser.code).toBe(2);
+    expect(noUser.stderr.trim()).toBe('mem: a search needs --user (or --all-users, explicitly)');
+    const badUser = await runMem(['search', 'x', '--user', 'alice" or user != "x', '--json'], { root });
+    expect(badUser.code).toBe(2);
+    expect(badUser.json.error.code).toBe('USAGE');
+    expect((await runMem(['frobnicate'], { root })).code).toBe(2);
+    expect((await runMem(['add', 'x', '--user', 'a', '--type', 'nonsense'], { root })).code).toBe(2);
+    const missing = await runMem(['forget', 'no-such-memory', '--json'], { root });
+    expect(missing.code).toBe(1);
+    expect(missing.json.error.code).toBe('NOT_FOUND');
+    const escape = await runMem(['forget', '../../etc/passwd'], { root });
+    expect(escape.code).toBe(2);
+  });
+
+  it('reindex reports a broken file with path and line and exits 1, still indexing the rest', async () => {
+    await mkdir(join(root, 'bob/semantic'), { recursive: true });
+    await writeFile(join(root, 'bob/semantic/bad.md'), '---\nid: bad\nuser: [a, b]\n---\nText\n');
+    await writeFile(join(root, 'bob/semantic/note.md'), 'Bob keeps his bike in the cellar.\n');
+    const re = await runMem(['reindex', '--json'], { root });
+    expect(re.code).toBe(1);
+    expect(re.json.errors).toEqual([{ path: 'bob/semantic/bad.md', line: 3, message: expect.stringContaining('user') }]);
+    const res = await runMem(['search', 'where is the bike', '--user', 'bob', '--json'], { root });
+    expect(res.json.results[0].id).toBe('bob/semantic/note');
+  });
+
+  it('server status and stop report the managed servers', async () => {
+    const st = await runMem(['server', 'status', '--json'], { root });
+    expect(st.code).toBe(0);
+    expect(st.json.servers.map((s: { name: string; running: boolean }) => [s.name, s.running])).toEqual([
+      ['milvus-lite', true],
+      ['embedder', true],
+    ]);
+    const stop = await runMem(['server', 'stop', '--json'], { root });
+    expect(stop.json.stopped.sort()).toEqual(['embedder', 'milvus-lite']);
+    // The next command starts them again on its own.
+    const res = await runMem(['search', 'bike', '--user', 'bob', '--json'], { root });
+    expect(res.code).toBe(0);
+    expect(res.json.results[0].id).toBe('bob/semantic/note');
+  });
+});

@@ -1,0 +1,90 @@
+// MilvusIndex against a real Milvus Lite server: schema, scoped search in all modes, deletes, model identity.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { MilvusIndex } from '../../src/adapters/milvus/milvus-index.js';
+import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
+import { ensureServer, stopServer } from '../../src/adapters/runtime/managed-server.js';
+import { milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
+import { loadConfig } from '../../src/config.js';
+import { NO_EXPIRY } from '../../src/memory/records.js';
+import { ModelMismatchError } from '../../src/errors.js';
+import type { IndexedChunk } from '../../src/services/ports.js';
+import { cleanEnv } from '../support/harness.js';
+import { tempRoot } from '../support/temp-root.js';
+
+const MODEL = { name: 'test-model', dimension: 4 };
+
+function row(id: string, user: string, content: string, vector: number[], extra: Partial<IndexedChunk> = {}): IndexedChunk {
+  return {
+    chunkId: id, textHash: id, memoryId: `m-${id}`, user, type: 'semantic', status: 'active', importance: 0.5,
+    created: 1, updated: 1, expires: NO_EXPIRY, path: `${user}/semantic/${id}.md`, heading: '', lineStart: 1, lineEnd: 1,
+    tags: [], content, vector, ...extra,
+  };
+}
+
+describe('MilvusIndex on Milvus Lite', () => {
+  let stateDir: string;
+  let address: string;
+  let index: MilvusIndex;
+
+  beforeAll(async () => {
+    const root = await tempRoot({}, 'memdir-it-');
+    stateDir = `${root}/.mem`;
+    const config = loadConfig(cleanEnv(), { root });
+    const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
+    const server = await ensureServer(milvusLiteSpec(runtime, stateDir));
+    address = `127.0.0.1:${server.port}`;
+    index = new MilvusIndex({ address, collection: 'it_index' });
+    await index.open(MODEL);
+    await index.upsert([
+      row('a1', 'alice', 'Alice moved to Berlin in 2024', [1, 0, 0, 0]),
+      row('a2', 'alice', 'Alice likes hiking in the Alps', [0, 1, 0, 0], { expires: 1000 }),
+      row('a3', 'alice', 'Alice used to live in Berlin suburbs', [0.9, 0.1, 0, 0], { status: 'superseded' }),
+      row('b1', 'bob', 'Bob lives in Berlin too', [1, 0, 0, 0]),
+      row('b2', 'bob', '用户明确表示不接受股票类高风险产品', [0, 0, 1, 0]),
+    ]);
+  });
+
+  afterAll(async () => {
+    await index?.close();
+    if (stateDir) await stopServer({ stateDir: `${stateDir}/servers`, name: 'milvus-lite', stopSignal: 'SIGINT' });
+  });
+
+  const aliceActive = { users: ['alice'], statuses: ['active' as const], notExpiredAt: 5000 };
+
+  it.each(['dense', 'bm25', 'hybrid'] as const)('%s search returns only the scoped user’s eligible rows', async (mode) => {
+    const hits = await index.search({ scope: aliceActive, queryText: 'Berlin', queryVector: [1, 0, 0, 0], limit: 10, mode });
+    expect(hits.map((h) => h.record.chunkId)).toEqual(['a1']);
+    expect(hits[0]!.score).toBeGreaterThan(0);
+  });
+
+  it('finds Chinese text through BM25 with a jieba analyzer', async () => {
+    const hits = await index.search({
+      scope: { users: ['bob'] }, queryText: '股票产品', queryVector: [0, 0, 0, 1], limit: 5, mode: 'bm25',
+    });
+    expect(hits.map((h) => h.record.chunkId)).toEqual(['b2']);
+  });
+
+  it('a hostile user id in a scope is refused, never widened', async () => {
+    await expect(
+      index.search({ scope: { users: ['alice" or user != "x'] }, queryText: 'Berlin', queryVector: [1, 0, 0, 0], limit: 10, mode: 'dense' }),
+    ).rejects.toThrow(/invalid user id/);
+  });
+
+  it('counts, lists paths and deletes stale chunks of one path', async () => {
+    expect(await index.count({ users: 'all' })).toBe(5);
+    expect((await index.listPaths()).sort()).toEqual(['alice/semantic/a1.md', 'alice/semantic/a2.md', 'alice/semantic/a3.md', 'bob/semantic/b1.md', 'bob/semantic/b2.md']);
+    await index.upsert([row('a1b', 'alice', 'Second chunk of a1', [0, 0, 0, 1], { path: 'alice/semantic/a1.md' })]);
+    await index.deleteStale('alice/semantic/a1.md', ['a1b']);
+    expect(await index.count({ users: ['alice'], paths: ['alice/semantic/a1.md'] })).toBe(1);
+    await index.delete({ users: ['bob'] });
+    expect(await index.count({ users: 'all' })).toBe(3);
+  });
+
+  it('refuses to open an index built with another embedding model', async () => {
+    const other = new MilvusIndex({ address, collection: 'it_index' });
+    await expect(other.open({ name: 'another-model', dimension: 4 })).rejects.toBeInstanceOf(ModelMismatchError);
+    await expect(other.open({ name: 'another-model', dimension: 4 })).rejects.toThrow(/mem reindex --rebuild/);
+    await other.close();
+  });
+});

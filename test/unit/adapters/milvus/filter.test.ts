@@ -1,0 +1,238 @@
+// Covers the Milvus filter builder: exact expressions, escaping, validation, and a property check that no value can escape its literal.
+import { describe, expect, it } from 'vitest';
+
+import { buildFilter, quote, type FilterSpec } from '../../../../src/adapters/milvus/filter.js';
+import { UsageError } from '../../../../src/errors.js';
+import type { MemoryStatus, MemoryType } from '../../../../src/memory/model.js';
+
+/**
+ * Splits an expression into its string literals (unescaped) and the code around them, the way
+ * Milvus' grammar reads double-quoted literals (`\\` and `\"` escapes). Throws on an unterminated
+ * literal or an escape other than those two.
+ */
+function tokenize(expr: string): { skeleton: string; literals: string[] } {
+  let skeleton = '';
+  const literals: string[] = [];
+  let i = 0;
+  while (i < expr.length) {
+    const ch = expr[i]!;
+    if (ch === "'") throw new Error(`single quote outside a literal at ${i}`);
+    if (ch !== '"') {
+      skeleton += ch;
+      i++;
+      continue;
+    }
+    let lit = '';
+    i++;
+    for (;;) {
+      if (i >= expr.length) throw new Error('unterminated string literal');
+      const c = expr[i]!;
+      if (c === '\\') {
+        const next = expr[i + 1];
+        if (next !== '\\' && next !== '"') throw new Error(`unexpected escape \\${next}`);
+        lit += next;
+        i += 2;
+      } else if (c === '"') {
+        i++;
+        break;
+      } else {
+        lit += c;
+        i++;
+      }
+    }
+    literals.push(lit);
+    skeleton += '""';
+  }
+  return { skeleton, literals };
+}
+
+function usageError(fn: () => unknown): UsageError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return err as UsageError;
+  }
+  throw new Error('expected a UsageError');
+}
+
+// A small seeded PRNG so failures are reproducible.
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = ['"', '"', '\\', '\\', "'", ' ', 'a', 'b', 'o', 'r', '=', '!', '(', ')', '[', ']', ',', '%', '_', '/', '.', 'é', '中', '😀', 'or', ' or ', ' and ', '" or user != "x', '\\"', '\\\\"'];
+
+function randomString(next: () => number): string {
+  const len = Math.floor(next() * 24);
+  let s = '';
+  for (let i = 0; i < len; i++) s += ALPHABET[Math.floor(next() * ALPHABET.length)]!;
+  return s;
+}
+
+describe('quote', () => {
+  it('wraps plain values in double quotes', () => {
+    expect(quote('alice')).toBe('"alice"');
+    expect(quote('')).toBe('""');
+    expect(quote('中文 path/x.md')).toBe('"中文 path/x.md"');
+  });
+
+  it('escapes double quotes and backslashes', () => {
+    expect(quote('a"b')).toBe('"a\\"b"');
+    expect(quote('a\\b')).toBe('"a\\\\b"');
+    expect(quote('\\"')).toBe('"\\\\\\""');
+    expect(quote('alice" or user != "x')).toBe('"alice\\" or user != \\"x"');
+  });
+
+  it('leaves single quotes alone inside a double-quoted literal', () => {
+    expect(quote("o'brien")).toBe('"o\'brien"');
+  });
+
+  it.each(['a\nb', 'a\rb', 'tab\there', 'nul\u0000', 'esc\u001b[0m', 'del\u007f', '\u001f'])('rejects control characters in %j', (v) => {
+    expect(usageError(() => quote(v)).message).toMatch(/control characters/);
+  });
+
+  it('rejects non-strings and over-long values', () => {
+    expect(() => quote(42)).toThrow(UsageError);
+    expect(() => quote(null)).toThrow(UsageError);
+    expect(() => quote(undefined)).toThrow(UsageError);
+    expect(() => quote('x'.repeat(4097))).toThrow(UsageError);
+    expect(quote('x'.repeat(4096))).toHaveLength(4098);
+  });
+});
+
+describe('buildFilter', () => {
+  it('builds the user clause alone', () => {
+    expect(buildFilter({ users: ['alice'] })).toBe('(user in ["alice"])');
+    expect(buildFilter({ users: ['alice', 'bob'] })).toBe('(user in ["alice", "bob"])');
+  });
+
+  it('builds a typical search scope, clauses in a fixed order joined by and', () => {
+    expect(
+      buildFilter({
+        users: ['alice'],
+        statuses: ['active'],
+        types: ['semantic', 'episodic'],
+        notExpiredAt: 1714521600000,
+        tags: ['tea'],
+      }),
+    ).toBe(
+      '(user in ["alice"]) and (status in ["active"]) and (type in ["semantic", "episodic"]) and (expires > 1714521600000) and (array_contains_any(tags, ["tea"]))',
+    );
+  });
+
+  it('builds the stale-chunk delete of one file', () => {
+    expect(buildFilter({ users: 'all', paths: ['alice/semantic/x.md'], excludeChunkIds: ['0a1b', 'ff'] })).toBe(
+      '(path in ["alice/semantic/x.md"]) and (chunk_id not in ["0a1b", "ff"])',
+    );
+  });
+
+  it('omits the chunk clause for an empty keep list (deletes all rows of the path)', () => {
+    expect(buildFilter({ users: 'all', paths: ['a.md'], excludeChunkIds: [] })).toBe('(path in ["a.md"])');
+  });
+
+  it('builds memory id and chunk-prefix clauses', () => {
+    expect(buildFilter({ users: ['bob'], memoryIds: ['bob/semantic/x', '2024-01-01-tea-abcdef'] })).toBe(
+      '(user in ["bob"]) and (memory_id in ["bob/semantic/x", "2024-01-01-tea-abcdef"])',
+    );
+    expect(buildFilter({ users: 'all', chunkIdPrefix: '0f' })).toBe('(chunk_id like "0f%")');
+  });
+
+  it('adds no user clause for users "all", and returns "" for an empty scope', () => {
+    expect(buildFilter({ users: 'all' })).toBe('');
+    expect(buildFilter({ users: 'all', statuses: ['active'] })).toBe('(status in ["active"])');
+  });
+
+  it('escapes quotes and backslashes in paths, ids and tags', () => {
+    expect(buildFilter({ users: 'all', paths: ['we"ird\\name.md'] })).toBe('(path in ["we\\"ird\\\\name.md"])');
+    expect(buildFilter({ users: 'all', tags: ['a"b'] })).toBe('(array_contains_any(tags, ["a\\"b"]))');
+  });
+
+  it.each([
+    'alice" or user != "x', 'u" or user == "v', '../x', 'a b', '', 'x'.repeat(65), 'new\nline', "o'brien",
+  ])('rejects the invalid user id %j', (user) => {
+    expect(() => buildFilter({ users: [user] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: ['alice', user] })).toThrow(UsageError);
+  });
+
+  it('rejects invalid statuses and types', () => {
+    expect(() => buildFilter({ users: 'all', statuses: ['deleted' as MemoryStatus] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', statuses: ['active" or 1 == 1 or "' as MemoryStatus] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', types: ['Semantic' as MemoryType] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', types: ['semantic', ''] as MemoryType[] })).toThrow(UsageError);
+  });
+
+  it('rejects empty lists rather than matching nothing or everything', () => {
+    expect(usageError(() => buildFilter({ users: [] })).message).toMatch(/empty/);
+    expect(() => buildFilter({ users: 'all', statuses: [] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', types: [] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', paths: [] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', memoryIds: [] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', tags: [] })).toThrow(UsageError);
+  });
+
+  it('requires an explicit user scope', () => {
+    expect(() => buildFilter({} as FilterSpec)).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'alice' } as unknown as FilterSpec)).toThrow(UsageError);
+  });
+
+  it('rejects control characters in any value', () => {
+    expect(() => buildFilter({ users: 'all', paths: ['a\nb.md'] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', memoryIds: ['x\u0000'] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', tags: ['t\r'] })).toThrow(UsageError);
+  });
+
+  it('rejects non-integer expiry bounds', () => {
+    for (const bad of [1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]) {
+      expect(() => buildFilter({ users: 'all', notExpiredAt: bad })).toThrow(UsageError);
+    }
+    expect(buildFilter({ users: 'all', notExpiredAt: 0 })).toBe('(expires > 0)');
+  });
+
+  it('rejects chunk ids and prefixes that are not lowercase hex', () => {
+    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['abc"'] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['ABC'] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['a'.repeat(65)] })).toThrow(UsageError);
+    for (const p of ['', 'g', '0f%', '0123456789', 'a"']) {
+      expect(() => buildFilter({ users: 'all', chunkIdPrefix: p })).toThrow(UsageError);
+    }
+  });
+
+  it('tokenizer self-check: recognises an escaped-quote injection as one literal', () => {
+    expect(tokenize('(path in ["a\\" or 1 == 1 or \\"b"])')).toEqual({ skeleton: '(path in [""])', literals: ['a" or 1 == 1 or "b'] });
+    expect(() => tokenize('(path in ["a" or "b"])')).not.toThrow();
+    expect(tokenize('(path in ["a" or "b"])').skeleton).toBe('(path in ["" or ""])');
+    expect(() => tokenize('(path in ["a\\"])')).toThrow(/unterminated/);
+  });
+
+  it('never lets a value escape its literal (random strings with quotes and backslashes)', () => {
+    const next = rng(20240501);
+    for (let n = 0; n < 2000; n++) {
+      const a = randomString(next);
+      const b = randomString(next);
+      const c = randomString(next);
+      const expr = buildFilter({ users: ['alice'], paths: [a], memoryIds: [b, c], tags: [c] });
+      const { skeleton, literals } = tokenize(expr);
+      expect(skeleton).toBe('(user in [""]) and (path in [""]) and (memory_id in ["", ""]) and (array_contains_any(tags, [""]))');
+      expect(literals).toEqual(['alice', a, b, c, c]);
+      // Each single literal unescapes to its input.
+      expect(tokenize(quote(a)).literals).toEqual([a]);
+    }
+  });
+
+  it('neutralises the classic injection attempt in every free-text field', () => {
+    const attack = 'alice" or user != "x';
+    const expr = buildFilter({ users: 'all', paths: [attack], memoryIds: [attack], tags: [attack] });
+    const { skeleton, literals } = tokenize(expr);
+    expect(skeleton).toBe('(path in [""]) and (memory_id in [""]) and (array_contains_any(tags, [""]))');
+    expect(literals).toEqual([attack, attack, attack]);
+    expect(() => buildFilter({ users: [attack] })).toThrow(UsageError);
+  });
+});

@@ -1,0 +1,204 @@
+// Covers loadConfig(env, flags): defaults, env parsing (MEM_GIT, numbers, embedder, Milvus URI, collection) and config errors.
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { loadConfig } from '../../src/config.js';
+import { ConfigError, MemError } from '../../src/errors.js';
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig defaults', () => {
+  it('uses the documented defaults for an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      root: resolve('memories'),
+      defaultUser: 'default',
+      git: true,
+      index: { kind: 'embedded' },
+      embedding: { kind: 'local' },
+      runtimeHome: join(homedir(), '.cache', 'memdir'),
+      python: 'python3',
+      chunkMaxChars: 1500,
+      maxFileBytes: 5 * 1024 * 1024,
+      embedBatchSize: 32,
+    });
+  });
+
+  it('treats empty strings as unset for the optional settings', () => {
+    const config = loadConfig({
+      MEM_USER: '', MEM_GIT: '', MILVUS_URI: '', MEM_CHUNK_MAX_CHARS: '', MEM_MAX_FILE_MB: '', MEM_EMBED_BATCH: '',
+      MEMDIR_HOME: '', XDG_CACHE_HOME: '', MEM_PYTHON: '',
+    });
+    expect(config).toEqual(loadConfig({}));
+  });
+
+  it('treats an empty MEM_COLLECTION as unset like the other settings', () => {
+    const config = loadConfig({ MEM_COLLECTION: '' });
+    expect(config.collection).toBeUndefined();
+  });
+});
+
+describe('loadConfig root', () => {
+  it('resolves MEM_ROOT to an absolute path', () => {
+    expect(loadConfig({ MEM_ROOT: 'some/dir' }).root).toBe(resolve('some/dir'));
+    expect(loadConfig({ MEM_ROOT: '/abs/mem' }).root).toBe('/abs/mem');
+  });
+
+  it('lets the --root flag win over MEM_ROOT', () => {
+    expect(loadConfig({ MEM_ROOT: '/from/env' }, { root: '/from/flag' }).root).toBe('/from/flag');
+  });
+});
+
+describe('loadConfig MEM_GIT', () => {
+  it.each(['1', 'true', 'on', 'yes', 'ON', 'Yes', 'TRUE'])('%j turns git on', (v) => {
+    expect(loadConfig({ MEM_GIT: v }).git).toBe(true);
+  });
+
+  it.each(['0', 'false', 'off', 'no', 'OFF', 'No'])('%j turns git off', (v) => {
+    expect(loadConfig({ MEM_GIT: v }).git).toBe(false);
+  });
+
+  it.each(['maybe', '2', 'enabled', ' on'])('%j is a config error naming MEM_GIT', (v) => {
+    const err = configError({ MEM_GIT: v });
+    expect(err.message).toContain('MEM_GIT');
+    expect(err.message).toContain(JSON.stringify(v));
+    expect(err.exitCode).toBe(2);
+  });
+});
+
+describe('loadConfig numbers', () => {
+  it('reads positive whole numbers', () => {
+    const c = loadConfig({ MEM_CHUNK_MAX_CHARS: '800', MEM_MAX_FILE_MB: '2', MEM_EMBED_BATCH: '8' });
+    expect(c.chunkMaxChars).toBe(800);
+    expect(c.maxFileBytes).toBe(2 * 1024 * 1024);
+    expect(c.embedBatchSize).toBe(8);
+  });
+
+  it.each(['0', '-1', '1.5', 'abc', '10x'])('rejects %j with the variable name', (v) => {
+    expect(configError({ MEM_CHUNK_MAX_CHARS: v }).message).toContain('MEM_CHUNK_MAX_CHARS');
+    expect(configError({ MEM_EMBED_BATCH: v }).message).toContain('MEM_EMBED_BATCH');
+    expect(configError({ MEM_MAX_FILE_MB: v }).message).toContain('MEM_MAX_FILE_MB');
+  });
+});
+
+describe('loadConfig user', () => {
+  it('reads MEM_USER', () => {
+    expect(loadConfig({ MEM_USER: 'alice' }).defaultUser).toBe('alice');
+  });
+
+  it('rejects an invalid MEM_USER with exit code 2', () => {
+    for (const bad of ['a b', '../x', 'u" or user == "v']) {
+      let caught: unknown;
+      try {
+        loadConfig({ MEM_USER: bad });
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(MemError);
+      expect((caught as MemError).exitCode).toBe(2);
+    }
+  });
+});
+
+describe('loadConfig index', () => {
+  it('is embedded without MILVUS_URI', () => {
+    expect(loadConfig({ MILVUS_TOKEN: 'ignored' }).index).toEqual({ kind: 'embedded' });
+  });
+
+  it('is remote with MILVUS_URI, with the token when given', () => {
+    expect(loadConfig({ MILVUS_URI: 'http://milvus:19530' }).index).toEqual({ kind: 'remote', uri: 'http://milvus:19530' });
+    expect(loadConfig({ MILVUS_URI: 'https://x.zillizcloud.com', MILVUS_TOKEN: 'secret' }).index).toEqual({
+      kind: 'remote', uri: 'https://x.zillizcloud.com', token: 'secret',
+    });
+  });
+
+  it('accepts a valid MEM_COLLECTION', () => {
+    expect(loadConfig({ MEM_COLLECTION: 'my_memories_2' }).collection).toBe('my_memories_2');
+    expect(loadConfig({ MEM_COLLECTION: '_x' }).collection).toBe('_x');
+  });
+
+  it.each(['2start', 'has-dash', 'has space', 'a.b', 'x'.repeat(256), 'drop"x'])('rejects MEM_COLLECTION %j', (v) => {
+    expect(configError({ MEM_COLLECTION: v }).message).toContain('MEM_COLLECTION');
+  });
+
+  it('accepts a 255-character collection name', () => {
+    expect(loadConfig({ MEM_COLLECTION: 'c'.repeat(255) }).collection).toHaveLength(255);
+  });
+});
+
+describe('loadConfig embedder', () => {
+  it('is local by default and when asked', () => {
+    expect(loadConfig({ MEM_EMBEDDER: 'local' }).embedding).toEqual({ kind: 'local' });
+  });
+
+  it('rejects unknown embedders', () => {
+    expect(configError({ MEM_EMBEDDER: 'cohere' }).message).toContain('MEM_EMBEDDER');
+  });
+
+  it('knows the dimension of the default OpenAI model', () => {
+    expect(loadConfig({ MEM_EMBEDDER: 'openai', OPENAI_API_KEY: 'sk-test' }).embedding).toEqual({
+      kind: 'openai',
+      baseURL: 'https://api.openai.com/v1',
+      apiKey: 'sk-test',
+      model: 'text-embedding-3-small',
+      dimension: 1536,
+      requestDimensions: false,
+    });
+    expect(loadConfig({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'text-embedding-3-large' }).embedding).toMatchObject({ dimension: 3072 });
+    expect(loadConfig({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'text-embedding-ada-002' }).embedding).toMatchObject({ dimension: 1536 });
+  });
+
+  it('needs MEM_EMBED_DIMENSION for an unknown model', () => {
+    const err = configError({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'nomic-embed-text' });
+    expect(err.message).toContain('MEM_EMBED_DIMENSION');
+    expect(err.message).toContain('nomic-embed-text');
+    expect(
+      loadConfig({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'nomic-embed-text', MEM_EMBED_DIMENSION: '768' }).embedding,
+    ).toMatchObject({ model: 'nomic-embed-text', dimension: 768, requestDimensions: false });
+  });
+
+  it('requests reduced dimensions only from text-embedding-3 models given an explicit dimension', () => {
+    expect(
+      loadConfig({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'text-embedding-3-large', MEM_EMBED_DIMENSION: '256' }).embedding,
+    ).toMatchObject({ dimension: 256, requestDimensions: true });
+  });
+
+  it('rejects a bad MEM_EMBED_DIMENSION', () => {
+    for (const v of ['0', '-3', 'abc', '1.5']) {
+      expect(configError({ MEM_EMBEDDER: 'openai', MEM_EMBED_DIMENSION: v }).message).toContain('MEM_EMBED_DIMENSION');
+    }
+  });
+
+  it('prefers MEM_EMBED_* over OPENAI_* for the endpoint and key', () => {
+    expect(
+      loadConfig({
+        MEM_EMBEDDER: 'openai', MEM_EMBED_BASE_URL: 'http://local:8080/v1', OPENAI_BASE_URL: 'http://other/v1',
+        MEM_EMBED_API_KEY: 'mine', OPENAI_API_KEY: 'theirs',
+      }).embedding,
+    ).toMatchObject({ baseURL: 'http://local:8080/v1', apiKey: 'mine' });
+    expect(loadConfig({ MEM_EMBEDDER: 'openai', OPENAI_BASE_URL: 'http://other/v1' }).embedding).toMatchObject({
+      baseURL: 'http://other/v1', apiKey: 'not-needed',
+    });
+  });
+});
+
+describe('loadConfig runtime', () => {
+  it('puts the runtime under MEMDIR_HOME, else XDG_CACHE_HOME/memdir', () => {
+    expect(loadConfig({ MEMDIR_HOME: '/opt/memdir' }).runtimeHome).toBe('/opt/memdir');
+    expect(loadConfig({ XDG_CACHE_HOME: '/xdg' }).runtimeHome).toBe(join('/xdg', 'memdir'));
+    expect(loadConfig({ MEMDIR_HOME: '/opt/memdir', XDG_CACHE_HOME: '/xdg' }).runtimeHome).toBe('/opt/memdir');
+  });
+
+  it('reads MEM_PYTHON', () => {
+    expect(loadConfig({ MEM_PYTHON: '/usr/bin/python3.12' }).python).toBe('/usr/bin/python3.12');
+  });
+});

@@ -1,0 +1,204 @@
+// Covers parseMemory / defaultsFromPath: folder-layout defaults, extra keys, front matter errors with file lines, bodyStartLine.
+import { describe, expect, it } from 'vitest';
+
+import { InvalidMemoryError } from '../../../src/errors.js';
+import { lineOfKey } from '../../../src/memory/front-matter.js';
+import { defaultsFromPath, parseMemory, type ParseContext } from '../../../src/memory/parse.js';
+
+const TIME = '2024-03-01T10:00:00.000Z';
+const ctx = (path: string, defaultUser = 'fallback'): ParseContext => ({ path, defaultUser, fallbackTime: TIME });
+
+function parseError(text: string, path = 'alice/semantic/x.md'): InvalidMemoryError {
+  try {
+    parseMemory(text, ctx(path));
+  } catch (err) {
+    expect(err).toBeInstanceOf(InvalidMemoryError);
+    return err as InvalidMemoryError;
+  }
+  throw new Error('expected parseMemory to throw');
+}
+
+describe('defaultsFromPath', () => {
+  it('takes user and type from <user>/<type>/<name>.md and the id from the path without .md', () => {
+    expect(defaultsFromPath(ctx('alice/episodic/trip.md'))).toEqual({
+      id: 'alice/episodic/trip', user: 'alice', type: 'episodic', time: TIME,
+    });
+  });
+
+  it('uses the default user and semantic type for a file at the root', () => {
+    expect(defaultsFromPath(ctx('notes.md', 'dana'))).toEqual({ id: 'notes', user: 'dana', type: 'semantic', time: TIME });
+  });
+
+  it('treats a daily/ folder as episodic and finds a type folder deeper down', () => {
+    expect(defaultsFromPath(ctx('bob/daily/2024-01-01.md')).type).toBe('episodic');
+    expect(defaultsFromPath(ctx('bob/projects/procedural/deploy.md')).type).toBe('procedural');
+  });
+
+  it('falls back to the default user when the first folder is not a valid user id', () => {
+    expect(defaultsFromPath(ctx('.hidden/semantic/x.md', 'carol')).user).toBe('carol');
+    expect(defaultsFromPath(ctx('my notes/x.md', 'carol')).user).toBe('carol');
+  });
+
+  it('strips .md case-insensitively only at the end', () => {
+    expect(defaultsFromPath(ctx('alice/x.md.MD')).id).toBe('alice/x.md');
+  });
+});
+
+describe('parseMemory', () => {
+  it('fills every default for a file without front matter', () => {
+    const doc = parseMemory('# Trip\n\nWe went to Lisbon.\n', ctx('alice/episodic/trip.md'));
+    expect(doc).toEqual({
+      path: 'alice/episodic/trip.md',
+      meta: {
+        id: 'alice/episodic/trip', user: 'alice', type: 'episodic', importance: 0.5, status: 'active',
+        created: TIME, updated: TIME, tags: [], extra: {},
+      },
+      body: '# Trip\n\nWe went to Lisbon.\n',
+      bodyStartLine: 1,
+    });
+  });
+
+  it('lets front matter override the folder defaults', () => {
+    const text = [
+      '---',
+      'id: custom-id',
+      'user: bob',
+      'type: procedural',
+      'importance: 0.9',
+      'status: superseded',
+      'created: 2023-05-01T08:00:00Z',
+      'expires: 2030-01-01',
+      'key: favourite-tea',
+      'supersedes: old/one',
+      'source: chat',
+      'sources: [a/b, c]',
+      'tags: [tea, 42]',
+      'confidence: 0.7',
+      '---',
+      'Body.',
+    ].join('\n');
+    const { meta } = parseMemory(text, ctx('alice/episodic/x.md'));
+    expect(meta).toEqual({
+      id: 'custom-id', user: 'bob', type: 'procedural', importance: 0.9, status: 'superseded',
+      created: '2023-05-01T08:00:00.000Z', updated: '2023-05-01T08:00:00.000Z',
+      expires: '2030-01-01T00:00:00.000Z', key: 'favourite-tea', supersedes: 'old/one', source: 'chat',
+      sources: ['a/b', 'c'], tags: ['tea', '42'], confidence: 0.7, extra: {},
+    });
+  });
+
+  it('accepts a numeric id and comma-separated tags', () => {
+    const { meta } = parseMemory('---\nid: 12345\ntags: " a, b ,, c "\n---\nx', ctx('x.md'));
+    expect(meta.id).toBe('12345');
+    expect(meta.tags).toEqual(['a', 'b', 'c']);
+  });
+
+  it('keeps unknown keys in meta.extra, untouched', () => {
+    const text = '---\ntitle: My note\nmood: happy\nnested:\n  a: 1\n  b: [x, y]\nimportance: 0.2\n---\nbody';
+    const { meta } = parseMemory(text, ctx('alice/x.md'));
+    expect(meta.importance).toBe(0.2);
+    expect(meta.extra).toEqual({ title: 'My note', mood: 'happy', nested: { a: 1, b: ['x', 'y'] } });
+  });
+
+  it('treats null optional fields as absent', () => {
+    const { meta } = parseMemory('---\nexpires: null\nkey: ~\ntags: null\nconfidence: null\n---\nb', ctx('x.md'));
+    expect(meta.expires).toBeUndefined();
+    expect(meta.key).toBeUndefined();
+    expect(meta.confidence).toBeUndefined();
+    expect(meta.tags).toEqual([]);
+  });
+
+  it('reports malformed YAML on the file line where the parser stopped', () => {
+    // File lines: 1 "---", 2 "title: ok", 3 "a: 1", 4 "  b: 2" (bad indentation), 5 "---".
+    const err = parseError('---\ntitle: ok\na: 1\n  b: 2\n---\nbody', 'alice/bad.md');
+    expect(err.path).toBe('alice/bad.md');
+    expect(err.reason).toMatch(/malformed YAML/);
+    expect(err.line).toBe(4);
+  });
+
+  it('reports a missing comma in a flow list on the line where it was detected', () => {
+    // File lines: 1 "---", 2 "a: 1", 3 "b: [1, 2", 4 "c: 3" (js-yaml notices the missing comma here).
+    const err = parseError('---\na: 1\nb: [1, 2\nc: 3\nd: 4\n---\nx');
+    expect(err.reason).toMatch(/malformed YAML/);
+    expect(err.line).toBe(4);
+  });
+
+  it('points a wrongly typed importance at the importance line', () => {
+    // File lines: 1 "---", 2 "id: x", 3 "importance: high".
+    const err = parseError('---\nid: x\nimportance: high\n---\nbody');
+    expect(err.reason).toMatch(/"importance"/);
+    expect(err.reason).toContain('"high"');
+    expect(err.line).toBe(3);
+  });
+
+  it('points a list-valued user at the user line', () => {
+    // File lines: 1 "---", 2 "id: x", 3 "tags: [a]", 4 "user: [a, b]".
+    const err = parseError('---\nid: x\ntags: [a]\nuser: [a, b]\n---\nbody');
+    expect(err.reason).toMatch(/"user"/);
+    expect(err.line).toBe(4);
+  });
+
+  it('points an invalid key on the first front matter line at line 2', () => {
+    const err = parseError('---\nimportance: 7\n---\nbody');
+    expect(err.reason).toMatch(/"importance"/);
+    expect(err.line).toBe(2);
+  });
+
+  it('rejects invalid values of known keys', () => {
+    expect(parseError('---\ntype: feelings\n---\nb').reason).toMatch(/"type"/);
+    expect(parseError('---\nstatus: gone\n---\nb').reason).toMatch(/"status"/);
+    expect(parseError('---\ncreated: not a date\n---\nb').reason).toMatch(/"created".*not a date/);
+    expect(parseError('---\nid: ../escape\n---\nb').reason).toMatch(/"id"/);
+    expect(parseError('---\nuser: "u\\" or user == \\"v"\n---\nb').reason).toMatch(/"user"/);
+    expect(parseError('---\ntags: [\'say "hi"\']\n---\nb').reason).toMatch(/"tags"/);
+    expect(parseError('---\nconfidence: 2\n---\nb').reason).toMatch(/"confidence"/);
+  });
+
+  it('rejects front matter that is not a mapping', () => {
+    for (const text of ['---\n- a\n- b\n---\nbody', '---\njust a string\n---\nbody', '---\n42\n---\nbody']) {
+      const err = parseError(text);
+      expect(err.line).toBe(1);
+      expect(err.reason).toMatch(/mapping/);
+    }
+  });
+
+  it('computes bodyStartLine after the closing fence', () => {
+    const doc = parseMemory('---\nuser: bob\ntype: semantic\n---\n# Heading\ntext', ctx('x.md'));
+    expect(doc.body).toBe('# Heading\ntext');
+    expect(doc.bodyStartLine).toBe(5);
+  });
+
+  it('counts a blank line after the fence as part of the body', () => {
+    const doc = parseMemory('---\nuser: bob\n---\n\n# H\ntext', ctx('x.md'));
+    expect(doc.body).toBe('\n# H\ntext');
+    expect(doc.bodyStartLine).toBe(4);
+  });
+
+  it('handles empty front matter', () => {
+    const doc = parseMemory('---\n---\nbody', ctx('alice/x.md'));
+    expect(doc.body).toBe('body');
+    expect(doc.bodyStartLine).toBe(3);
+    expect(doc.meta.user).toBe('alice');
+  });
+
+  it('starts the body on line 1 without front matter', () => {
+    const doc = parseMemory('plain text\nsecond line', ctx('x.md'));
+    expect(doc.bodyStartLine).toBe(1);
+    expect(doc.body).toBe('plain text\nsecond line');
+  });
+});
+
+describe('lineOfKey', () => {
+  it('maps a top-level key of the front matter block (lines after the opening fence) to its file line', () => {
+    expect(lineOfKey('id: x\nuser: bob', 'id')).toBe(2);
+    expect(lineOfKey('id: x\nuser: bob', 'user')).toBe(3);
+    expect(lineOfKey("id: x\n'user': bob", 'user')).toBe(3);
+  });
+
+  it('ignores nested keys and keys that merely share a prefix', () => {
+    expect(lineOfKey('idx: 1\nmeta:\n  id: 2\nid: 3', 'id')).toBe(5);
+  });
+
+  it('falls back to line 1 for a key it cannot find', () => {
+    expect(lineOfKey('id: x', 'missing')).toBe(1);
+  });
+});

@@ -1,0 +1,27 @@
+// Two projects: fast pure-logic unit tests, and integration/end-to-end tests on the real Milvus Lite and model.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/architecture.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          // Provisions the runtime once and stops every server the suite started.
+          globalSetup: ['test/support/global-setup.ts'],
+          // Each file starts its own Milvus Lite and model server: two at a time fit two cores.
+          maxWorkers: 2,
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
+  },
+});
