@@ -22,7 +22,10 @@ export function defaultsFromPath(ctx: ParseContext): MetaDefaults {
   const user = folders[0] !== undefined && isValidUserId(folders[0]) ? folders[0] : ctx.defaultUser;
   const typeFolder = folders.find((f) => (MEMORY_TYPES as readonly string[]).includes(f));
   const type = (typeFolder as MemoryType | undefined) ?? (folders.includes('daily') ? 'episodic' : DEFAULT_TYPE);
-  return { id: ctx.path.replace(/\.md$/i, ''), user, type, time: ctx.fallbackTime };
+  // A daily log named by its date (2026-11-30.md) is dated by its name, not by when it was last saved.
+  const dated = /^(\d{4}-\d{2}-\d{2})/.exec(segments[segments.length - 1] ?? '');
+  const time = dated && !Number.isNaN(Date.parse(dated[1]!)) ? new Date(`${dated[1]}T00:00:00Z`).toISOString() : ctx.fallbackTime;
+  return { id: ctx.path.replace(/\.md$/i, ''), user, type, time };
 }
 
 interface YamlError {

@@ -19,6 +19,12 @@ function parseError(text: string, path = 'alice/semantic/x.md'): InvalidMemoryEr
 }
 
 describe('defaultsFromPath', () => {
+  it('dates a file named by its date from the name, not the fallback time', () => {
+    expect(defaultsFromPath(ctx('alice/daily/2026-11-30.md')).time).toBe('2026-11-30T00:00:00.000Z');
+    expect(defaultsFromPath(ctx('alice/daily/2026-13-45-notes.md')).time).toBe(TIME);
+    expect(defaultsFromPath(ctx('alice/notes.md')).time).toBe(TIME);
+  });
+
   it('takes user and type from <user>/<type>/<name>.md and the id from the path without .md', () => {
     expect(defaultsFromPath(ctx('alice/episodic/trip.md'))).toEqual({
       id: 'alice/episodic/trip', user: 'alice', type: 'episodic', time: TIME,

@@ -1,0 +1,356 @@
+// Benchmark of the real `mem` CLI on a generated corpus: index, no-op and one-edit reindex, search latency, raw embedder throughput.
+//
+// Usage: node scripts/bench/run.mjs [--files 1000] [--searches 20] [--json] [--keep] [--out result.json]
+//        (or `npm run bench -- --files 200`). Needs a build (`npx tsc -p tsconfig.json`).
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MEM = join(REPO, 'bin', 'mem.js');
+const EMBED_BATCH = 32;
+const EMBED_BATCHES = 5; // raw-throughput sample: 5 batches of 32 texts, after one warm-up batch
+
+const { values: args } = parseArgs({
+  options: {
+    files: { type: 'string', default: '1000' },
+    searches: { type: 'string', default: '20' },
+    json: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    out: { type: 'string' }, // also write the JSON result to this file
+  },
+});
+const FILES = Number(args.files);
+const SEARCHES = Number(args.searches);
+if (!Number.isInteger(FILES) || FILES < 10) throw new Error('--files must be a whole number >= 10');
+if (!Number.isInteger(SEARCHES) || SEARCHES < 1) throw new Error('--searches must be a whole number >= 1');
+
+// The benchmark measures the embedded default (Milvus Lite + local model) with default settings:
+// variables that would point memdir elsewhere or change chunking/batching are not passed on.
+const STRIPPED_ENV = ['MEM_ROOT', 'MILVUS_URI', 'MILVUS_TOKEN', 'MEM_EMBEDDER', 'MEM_COLLECTION', 'MEM_CHUNK_MAX_CHARS', 'MEM_EMBED_BATCH', 'MEM_MAX_FILE_MB', 'MEM_USER', 'MEM_GIT'];
+const childEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !STRIPPED_ENV.includes(k)));
+const strippedPresent = STRIPPED_ENV.filter((k) => process.env[k] !== undefined);
+
+const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+const round = (n, d = 1) => (Number.isFinite(n) ? Math.round(n * 10 ** d) / 10 ** d : n);
+
+class BenchFailure extends Error {}
+
+/** Runs `node bin/mem.js --root <root> --json ...args`; returns the parsed JSON result and wall time. */
+function mem(root, cliArgs, { allowFail = false } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const argv = [MEM, '--root', root, '--json', ...cliArgs];
+    const t0 = performance.now();
+    const child = spawn(process.execPath, argv, { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - t0;
+      const line = out.trim().split('\n').filter(Boolean).pop() ?? '';
+      let result = null;
+      try {
+        result = JSON.parse(line);
+      } catch {
+        /* reported below */
+      }
+      if ((code !== 0 || result === null) && !allowFail) {
+        reject(new BenchFailure(`mem ${cliArgs.join(' ')} exited with ${code}\nstdout: ${out.slice(-2000)}\nstderr: ${err.slice(-2000)}`));
+        return;
+      }
+      resolvePromise({ result, ms, code, stderr: err });
+    });
+  });
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function stats(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  return {
+    n: s.length,
+    p50: round(percentile(s, 50)),
+    p95: round(percentile(s, 95)),
+    min: round(s[0]),
+    max: round(s[s.length - 1]),
+    mean: round(s.reduce((a, b) => a + b, 0) / s.length),
+  };
+}
+
+async function du(dir) {
+  let total = 0;
+  let files = 0;
+  const walk = async (d) => {
+    let entries;
+    try {
+      entries = await readdir(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (e.isFile()) {
+        total += (await stat(p)).size;
+        files++;
+      }
+    }
+  };
+  await walk(dir);
+  return { bytes: total, files };
+}
+
+/** The texts memdir embeds for the corpus, computed with memdir's own (built) parser and chunker. */
+async function chunkTexts(root, files) {
+  const { parseMemory } = await import(join(REPO, 'dist', 'memory', 'parse.js'));
+  const { toChunkRecords } = await import(join(REPO, 'dist', 'memory', 'records.js'));
+  const out = [];
+  for (const f of files) {
+    const doc = parseMemory(await readFile(join(root, f.path), 'utf8'), { path: f.path, defaultUser: 'default', fallbackTime: new Date().toISOString() });
+    out.push({ path: f.path, records: toChunkRecords(doc, { maxChars: 1500 }) });
+  }
+  return out;
+}
+
+async function embed(port, texts, model = 'e5-passage') {
+  const res = await fetch(`http://127.0.0.1:${port}/v1/embeddings`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model, input: texts, encoding_format: 'float' }),
+  });
+  if (!res.ok) throw new BenchFailure(`embedding server answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+  const body = await res.json();
+  if (!Array.isArray(body.data) || body.data.length !== texts.length) throw new BenchFailure('embedding server returned the wrong number of vectors');
+  return body;
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model?.trim() ?? 'unknown',
+    cpuCount: cpus.length,
+    totalMemoryGiB: round(os.totalmem() / 1024 ** 3, 1),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+  };
+}
+
+function table(rows) {
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => (v === undefined ? `\n${k}` : `  ${k.padEnd(w)}  ${v}`)).join('\n');
+}
+
+async function main() {
+  const startedAt = new Date().toISOString();
+  const loadBefore = os.loadavg().map((x) => round(x, 2));
+  const root = await mkdtemp(join(os.tmpdir(), 'memdir-bench-'));
+  const out = {
+    date: startedAt, command: `node scripts/bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: machine(), loadAverageAtStart: loadBefore, root, strippedEnv: strippedPresent,
+    corpus: null, setup: null, fullIndex: null, noopReindex: null, editReindex: null, search: null, rawEmbedding: null,
+    rebuildFromCache: null, status: null, disk: null, checks: [],
+  };
+  const check = (name, ok, detail) => {
+    out.checks.push({ name, ok, detail });
+    if (!ok) log(`CHECK FAILED: ${name}: ${detail}`);
+  };
+  let serversMayRun = false;
+  let failure = null;
+  try {
+    if (strippedPresent.length) log(`not passing ${strippedPresent.join(', ')} to mem (benchmarking the embedded default)`);
+
+    // 0. Corpus. Files are written straight to disk: no `mem add`, so no git commits (MEM_GIT is irrelevant here).
+    log(`generating ${FILES} memory files in ${root}`);
+    let t = performance.now();
+    const { files, summary } = await generateCorpus(root, FILES);
+    const chunked = await chunkTexts(root, files);
+    const expectedChunks = chunked.reduce((n, f) => n + f.records.length, 0);
+    const uniqueTexts = new Set(chunked.flatMap((f) => f.records.map((r) => r.textHash))).size;
+    out.corpus = { ...summary, expectedChunks, uniqueChunkTexts: uniqueTexts, avgChunkChars: Math.round(chunked.reduce((n, f) => n + f.records.reduce((m, r) => m + r.content.length, 0), 0) / expectedChunks), generateSeconds: round((performance.now() - t) / 1000, 2) };
+
+    // CLI start-up cost (node + commander, no servers touched), for reading the end-to-end latencies.
+    const startup = [];
+    for (let i = 0; i < 5; i++) startup.push((await mem(root, ['server', 'status'])).ms);
+    out.cliStartupMs = stats(startup);
+
+    // 1. Servers: `mem setup` (runtime already provisioned: starts Milvus Lite and the embedder). Not in the timings below.
+    log('mem setup (starting Milvus Lite and the embedding server)');
+    serversMayRun = true;
+    const setup = await mem(root, ['setup']);
+    out.setup = { seconds: round(setup.ms / 1000, 2), servers: setup.result.servers };
+    const embedderRec = JSON.parse(await readFile(join(root, '.mem', 'servers', 'embedder.json'), 'utf8'));
+
+    // 2. Full index.
+    log('full reindex');
+    const full = await mem(root, ['reindex']);
+    const fr = full.result;
+    const fullSec = full.ms / 1000;
+    out.fullIndex = {
+      files: fr.files, chunks: fr.chunks, embedded: fr.embedded, upserted: fr.upserted, errors: fr.errors.length,
+      seconds: round(fullSec, 2), chunksPerSecond: round(fr.embedded / fullSec, 1), filesPerSecond: round(fr.files / fullSec, 1),
+    };
+    check('full index sees every file', fr.files === FILES, `files ${fr.files}, generated ${FILES}`);
+    check('full index chunk count matches memdir chunker', fr.chunks === expectedChunks, `chunks ${fr.chunks}, expected ${expectedChunks}`);
+    check('full index embeds every distinct text once', fr.embedded === uniqueTexts, `embedded ${fr.embedded}, distinct texts ${uniqueTexts}`);
+    check('full index has no file errors', fr.errors.length === 0, JSON.stringify(fr.errors.slice(0, 3)));
+
+    // 3. No-op reindex: nothing changed, so nothing may be embedded.
+    log('no-op reindex');
+    const noop = await mem(root, ['reindex']);
+    out.noopReindex = { seconds: round(noop.ms / 1000, 2), embedded: noop.result.embedded, upserted: noop.result.upserted, skipped: noop.result.skipped };
+    check('no-op reindex embeds nothing', noop.result.embedded === 0, `embedded ${noop.result.embedded}`);
+    if (noop.result.embedded !== 0) throw new BenchFailure(`no-op reindex embedded ${noop.result.embedded} chunks (expected 0): incremental sync is broken`);
+    check('no-op reindex upserts nothing', noop.result.upserted === 0, `upserted ${noop.result.upserted}`);
+
+    // 4. Edit one paragraph of one file (an English file of 2+ paragraphs, no headings, short), then reindex.
+    const target = files.find((f) => f.lang === 'en' && f.paragraphs >= 2 && f.headings === 0 && f.bodyChars < 900 && f.type !== 'procedural') ?? files[0];
+    const abs = join(root, target.path);
+    const before = await readFile(abs, 'utf8');
+    const parts = before.split('\n\n');
+    const last = parts.length - 1; // the last body paragraph
+    parts[last] = parts[last].replace(/\n$/, '') + ' Update: this was confirmed again during the latest review.\n';
+    await writeFile(abs, parts.join('\n\n'), 'utf8');
+    const [afterChunks] = await chunkTexts(root, [target]);
+    const beforeHashes = new Set(chunked.find((c) => c.path === target.path).records.map((r) => r.textHash));
+    const expectedEmbedded = afterChunks.records.filter((r) => !beforeHashes.has(r.textHash)).length;
+    log(`edit one paragraph of ${target.path}, reindex`);
+    const edit = await mem(root, ['reindex']);
+    out.editReindex = {
+      file: target.path, seconds: round(edit.ms / 1000, 2), embedded: edit.result.embedded, expectedEmbedded,
+      upserted: edit.result.upserted, deleted: edit.result.deleted, skipped: edit.result.skipped,
+    };
+    check('one-paragraph edit embeds exactly the changed chunk', edit.result.embedded === 1 && expectedEmbedded === 1, `embedded ${edit.result.embedded}, expected ${expectedEmbedded}`);
+
+    // 5. Warm searches, end to end through the CLI (one untimed warm-up first).
+    log(`${SEARCHES} searches`);
+    await mem(root, ['search', QUERIES[0], '--user', USERS[0]]);
+    const lat = [];
+    const hits = [];
+    for (let i = 0; i < SEARCHES; i++) {
+      const q = QUERIES[(i + 1) % QUERIES.length];
+      const u = USERS[i % USERS.length];
+      const s = await mem(root, ['search', q, '--user', u]);
+      lat.push(s.ms);
+      hits.push(s.result.results.length);
+      if (s.result.results.some((r) => r.user !== u)) check('search stays in the user scope', false, `query ${q} for ${u} returned another user's memory`);
+    }
+    // The query-embedding part of that latency, measured directly on the server.
+    const qlat = [];
+    for (let i = 0; i < Math.min(SEARCHES, QUERIES.length); i++) {
+      const t1 = performance.now();
+      await embed(embedderRec.port, [QUERIES[i]], 'e5-query');
+      qlat.push(performance.now() - t1);
+    }
+    out.search = { ...stats(lat), avgHits: round(hits.reduce((a, b) => a + b, 0) / hits.length, 1), zeroHitQueries: hits.filter((h) => h === 0).length, queryEmbeddingMs: stats(qlat) };
+    check('searches return results', out.search.zeroHitQueries === 0, `${out.search.zeroHitQueries} of ${SEARCHES} returned nothing`);
+
+    // 6. Raw throughput of the same embedding server: batches of 32 of the corpus's own chunk texts.
+    const allTexts = [...new Set(chunked.flatMap((f) => f.records.map((r) => r.content)))];
+    const want = Math.min(allTexts.length, EMBED_BATCH * (EMBED_BATCHES + 1));
+    const step = allTexts.length / want;
+    const sample = Array.from({ length: want }, (_, i) => allTexts[Math.floor(i * step)]);
+    log(`raw embedding throughput: ${want} texts in batches of ${EMBED_BATCH}`);
+    await embed(embedderRec.port, sample.slice(0, EMBED_BATCH)); // warm-up
+    const timed = sample.slice(EMBED_BATCH);
+    t = performance.now();
+    for (let i = 0; i < timed.length; i += EMBED_BATCH) await embed(embedderRec.port, timed.slice(i, i + EMBED_BATCH));
+    const rawSec = (performance.now() - t) / 1000;
+    const rawRate = timed.length / rawSec;
+    out.rawEmbedding = { texts: timed.length, batchSize: EMBED_BATCH, seconds: round(rawSec, 2), textsPerSecond: round(rawRate, 1), avgChars: Math.round(timed.reduce((n, x) => n + x.length, 0) / Math.max(1, timed.length)) };
+    out.fullIndex.shareOfRawEmbedding = round(out.fullIndex.chunksPerSecond / rawRate, 2);
+
+    // Diagnostic: rebuild from the vector cache (no embedding), i.e. memdir's own cost of parsing, upserting, deleting.
+    log('rebuild from the vector cache');
+    const rebuild = await mem(root, ['reindex', '--rebuild']);
+    out.rebuildFromCache = { seconds: round(rebuild.ms / 1000, 2), embedded: rebuild.result.embedded, upserted: rebuild.result.upserted };
+    check('rebuild reuses cached vectors', rebuild.result.embedded === 0, `embedded ${rebuild.result.embedded}`);
+
+    const st = await mem(root, ['status']);
+    out.status = { seconds: round(st.ms / 1000, 2), files: st.result.files, chunks: st.result.chunks, indexRows: st.result.indexRows, inSync: st.result.drift?.inSync };
+    check('index rows equal chunks after the run', st.result.indexRows === st.result.chunks, `rows ${st.result.indexRows}, chunks ${st.result.chunks}`);
+
+    const [vec, milvus] = await Promise.all([du(join(root, '.mem', 'vectors')), du(join(root, '.mem', 'milvus'))]);
+    out.disk = { corpusBytes: summary.bytes, vectorCacheBytes: vec.bytes, vectorCacheFiles: vec.files, milvusBytes: milvus.bytes };
+  } catch (err) {
+    failure = err;
+  } finally {
+    if (serversMayRun) {
+      const stop = await mem(root, ['server', 'stop'], { allowFail: true }).catch((e) => ({ result: null, ms: 0, e }));
+      out.serverStop = { seconds: round(stop.ms / 1000, 2), stopped: stop.result?.stopped ?? null };
+    }
+    out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
+    if (args.keep) log(`kept ${root}`);
+    else await rm(root, { recursive: true, force: true });
+  }
+
+  if (args.out) await writeFile(args.out, `${JSON.stringify(out, null, 2)}\n`);
+  if (args.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  else process.stdout.write(`${render(out)}\n`);
+  if (failure) {
+    process.stderr.write(`\n[bench] FAILED: ${failure instanceof Error ? failure.message : String(failure)}\n`);
+    if (!(failure instanceof BenchFailure) && failure instanceof Error) process.stderr.write(`${failure.stack}\n`);
+    process.exitCode = 1;
+  } else if (out.checks.some((c) => !c.ok)) {
+    process.exitCode = 1;
+  }
+}
+
+function render(o) {
+  const m = o.machine;
+  const c = o.corpus;
+  const rows = [
+    ['memdir benchmark', undefined],
+    ['date', o.date],
+    ['machine', `${m.cpuModel} x${m.cpuCount}, ${m.totalMemoryGiB} GiB, ${m.platform}, node ${m.node}`],
+    ['load average (start/end)', `${o.loadAverageAtStart.join(' ')} / ${(o.loadAverageAtEnd ?? []).join(' ')}`],
+  ];
+  if (c) {
+    rows.push(['corpus', undefined],
+      ['files / users', `${c.files} / ${c.users} (${(c.bytes / 1024).toFixed(0)} KiB, avg ${c.avgFileBytes} B)`],
+      ['types', Object.entries(c.byType).map(([k, v]) => `${k} ${v}`).join(', ')],
+      ['languages', `en ${c.byLanguage.en}, mixed en/zh ${c.byLanguage.mixed}, zh ${c.byLanguage.zh}`],
+      ['with headings / paragraphs', `${c.withHeadings} / ${c.paragraphs}`],
+      ['chunks (avg chars)', `${c.expectedChunks} (${c.avgChunkChars})`]);
+  }
+  if (o.cliStartupMs) rows.push(['CLI start-up (mem server status)', `p50 ${o.cliStartupMs.p50} ms`]);
+  if (o.setup) rows.push(['setup (excluded from timings)', undefined], ['mem setup (start servers)', `${o.setup.seconds} s`]);
+  if (o.fullIndex) {
+    const f = o.fullIndex;
+    rows.push(['indexing', undefined],
+      ['full reindex', `${f.seconds} s: ${f.files} files, ${f.chunks} chunks, ${f.embedded} embedded -> ${f.chunksPerSecond} chunks/s`]);
+  }
+  if (o.noopReindex) rows.push(['no-op reindex', `${o.noopReindex.seconds} s (embedded ${o.noopReindex.embedded}, upserted ${o.noopReindex.upserted})`]);
+  if (o.editReindex) rows.push(['one-paragraph edit reindex', `${o.editReindex.seconds} s (embedded ${o.editReindex.embedded}, expected ${o.editReindex.expectedEmbedded})`]);
+  if (o.rebuildFromCache) rows.push(['rebuild from vector cache', `${o.rebuildFromCache.seconds} s (embedded ${o.rebuildFromCache.embedded}, upserted ${o.rebuildFromCache.upserted})`]);
+  if (o.search) {
+    const s = o.search;
+    rows.push(['search (warm, end to end via CLI)', undefined],
+      [`mem search x${s.n}`, `p50 ${s.p50} ms, p95 ${s.p95} ms (min ${s.min}, max ${s.max}); avg ${s.avgHits} hits`],
+      ['query embedding alone', `p50 ${s.queryEmbeddingMs.p50} ms, p95 ${s.queryEmbeddingMs.p95} ms`]);
+  }
+  if (o.rawEmbedding) {
+    const r = o.rawEmbedding;
+    rows.push(['embedding server (same model)', undefined],
+      ['raw throughput', `${r.textsPerSecond} texts/s (${r.texts} texts, batches of ${r.batchSize}, avg ${r.avgChars} chars)`],
+      ['index throughput / raw', `${Math.round((o.fullIndex?.shareOfRawEmbedding ?? NaN) * 100)} %`]);
+  }
+  if (o.disk) rows.push(['disk', undefined], ['corpus / vector cache / milvus', `${kib(o.disk.corpusBytes)} / ${kib(o.disk.vectorCacheBytes)} (${o.disk.vectorCacheFiles} files) / ${kib(o.disk.milvusBytes)}`]);
+  if (o.serverStop) rows.push(['mem server stop', `${o.serverStop.seconds} s (${(o.serverStop.stopped ?? []).join(', ')})`]);
+  rows.push(['checks', undefined], ...o.checks.map((ch) => [ch.name, ch.ok ? 'ok' : `FAILED (${ch.detail})`]));
+  return table(rows);
+}
+
+const kib = (b) => `${(b / 1024).toFixed(0)} KiB`;
+
+await main();
