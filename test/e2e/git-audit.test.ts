@@ -1,0 +1,51 @@
+// Git as the audit trail when the memory root sits inside an existing project repository.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { runMem } from '../support/harness.js';
+import { tempRoot } from '../support/temp-root.js';
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+
+describe('memory root inside a project repository', () => {
+  let project: string;
+  let root: string;
+
+  beforeAll(async () => {
+    project = await tempRoot({ 'README.md': '# project\n', 'src/app.js': 'console.log(1)\n' }, 'memdir-e2e-git-');
+    git(project, 'init', '-q');
+    git(project, '-c', 'user.name=t', '-c', 'user.email=t@t', 'add', '-A');
+    git(project, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'initial');
+    root = join(project, 'memories');
+    await mkdir(root);
+  });
+  afterAll(async () => {
+    await runMem(['server', 'stop'], { root });
+    await rm(project, { recursive: true, force: true });
+  });
+
+  it('commits only the memory file it wrote, leaving the project’s own changes alone', async () => {
+    await writeFile(join(project, 'src/app.js'), 'console.log(2)\n');
+    git(project, 'add', 'src/app.js'); // staged by the developer, not ours to commit
+    const add = await runMem(['add', 'The project deploys with npm publish', '--user', 'dev', '--json'], { root });
+    expect(add.code).toBe(0);
+    expect(existsSync(join(project, 'memories/.git'))).toBe(false); // no nested repository
+    const files = git(project, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n');
+    expect(files).toEqual([`memories/${add.json.path}`]);
+    expect(git(project, 'diff', '--cached', '--name-only').trim()).toBe('src/app.js');
+    expect(git(project, 'status', '--porcelain')).not.toContain('.mem');
+  });
+
+  it('MEM_GIT=off writes and indexes without committing', async () => {
+    const before = git(project, 'rev-parse', 'HEAD');
+    const add = await runMem(['add', 'Staging runs on port 8080', '--user', 'dev', '--json'], { root, env: { MEM_GIT: 'off' } });
+    expect(add.code).toBe(0);
+    expect(git(project, 'rev-parse', 'HEAD')).toBe(before);
+    const res = await runMem(['search', 'which port does staging use', '--user', 'dev', '--json'], { root });
+    expect(res.json.results[0].id).toBe(add.json.id);
+  });
+});
