@@ -46,8 +46,8 @@ export interface VectorIndex {
   /** Drops everything (for a rebuild). */
   drop(): Promise<void>;
   upsert(rows: IndexedChunk[]): Promise<void>;
-  /** Deletes the rows of `path` whose chunk id is not in `keep`. */
-  deleteStale(path: string, keep: string[]): Promise<void>;
+  /** Deletes the rows of these paths whose chunk id is not in `keep` (chunk ids are unique per path). */
+  deleteStale(paths: string[], keep: string[]): Promise<void>;
   delete(scope: IndexScope): Promise<void>;
   search(request: IndexSearchRequest): Promise<IndexHit[]>;
   count(scope: IndexScope): Promise<number>;

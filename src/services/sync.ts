@@ -186,11 +186,12 @@ async function writeBatch(
     report.upserted += records.length;
   }
   // Only after the new rows are in: a failure above leaves the old rows searchable.
+  // One request for the whole batch: chunk ids embed their path, so "these paths, not these ids" is exact.
+  await deps.index.deleteStale(batch.map((f) => f.stat.path), records.map((r) => r.chunkId));
   for (const file of batch) {
-    const keep = file.records.map((r) => r.chunkId);
+    const keep = new Set(file.records.map((r) => r.chunkId));
     const prev = previous?.get(file.stat.path);
-    await deps.index.deleteStale(file.stat.path, keep);
-    if (prev) report.deleted += prev.chunks.filter((c) => !keep.includes(c.id)).length;
+    if (prev) report.deleted += prev.chunks.filter((c) => !keep.has(c.id)).length;
   }
 }
 

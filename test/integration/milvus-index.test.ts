@@ -75,7 +75,7 @@ describe('MilvusIndex on Milvus Lite', () => {
     expect(await index.count({ users: 'all' })).toBe(5);
     expect((await index.listPaths()).sort()).toEqual(['alice/semantic/a1.md', 'alice/semantic/a2.md', 'alice/semantic/a3.md', 'bob/semantic/b1.md', 'bob/semantic/b2.md']);
     await index.upsert([row('a1b', 'alice', 'Second chunk of a1', [0, 0, 0, 1], { path: 'alice/semantic/a1.md' })]);
-    await index.deleteStale('alice/semantic/a1.md', ['a1b']);
+    await index.deleteStale(['alice/semantic/a1.md', 'alice/semantic/a2.md'], ['a1b', 'a2']);
     expect(await index.count({ users: ['alice'], paths: ['alice/semantic/a1.md'] })).toBe(1);
     await index.delete({ users: ['bob'] });
     expect(await index.count({ users: 'all' })).toBe(3);

@@ -60,10 +60,11 @@ export class InMemoryIndex implements VectorIndex {
     }
   }
 
-  async deleteStale(path: string, keep: string[]): Promise<void> {
+  async deleteStale(paths: string[], keep: string[]): Promise<void> {
     this.calls.deleteStale++;
     const kept = new Set(keep);
-    for (const [id, row] of this.rows) if (row.path === path && !kept.has(id)) this.rows.delete(id);
+    const inPaths = new Set(paths);
+    for (const [id, row] of this.rows) if (inPaths.has(row.path) && !kept.has(id)) this.rows.delete(id);
   }
 
   async delete(scope: IndexScope): Promise<void> {

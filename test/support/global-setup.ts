@@ -1,22 +1,36 @@
 // Integration suite set-up: provision the embedded runtime once (so tests don't race to install it),
-// and at the end stop any local server a test left running under a temporary root.
-import { readdir } from 'node:fs/promises';
+// give this run its own temporary folder, and at the end stop every local server started under it
+// (and only those: other runs and benchmarks on the machine keep theirs).
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
+import type { TestProject } from 'vitest/node';
+
 import { stopServer } from '../../src/adapters/runtime/managed-server.js';
+import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { loadConfig } from '../../src/config.js';
 
-export async function setup(): Promise<void> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    runTmpDir: string;
+  }
+}
+
+let runDir = '';
+
+export async function setup(project: TestProject): Promise<void> {
   const config = loadConfig(process.env, { root: tmpdir() });
   await ensureRuntime({ home: config.runtimeHome, python: config.python, onLog: (l) => console.log(l) });
+  runDir = await mkdtemp(join(tmpdir(), 'memdir-run-'));
+  project.provide('runTmpDir', runDir);
 }
 
 export async function teardown(): Promise<void> {
-  const entries = await readdir(tmpdir()).catch(() => []);
-  for (const name of entries.filter((n) => n.startsWith('memdir-'))) {
-    const stateDir = join(tmpdir(), name, '.mem', 'servers');
+  if (!runDir) return;
+  for (const name of await readdir(runDir).catch(() => [])) {
+    const stateDir = join(runDir, name, '.mem', 'servers');
     for (const server of ['milvus-lite', 'embedder']) await stopServer({ stateDir, name: server, stopSignal: 'SIGINT' }).catch(() => undefined);
   }
+  await rm(runDir, { recursive: true, force: true });
 }

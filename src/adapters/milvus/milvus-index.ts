@@ -130,8 +130,9 @@ export class MilvusIndex implements VectorIndex {
     }
   }
 
-  async deleteStale(path: string, keep: string[]): Promise<void> {
-    const filter = buildFilter({ users: 'all', paths: [path], excludeChunkIds: keep });
+  async deleteStale(paths: string[], keep: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const filter = buildFilter({ users: 'all', paths, excludeChunkIds: keep });
     await this.call('delete', async () => check(await this.client.delete({ collection_name: this.name, filter }), 'delete'));
   }
 
