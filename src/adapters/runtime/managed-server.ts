@@ -92,17 +92,18 @@ async function start(spec: ServerSpec): Promise<ServerRecord> {
   child.on('exit', (code) => (exitCode = code ?? -1));
   child.on('error', (err) => (spawnError = err));
   child.unref();
+  // Recorded before it is ready: if this process dies while waiting, the next one finds the
+  // server (and replaces it if it never answers) instead of leaving an orphan that holds the port or data.
+  const rec: ServerRecord = { pid: child.pid ?? -1, port, startedAt: new Date().toISOString() };
+  if (child.pid) await writeFileAtomic(recordFile(spec), JSON.stringify(rec));
   const deadline = Date.now() + spec.readyTimeoutMs;
   while (Date.now() < deadline) {
     if (spawnError || exitCode !== null) break;
-    if (await spec.isReady(port)) {
-      const rec: ServerRecord = { pid: child.pid!, port, startedAt: new Date().toISOString() };
-      await writeFileAtomic(recordFile(spec), JSON.stringify(rec));
-      return rec;
-    }
+    if (await spec.isReady(port)) return rec;
     await sleep(100);
   }
   if (child.pid && isAlive(child.pid)) await stopPid(child.pid, 'SIGKILL');
+  await rm(recordFile(spec), { force: true });
   const tail = await readFile(logFile(spec), 'utf8').then((t) => t.slice(-1500).trim()).catch(() => '');
   const why = spawnError ? String(spawnError) : exitCode !== null ? `exited with ${exitCode}` : `not ready after ${spec.readyTimeoutMs} ms`;
   throw new RuntimeSetupError(`could not start ${spec.name} (${spec.command}): ${why}${tail ? `\n${tail}` : ''}`);
