@@ -6,6 +6,8 @@ import { sha256 } from './memory/hash.js';
 import type { MemoryDeps } from './services/deps.js';
 import { createMemory, type Memory } from './services/memory.js';
 import type { Embedder, VectorIndex } from './services/ports.js';
+import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
+import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import { STATE_DIR } from './adapters/state/state-dir.js';
 
 export interface OpenOptions {
@@ -57,12 +59,13 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
 
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
-  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }] = await Promise.all([
+  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }, { JsonAccessStats }] = await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
     import('./adapters/state/file-vector-cache.js'),
     import('./adapters/state/file-lock.js'),
     import('./adapters/git/git-audit.js'),
+    import('./adapters/state/json-access-stats.js'),
   ]);
   const { index, embedder } = await connect(config, options);
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
@@ -75,6 +78,9 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     manifest: new JsonManifest(config.root, sha256(`${index.location}|${model}`).slice(0, 12)),
     lock: new FileLock(join(config.root, STATE_DIR)),
     audit: new GitAudit(config.root, config.git),
+    access: new JsonAccessStats(config.root),
+    scoring: DEFAULT_SCORING,
+    fusion: DEFAULT_FUSION,
     chunking: { maxChars: config.chunkMaxChars },
     defaultUser: config.defaultUser,
     embedBatchSize: config.embedBatchSize,

@@ -56,7 +56,12 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('-t, --type <types>', 'only these types (comma-separated)')
     .option('--tags <a,b>', 'only memories with any of these tags')
     .option('-k, --k <n>', 'how many memories to return', '8')
-    .addOption(new Option('--mode <mode>', 'retrieval mode').choices(['hybrid', 'dense', 'bm25']).default('hybrid'))
+    .addOption(new Option('--mode <mode>', 'retrieval signals').choices(['hybrid', 'dense', 'bm25']).default('hybrid'))
+    .addOption(new Option('--fusion <fusion>', 'how dense and BM25 are combined').choices(['weighted', 'rrf']))
+    .option('--no-rescore', 'rank by relevance alone (no recency or importance)')
+    .addOption(new Option('--format <format>', 'output').choices(['text', 'json', 'context']).default('text'))
+    .option('--budget <tokens>', 'token budget of --format context', '800')
+    .option('--explain', 'show each result’s score components and why it was eligible')
     .action(run(() => import('./commands/search.js').then((m) => m.searchCommand)));
 
   program
@@ -80,6 +85,16 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .command('setup')
     .description('install the embedded runtime (Milvus Lite, local model) and start its servers')
     .action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
+
+  const bench = program.command('bench').description('measure retrieval on a benchmark data set');
+  bench
+    .command('locomo')
+    .description('evidence recall, MRR and latency on LoCoMo-format data (ablations: bm25, dense, hybrid, hybrid+rescore)')
+    .requiredOption('--data <file>', 'LoCoMo JSON file')
+    .option('--k <n>', 'results per question', '10')
+    .option('--work-dir <dir>', 'keep the ingested root here and reuse it (and its vector cache) next time')
+    .option('--ablations <a,b>', 'only these ablations')
+    .action(run(() => import('./commands/bench.js').then((m) => m.benchLocomoCommand)));
 
   const server = program.command('server').description('control the local servers of the embedded default');
   server.command('start').description('start them (installing the runtime if needed)').action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));

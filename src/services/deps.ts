@@ -1,9 +1,14 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AuditLog } from './ports.js';
+import type { AccessStats, AuditLog } from './ports.js';
+import type { FusionOptions } from './retrieval/fuse.js';
+import type { ScoringConfig } from './retrieval/rescore.js';
 import type { SyncDeps } from './sync.js';
 
 export interface MemoryDeps extends SyncDeps {
   audit: AuditLog;
+  access: AccessStats;
+  scoring: ScoringConfig;
+  fusion: FusionOptions;
   /** Injected so tests can move time (expiry). */
   now: () => Date;
 }

@@ -2,7 +2,7 @@
 import { IndexUnavailableError, NotFoundError, UsageError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
 import { commitMessage, type MemoryDeps } from './deps.js';
-import type { ManifestEntry } from './ports.js';
+import { accessKey, type ManifestEntry } from './ports.js';
 import { syncLocked } from './sync.js';
 
 export interface ForgetInput {
@@ -51,6 +51,7 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     const stillUsed = new Set([...after.values()].flatMap((e) => e.chunks.map((c) => c.textHash)));
     const orphanVectors = targets.flatMap(([, e]) => e.chunks.map((c) => c.textHash)).filter((h) => !stillUsed.has(h));
     await deps.cache.removeMany(orphanVectors);
+    await deps.access.remove(targets.map(([, e]) => accessKey(e.user, e.memoryId)));
 
     // Verify by reading back: a forget that left rows behind must not report success.
     const left = await deps.index.count({ users: 'all', paths });

@@ -25,13 +25,10 @@ export interface IndexHit {
   score: number;
 }
 
-export interface IndexSearchRequest {
-  scope: IndexScope;
-  queryText: string;
-  queryVector: number[];
-  limit: number;
-  mode: 'hybrid' | 'dense' | 'bm25';
-}
+/** One retrieval signal at a time; fusion happens in the service, where every score can be explained. */
+export type IndexSearchRequest =
+  | { mode: 'dense'; scope: IndexScope; queryVector: number[]; limit: number }
+  | { mode: 'bm25'; scope: IndexScope; queryText: string; limit: number };
 
 export interface EmbeddingModelIdentity {
   name: string;
@@ -110,6 +107,21 @@ export interface AuditLog {
   /** Does nothing when disabled. */
   readonly enabled: boolean;
 }
+
+/** When each memory was last returned by a search; kept outside the Markdown files so reads don't write to git. */
+export interface AccessRecord {
+  lastAccessed: number;
+  count: number;
+}
+
+export interface AccessStats {
+  /** Keys are `user` + NUL + `memory id`. */
+  get(keys: string[]): Promise<Map<string, AccessRecord>>;
+  touch(keys: string[], at: number): Promise<void>;
+  remove(keys: string[]): Promise<void>;
+}
+
+export const accessKey = (user: string, memoryId: string) => `${user}\u0000${memoryId}`;
 
 export interface WriteLock {
   /** Runs `fn` while holding the memory root's write lock (across processes). */

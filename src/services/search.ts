@@ -1,11 +1,17 @@
-// Use case: find a user's eligible memories for a query (hybrid dense + BM25), one result per memory.
+// Use case: find a user's eligible memories for a query. Eligibility is a filter (user, active,
+// unexpired); candidates come from dense and BM25 retrieval, fused, then rescored with recency and
+// importance, one result per memory (or per chunk), and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryType } from '../memory/model.js';
 import { NO_EXPIRY } from '../memory/records.js';
 import type { MemoryDeps } from './deps.js';
-import type { IndexHit, IndexScope } from './ports.js';
+import { accessKey, type IndexHit, type IndexScope } from './ports.js';
+import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
+import { blendScore } from './retrieval/rescore.js';
 import { syncIndex } from './sync.js';
+
+export type SearchMode = 'hybrid' | 'dense' | 'bm25';
 
 export interface SearchInput {
   query: string;
@@ -15,7 +21,26 @@ export interface SearchInput {
   types?: MemoryType[];
   tags?: string[];
   k?: number;
-  mode?: 'hybrid' | 'dense' | 'bm25';
+  mode?: SearchMode;
+  fusion?: Fusion;
+  /** Blend in recency and importance (default true); false ranks by relevance alone. */
+  rescore?: boolean;
+  /** One result per memory (default), or one per chunk. */
+  unit?: 'memory' | 'chunk';
+  /** Record this search in the access statistics (default true). */
+  track?: boolean;
+  /** The time eligibility and recency are judged at (default: now). */
+  at?: Date;
+}
+
+export interface ScoreComponents {
+  relevance: number;
+  /** Cosine similarity of the best chunk, when dense retrieval found it. */
+  dense?: number;
+  /** BM25 score of the best chunk, when BM25 found it. */
+  bm25?: number;
+  recency: number;
+  importance: number;
 }
 
 export interface SearchResult {
@@ -33,10 +58,13 @@ export interface SearchResult {
   lines: [number, number];
   content: string;
   score: number;
+  scores: ScoreComponents;
+  /** Why this memory was allowed into the results. */
+  eligibility: string;
 }
 
-// Over-fetch so merging chunks into memories still leaves k memories.
-const OVERFETCH = 4;
+// Candidates per signal before fusion: room for rescoring and for merging chunks into memories.
+const MIN_CANDIDATES = 40;
 
 export function eligibilityScope(input: SearchInput, now: Date): IndexScope {
   if (!input.allUsers && !input.user) throw new UsageError('a search needs --user (or --all-users, explicitly)');
@@ -49,7 +77,7 @@ export function eligibilityScope(input: SearchInput, now: Date): IndexScope {
   };
 }
 
-/** Defence in depth: a hit the filter should have excluded is dropped here too. */
+/** Defence in depth: a hit the index filter should have excluded is dropped here too. */
 function isEligible(hit: IndexHit, scope: IndexScope): boolean {
   const r = hit.record;
   if (scope.users !== 'all' && !scope.users.includes(r.user)) return false;
@@ -59,31 +87,77 @@ function isEligible(hit: IndexHit, scope: IndexScope): boolean {
   return true;
 }
 
-export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {
+function eligibilityNote(r: IndexHit['record'], at: Date): string {
+  const expiry = r.expires >= NO_EXPIRY ? 'never expires' : `expires ${new Date(r.expires).toISOString()}`;
+  return `user ${r.user}, status ${r.status}, ${expiry} (checked at ${at.toISOString()})`;
+}
+
+function validate(input: SearchInput): number {
   const k = input.k ?? 8;
   if (!Number.isInteger(k) || k < 1 || k > 200) throw new UsageError('k must be a whole number from 1 to 200');
   if (!input.query.trim()) throw new UsageError('the query is empty');
-  const scope = eligibilityScope(input, deps.now());
+  return k;
+}
+
+async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number): Promise<FusedCandidate[]> {
+  const mode = input.mode ?? 'hybrid';
+  const [dense, bm25] = await Promise.all([
+    mode === 'bm25'
+      ? []
+      : deps.embedder.embedQuery(input.query).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
+    mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: input.query, limit }),
+  ]);
+  const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
+  return fuseCandidates(keep(dense), keep(bm25), { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) });
+}
+
+export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {
+  const k = validate(input);
+  const at = input.at ?? deps.now();
+  const scope = eligibilityScope(input, at);
   // First use of a root (no manifest yet): index it, so a fresh clone's first search finds the samples.
   if (!(await deps.manifest.load())) await syncIndex(deps);
   await deps.index.open(deps.embedder.identity);
-  const mode = input.mode ?? 'hybrid';
-  const queryVector = mode === 'bm25' ? new Array<number>(deps.embedder.identity.dimension).fill(0) : await deps.embedder.embedQuery(input.query);
-  const hits = await deps.index.search({ scope, queryText: input.query, queryVector, limit: k * OVERFETCH, mode });
-  const best = new Map<string, IndexHit>();
-  for (const hit of hits) {
-    if (!isEligible(hit, scope)) continue;
-    const key = `${hit.record.user}\u0000${hit.record.memoryId}`;
+
+  const unit = input.unit ?? 'memory';
+  const candidates = await retrieve(deps, input, scope, Math.max(MIN_CANDIDATES, k * 5));
+  const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
+
+  const scored = candidates.map((c) => {
+    const r = c.hit.record;
+    const touched = Math.max(r.updated, access.get(accessKey(r.user, r.memoryId))?.lastAccessed ?? 0);
+    const parts = input.rescore === false
+      ? { relevance: c.relevance, recency: 0, importance: r.importance, score: c.relevance }
+      : blendScore(c.relevance, touched, r.importance, at.getTime(), deps.scoring[r.type]);
+    return { c, parts };
+  });
+  const best = new Map<string, (typeof scored)[number]>();
+  for (const s of scored) {
+    const r = s.c.hit.record;
+    const key = unit === 'chunk' ? r.chunkId : accessKey(r.user, r.memoryId);
     const seen = best.get(key);
-    if (!seen || hit.score > seen.score) best.set(key, hit);
+    if (!seen || s.parts.score > seen.parts.score) best.set(key, s);
   }
-  return [...best.values()]
-    .sort((a, b) => b.score - a.score)
-    .slice(0, k)
-    .map(({ record: r, score }) => ({
+  const top = [...best.values()].sort((a, b) => b.parts.score - a.parts.score).slice(0, k);
+  if (input.track !== false && top.length > 0) {
+    await deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
+  }
+  return top.map(({ c, parts }) => {
+    const r = c.hit.record;
+    return {
       id: r.memoryId, path: r.path, user: r.user, type: r.type, status: r.status, importance: r.importance,
       created: new Date(r.created).toISOString(), updated: new Date(r.updated).toISOString(),
       ...(r.expires < NO_EXPIRY ? { expires: new Date(r.expires).toISOString() } : {}),
-      tags: r.tags, heading: r.heading, lines: [r.lineStart, r.lineEnd], content: r.content, score,
-    }));
+      tags: r.tags, heading: r.heading, lines: [r.lineStart, r.lineEnd], content: r.content,
+      score: parts.score,
+      scores: {
+        relevance: parts.relevance,
+        ...(c.dense !== undefined ? { dense: c.dense } : {}),
+        ...(c.bm25 !== undefined ? { bm25: c.bm25 } : {}),
+        recency: parts.recency,
+        importance: parts.importance,
+      },
+      eligibility: eligibilityNote(r, at),
+    };
+  });
 }

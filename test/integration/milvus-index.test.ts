@@ -52,22 +52,32 @@ describe('MilvusIndex on Milvus Lite', () => {
 
   const aliceActive = { users: ['alice'], statuses: ['active' as const], notExpiredAt: 5000 };
 
-  it.each(['dense', 'bm25', 'hybrid'] as const)('%s search returns only the scoped user’s eligible rows', async (mode) => {
-    const hits = await index.search({ scope: aliceActive, queryText: 'Berlin', queryVector: [1, 0, 0, 0], limit: 10, mode });
+  it('dense search returns only the scoped user’s eligible rows, cosine similarity as the score', async () => {
+    const hits = await index.search({ mode: 'dense', scope: aliceActive, queryVector: [1, 0, 0, 0], limit: 10 });
+    expect(hits.map((h) => h.record.chunkId)).toEqual(['a1']);
+    expect(hits[0]!.score).toBeCloseTo(1, 3);
+  });
+
+  it('BM25 search returns only the scoped user’s eligible rows, better matches scoring higher', async () => {
+    const hits = await index.search({ mode: 'bm25', scope: aliceActive, queryText: 'Berlin', limit: 10 });
     expect(hits.map((h) => h.record.chunkId)).toEqual(['a1']);
     expect(hits[0]!.score).toBeGreaterThan(0);
+    const all = await index.search({ mode: 'bm25', scope: { users: 'all' }, queryText: 'Alice Berlin', limit: 10 });
+    // "Alice moved to Berlin" shares both terms; "Bob lives in Berlin" one: the sign is "higher is better".
+    const score = (id: string) => all.find((h) => h.record.chunkId === id)!.score;
+    expect(score('a1')).toBeGreaterThan(score('b1'));
   });
 
   it('finds Chinese text through BM25 with a jieba analyzer', async () => {
     const hits = await index.search({
-      scope: { users: ['bob'] }, queryText: '股票产品', queryVector: [0, 0, 0, 1], limit: 5, mode: 'bm25',
+      mode: 'bm25', scope: { users: ['bob'] }, queryText: '股票产品', limit: 5,
     });
     expect(hits.map((h) => h.record.chunkId)).toEqual(['b2']);
   });
 
   it('a hostile user id in a scope is refused, never widened', async () => {
     await expect(
-      index.search({ scope: { users: ['alice" or user != "x'] }, queryText: 'Berlin', queryVector: [1, 0, 0, 0], limit: 10, mode: 'dense' }),
+      index.search({ mode: 'dense', scope: { users: ['alice" or user != "x'] }, queryVector: [1, 0, 0, 0], limit: 10 }),
     ).rejects.toThrow(/invalid user id/);
   });
 

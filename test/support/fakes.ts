@@ -74,13 +74,14 @@ export class InMemoryIndex implements VectorIndex {
 
   async search(request: IndexSearchRequest): Promise<IndexHit[]> {
     this.calls.search++;
-    const words = request.queryText.toLowerCase().split(/\W+/).filter(Boolean);
+    const words = request.mode === 'bm25' ? request.queryText.toLowerCase().split(/\W+/).filter(Boolean) : [];
     const hits: IndexHit[] = [];
     for (const row of this.rows.values()) {
       if (!matchesScope(row, request.scope)) continue;
-      const dense = (cosine(request.queryVector, row.vector) + 1) / 2;
-      const lexical = words.filter((w) => row.content.toLowerCase().includes(w)).length;
-      const score = request.mode === 'dense' ? dense : request.mode === 'bm25' ? lexical : dense + lexical;
+      const score = request.mode === 'dense'
+        ? cosine(request.queryVector, row.vector)
+        : words.filter((w) => row.content.toLowerCase().includes(w)).length;
+      if (request.mode === 'bm25' && score === 0) continue; // BM25 only returns rows sharing a term
       const { textHash: _textHash, vector: _vector, ...record } = row;
       hits.push({ record, score });
     }

@@ -1,5 +1,5 @@
 // VectorIndex on Milvus (Lite, standalone, cluster or Zilliz Cloud) through the Node SDK.
-import { ConsistencyLevelEnum, MilvusClient, RRFRanker, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
+import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
@@ -150,22 +150,11 @@ export class MilvusIndex implements VectorIndex {
       consistency_level: ConsistencyLevelEnum.Strong,
       ...(filter ? { filter } : {}),
     };
-    const res = await this.call('search', async () => {
-      if (req.mode === 'dense') {
-        return this.client.search({ ...common, anns_field: 'vector', data: req.queryVector, metric_type: 'COSINE' });
-      }
-      if (req.mode === 'bm25') {
-        return this.client.search({ ...common, anns_field: 'sparse', data: [req.queryText], metric_type: 'BM25' });
-      }
-      return this.client.hybridSearch({
-        ...common,
-        data: [
-          { anns_field: 'vector', data: req.queryVector, params: { metric_type: 'COSINE' } },
-          { anns_field: 'sparse', data: req.queryText, params: { metric_type: 'BM25' } },
-        ],
-        rerank: RRFRanker(60),
-      });
-    });
+    const res = await this.call('search', async () =>
+      req.mode === 'dense'
+        ? this.client.search({ ...common, anns_field: 'vector', data: req.queryVector, metric_type: 'COSINE' })
+        : this.client.search({ ...common, anns_field: 'sparse', data: [req.queryText], metric_type: 'BM25' }),
+    );
     check(res, 'search');
     const hits = (res.results ?? []) as Record<string, unknown>[];
     return hits.map((h) => ({ record: fromRow(h), score: normaliseScore(req.mode, Number(h.score)) }));
@@ -206,9 +195,10 @@ export class MilvusIndex implements VectorIndex {
   }
 }
 
-/** Maps raw scores to "higher is better": COSINE similarity, BM25 (negative on Milvus Lite), RRF. */
+/**
+ * Scores as "higher is better": COSINE similarity as is ([-1, 1]); BM25 comes back negated from
+ * Milvus Lite (more negative = better, seen in the integration test), so its magnitude is used.
+ */
 function normaliseScore(mode: IndexSearchRequest['mode'], raw: number): number {
-  if (mode === 'dense') return (raw + 1) / 2;
-  if (mode === 'bm25') return Math.abs(raw);
-  return raw;
+  return mode === 'bm25' ? Math.abs(raw) : raw;
 }

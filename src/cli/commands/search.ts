@@ -1,4 +1,6 @@
-// `mem search`: a user's eligible memories for a query.
+// `mem search`: a user's eligible memories for a query, as text, JSON or a prompt-ready context block.
+import { UsageError } from '../../errors.js';
+import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchResult } from '../../services/search.js';
 import { withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
@@ -10,16 +12,29 @@ export interface SearchOptions extends GlobalOptions {
   type?: string;
   tags?: string;
   k: string;
-  mode?: string;
+  mode?: 'hybrid' | 'dense' | 'bm25';
+  fusion?: 'rrf' | 'weighted';
+  rescore?: boolean;
+  format?: 'text' | 'json' | 'context';
+  budget: string;
+  explain?: boolean;
 }
 
-function formatResults(results: SearchResult[]): string {
+const f = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(3));
+
+function formatResults(results: SearchResult[], explain: boolean): string {
   if (results.length === 0) return 'no matching memories';
   return results
     .map((r, i) => {
       const excerpt = r.content.replace(/\s+/g, ' ').trim();
       const short = excerpt.length > 240 ? `${excerpt.slice(0, 237)}...` : excerpt;
-      return `${i + 1}. ${r.id}  [${r.type}, ${r.created.slice(0, 10)}, score ${r.score.toFixed(4)}]\n   ${short}\n   ${r.path}:${r.lines[0]}`;
+      const lines = [`${i + 1}. ${r.id}  [${r.type}, ${r.created.slice(0, 10)}, score ${r.score.toFixed(3)}]`, `   ${short}`, `   ${r.path}:${r.lines[0]}`];
+      if (explain) {
+        const s = r.scores;
+        lines.push(`   relevance ${f(s.relevance)} (dense ${f(s.dense)}, bm25 ${f(s.bm25)}), recency ${f(s.recency)}, importance ${f(s.importance)}`);
+        lines.push(`   eligible: ${r.eligibility}`);
+      }
+      return lines.join('\n');
     })
     .join('\n');
 }
@@ -27,7 +42,9 @@ function formatResults(results: SearchResult[]): string {
 export async function searchCommand(query: string, opts: SearchOptions, io: Io): Promise<void> {
   const user = opts.allUsers ? undefined : (opts.user ?? process.env.MEM_USER);
   const types = parseTypes(opts.type);
-  const mode = opts.mode as 'hybrid' | 'dense' | 'bm25' | undefined;
+  const format = opts.json ? 'json' : (opts.format ?? 'text');
+  const budget = parsePositiveInt(opts.budget, '--budget', 1_000_000);
+  if (format === 'context' && !user) throw new UsageError('--format context needs one --user');
   const results = await withMemory(opts, io, (memory) =>
     memory.search({
       query,
@@ -36,8 +53,19 @@ export async function searchCommand(query: string, opts: SearchOptions, io: Io):
       ...(opts.allUsers ? { allUsers: true } : {}),
       ...(types ? { types } : {}),
       ...(opts.tags ? { tags: parseList(opts.tags) } : {}),
-      ...(mode ? { mode } : {}),
+      ...(opts.mode ? { mode: opts.mode } : {}),
+      ...(opts.fusion ? { fusion: opts.fusion } : {}),
+      ...(opts.rescore === false ? { rescore: false } : {}),
     }),
   );
-  io.result({ results }, () => formatResults(results));
+  if (format === 'context') {
+    const block = formatContext(results, user!, budget);
+    process.stdout.write(`${block.text}\n`);
+    return;
+  }
+  if (format === 'json') {
+    process.stdout.write(`${JSON.stringify({ results })}\n`);
+    return;
+  }
+  io.result({ results }, () => formatResults(results, Boolean(opts.explain)));
 }

@@ -1,0 +1,55 @@
+// AccessStats as one JSON file under `.mem/`; best effort: a busy lock skips an update rather than delay a search.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import writeFileAtomic from 'write-file-atomic';
+
+import type { AccessRecord, AccessStats } from '../../services/ports.js';
+import { FileLock } from './file-lock.js';
+import { ensureStateDir, STATE_DIR } from './state-dir.js';
+
+export class JsonAccessStats implements AccessStats {
+  private readonly file: string;
+  private readonly lock: FileLock;
+
+  constructor(private readonly root: string) {
+    this.file = join(root, STATE_DIR, 'access.json');
+    this.lock = new FileLock(join(root, STATE_DIR), 'access', 2_000);
+  }
+
+  private async load(): Promise<Record<string, AccessRecord>> {
+    try {
+      return JSON.parse(await readFile(this.file, 'utf8')) as Record<string, AccessRecord>;
+    } catch {
+      return {};
+    }
+  }
+
+  async get(keys: string[]): Promise<Map<string, AccessRecord>> {
+    const all = await this.load();
+    return new Map(keys.filter((k) => all[k]).map((k) => [k, all[k]!]));
+  }
+
+  private async update(change: (all: Record<string, AccessRecord>) => void): Promise<void> {
+    await ensureStateDir(this.root);
+    await this.lock.run(async () => {
+      const all = await this.load();
+      change(all);
+      await writeFileAtomic(this.file, JSON.stringify(all));
+    });
+  }
+
+  async touch(keys: string[], at: number): Promise<void> {
+    if (keys.length === 0) return;
+    await this.update((all) => {
+      for (const k of keys) all[k] = { lastAccessed: at, count: (all[k]?.count ?? 0) + 1 };
+    }).catch(() => undefined); // Statistics must never fail a search.
+  }
+
+  async remove(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.update((all) => {
+      for (const k of keys) delete all[k];
+    });
+  }
+}

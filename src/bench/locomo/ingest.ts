@@ -1,0 +1,43 @@
+// Writes a LoCoMo conversation as memdir Markdown: one episodic memory per session, one heading per
+// turn (its dialog id kept in the heading, so a retrieved chunk maps back to its turn).
+import { serializeMemory } from '../../memory/serialize.js';
+import type { Conversation, Session } from './dataset.js';
+
+/** The memdir user id of a conversation (its own scope). */
+export function userOf(conversation: Conversation): string {
+  return conversation.id.replace(/[^A-Za-z0-9._@-]/g, '-');
+}
+
+export function sessionPath(conversation: Conversation, session: Session): string {
+  return `${userOf(conversation)}/episodic/session-${String(session.number).padStart(2, '0')}.md`;
+}
+
+export function sessionMarkdown(conversation: Conversation, session: Session): string {
+  const lines = [`# Session ${session.number}: ${session.dateText}`, ''];
+  for (const turn of session.turns) {
+    lines.push(`## ${turn.dia_id} ${turn.speaker}`, '');
+    const caption = turn.blip_caption ? ` [shares an image: ${turn.blip_caption}]` : '';
+    lines.push(`${turn.speaker} (${session.dateText}): ${turn.text}${caption}`, '');
+  }
+  return serializeMemory(
+    {
+      id: `${userOf(conversation)}-session-${session.number}`,
+      user: userOf(conversation),
+      type: 'episodic',
+      importance: 0.5,
+      status: 'active',
+      created: session.date,
+      updated: session.date,
+      source: 'locomo',
+      tags: [],
+      extra: {},
+    },
+    lines.join('\n'),
+  );
+}
+
+/** The dialog id of a chunk, from its heading path ("Session 3: ... > D3:7 Caroline"). */
+export function turnOfHeading(heading: string): string | null {
+  const m = /(?:^|> )(D\d+:\d+) /.exec(heading);
+  return m ? m[1]! : null;
+}

@@ -1,0 +1,66 @@
+// Fuses the dense and BM25 candidate lists into one relevance score in [0, 1] per chunk. Pure.
+import type { IndexHit } from '../ports.js';
+
+export type Fusion = 'rrf' | 'weighted';
+
+export interface FusionOptions {
+  fusion: Fusion;
+  /** RRF's rank constant. */
+  rrfK: number;
+  /** Share of the dense signal in weighted fusion (the rest is BM25). */
+  denseWeight: number;
+}
+
+export const DEFAULT_FUSION: FusionOptions = { fusion: 'weighted', rrfK: 60, denseWeight: 0.6 };
+
+export interface FusedCandidate {
+  hit: IndexHit;
+  /** Raw signals, "higher is better": cosine similarity in [-1, 1] and BM25 (>= 0). */
+  dense?: number;
+  bm25?: number;
+  /** Fused relevance in [0, 1]. */
+  relevance: number;
+}
+
+/**
+ * RRF uses ranks only; weighted fusion min-max-normalises each list over the candidates (cosine
+ * scores of small models are compressed into a narrow band, BM25 is unbounded) and blends them.
+ */
+export function fuseCandidates(dense: IndexHit[], bm25: IndexHit[], options: FusionOptions = DEFAULT_FUSION): FusedCandidate[] {
+  const byId = new Map<string, FusedCandidate & { denseRank?: number; bm25Rank?: number }>();
+  const entry = (hit: IndexHit) => {
+    let c = byId.get(hit.record.chunkId);
+    if (!c) byId.set(hit.record.chunkId, (c = { hit, relevance: 0 }));
+    return c;
+  };
+  dense.forEach((h, i) => Object.assign(entry(h), { dense: h.score, denseRank: i + 1 }));
+  bm25.forEach((h, i) => Object.assign(entry(h), { bm25: h.score, bm25Rank: i + 1 }));
+  const all = [...byId.values()];
+  const lists = (dense.length > 0 ? 1 : 0) + (bm25.length > 0 ? 1 : 0);
+  if (options.fusion === 'rrf') {
+    const best = lists / (options.rrfK + 1);
+    for (const c of all) {
+      const sum = (c.denseRank ? 1 / (options.rrfK + c.denseRank) : 0) + (c.bm25Rank ? 1 / (options.rrfK + c.bm25Rank) : 0);
+      c.relevance = best > 0 ? sum / best : 0;
+    }
+  } else {
+    const dn = normaliser(dense.map((h) => h.score));
+    const bn = normaliser(bm25.map((h) => h.score));
+    const wd = dense.length === 0 ? 0 : bm25.length === 0 ? 1 : options.denseWeight;
+    for (const c of all) {
+      c.relevance = wd * (c.dense !== undefined ? dn(c.dense) : 0) + (1 - wd) * (c.bm25 !== undefined ? bn(c.bm25) : 0);
+    }
+  }
+  return all
+    .map(({ denseRank: _d, bm25Rank: _b, ...c }) => c)
+    .sort((a, b) => b.relevance - a.relevance);
+}
+
+/** Min-max over a candidate list; a list with one distinct value maps it to 1. */
+function normaliser(values: number[]): (v: number) => number {
+  if (values.length === 0) return () => 0;
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  if (max - min < 1e-9) return () => 1;
+  return (v) => (v - min) / (max - min);
+}

@@ -1,0 +1,40 @@
+// LoCoMo retrieval metrics: recall at k, session ranking, MRR, percentiles, per-category means.
+import { describe, expect, it } from 'vitest';
+
+import { computeMetrics, percentile, rankedSessions, recallAt, reciprocalRank } from '../../../../src/bench/locomo/metrics.js';
+
+describe('LoCoMo metrics', () => {
+  it('recall@k is the share of evidence found in the first k', () => {
+    expect(recallAt(['D1:1', 'D2:3', 'D1:2'], ['D1:2', 'D5:5'], 2)).toBe(0);
+    expect(recallAt(['D1:1', 'D2:3', 'D1:2'], ['D1:2', 'D5:5'], 3)).toBe(0.5);
+    expect(recallAt(['D1:1'], [], 5)).toBe(0);
+  });
+
+  it('ranks sessions by the first appearance of any of their turns', () => {
+    expect(rankedSessions(['D3:1', 'D1:4', 'D3:2', 'D2:9'])).toEqual(['S3', 'S1', 'S2']);
+  });
+
+  it('MRR is 1/rank of the first evidence turn, 0 when absent', () => {
+    expect(reciprocalRank(['a', 'D1:2', 'D1:3'], ['D1:3', 'D1:2'])).toBe(0.5);
+    expect(reciprocalRank(['a'], ['D1:3'])).toBe(0);
+  });
+
+  it('percentiles use the nearest rank', () => {
+    expect(percentile([5, 1, 3, 2, 4], 50)).toBe(3);
+    expect(percentile([5, 1, 3, 2, 4], 95)).toBe(5);
+    expect(percentile([], 50)).toBe(0);
+  });
+
+  it('averages per question and per category', () => {
+    const m = computeMetrics([
+      { category: 4, evidence: ['D1:1'], rankedTurns: ['D1:1', 'D2:1'], latencyMs: 10 },
+      { category: 2, evidence: ['D3:1', 'D4:1'], rankedTurns: ['D2:1', 'D3:1'], latencyMs: 30 },
+    ]);
+    expect(m.questions).toBe(2);
+    expect(m.turn['recall@5']).toBeCloseTo((1 + 0.5) / 2, 12);
+    expect(m.session['recall@5']).toBeCloseTo((1 + 0.5) / 2, 12);
+    expect(m.mrr).toBeCloseTo((1 + 0.5) / 2, 12);
+    expect(m.by_category['2']).toMatchObject({ questions: 1, mrr: 0.5 });
+    expect(m.latency_ms).toEqual({ p50: 10, p95: 30 });
+  });
+});

@@ -1,0 +1,47 @@
+// Fusion of dense and BM25 candidate lists: direction, normalisation and the two strategies.
+import { describe, expect, it } from 'vitest';
+
+import { NO_EXPIRY } from '../../../../src/memory/records.js';
+import type { IndexHit } from '../../../../src/services/ports.js';
+import { fuseCandidates } from '../../../../src/services/retrieval/fuse.js';
+
+const hit = (id: string, score: number): IndexHit => ({
+  score,
+  record: {
+    chunkId: id, memoryId: id, user: 'u', type: 'semantic', status: 'active', importance: 0.5, created: 0, updated: 0,
+    expires: NO_EXPIRY, path: `${id}.md`, heading: '', lineStart: 1, lineEnd: 1, tags: [], content: id,
+  },
+});
+
+describe('fuseCandidates', () => {
+  it('weighted: a chunk strong in both lists beats one strong in only one', () => {
+    const dense = [hit('a', 0.9), hit('b', 0.85), hit('c', 0.6)];
+    const bm25 = [hit('b', 12), hit('c', 3)];
+    const fused = fuseCandidates(dense, bm25, { fusion: 'weighted', rrfK: 60, denseWeight: 0.5 });
+    expect(fused.map((f) => f.hit.record.chunkId)).toEqual(['b', 'a', 'c']);
+    expect(fused[0]).toMatchObject({ dense: 0.85, bm25: 12 });
+  });
+
+  it('weighted: relevance is within [0, 1], higher is better, and the best possible is 1', () => {
+    const fused = fuseCandidates([hit('a', 0.9), hit('b', 0.2)], [hit('a', 5), hit('b', 1)], { fusion: 'weighted', rrfK: 60, denseWeight: 0.6 });
+    expect(fused[0]!.relevance).toBeCloseTo(1, 9);
+    expect(fused[1]!.relevance).toBeGreaterThanOrEqual(0);
+    expect(fused[1]!.relevance).toBeLessThan(fused[0]!.relevance);
+  });
+
+  it('weighted with one list empty uses the other list alone', () => {
+    const fused = fuseCandidates([], [hit('x', 4), hit('y', 2)], { fusion: 'weighted', rrfK: 60, denseWeight: 0.6 });
+    expect(fused.map((f) => [f.hit.record.chunkId, f.relevance])).toEqual([['x', 1], ['y', 0]]);
+  });
+
+  it('rrf: ranks only; first in both lists scores 1', () => {
+    const fused = fuseCandidates([hit('a', 0.1), hit('b', 0.09)], [hit('a', 100), hit('c', 1)], { fusion: 'rrf', rrfK: 60, denseWeight: 0.5 });
+    expect(fused[0]!.hit.record.chunkId).toBe('a');
+    expect(fused[0]!.relevance).toBeCloseTo(1, 9);
+    expect(fused.find((f) => f.hit.record.chunkId === 'b')!.relevance).toBeCloseTo(1 / 62 / (2 / 61), 9);
+  });
+
+  it('no candidates gives no results', () => {
+    expect(fuseCandidates([], [])).toEqual([]);
+  });
+});
