@@ -47,6 +47,8 @@ export interface VectorIndex {
   deleteStale(paths: string[], keep: string[]): Promise<void>;
   delete(scope: IndexScope): Promise<void>;
   search(request: IndexSearchRequest): Promise<IndexHit[]>;
+  /** Seals recent writes into indexed storage (searches of unsealed rows are brute force). */
+  flush(): Promise<void>;
   count(scope: IndexScope): Promise<number>;
   /** Distinct paths that have rows (for finding orphans). */
   listPaths(): Promise<string[]>;

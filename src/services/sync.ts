@@ -116,6 +116,7 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
   progress.stop();
 
   await removeDeleted(deps, files, previous, next, options.only, report);
+  if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
   return report;

@@ -34,7 +34,7 @@ export class InMemoryIndex implements VectorIndex {
   readonly location = 'memory://test';
   readonly rows = new Map<string, IndexedChunk>();
   model: EmbeddingModelIdentity | null = null;
-  readonly calls = { open: 0, drop: 0, upsert: 0, deleteStale: 0, delete: 0, search: 0, count: 0, listPaths: 0 };
+  readonly calls = { open: 0, drop: 0, upsert: 0, deleteStale: 0, delete: 0, flush: 0, search: 0, count: 0, listPaths: 0 };
 
   async open(model: EmbeddingModelIdentity): Promise<void> {
     this.calls.open++;
@@ -86,6 +86,10 @@ export class InMemoryIndex implements VectorIndex {
       hits.push({ record, score });
     }
     return hits.sort((a, b) => b.score - a.score).slice(0, request.limit);
+  }
+
+  async flush(): Promise<void> {
+    this.calls.flush++;
   }
 
   async count(scope: IndexScope): Promise<number> {

@@ -160,6 +160,12 @@ export class MilvusIndex implements VectorIndex {
     return hits.map((h) => ({ record: fromRow(h), score: normaliseScore(req.mode, Number(h.score)) }));
   }
 
+  async flush(): Promise<void> {
+    // Milvus Lite keeps unflushed rows in an unindexed memtable (up to 128 MB): searching 3,000 such
+    // rows took about 900 ms against about 25 ms once flushed into indexed segments.
+    await this.call('flush', async () => check(await this.client.flush({ collection_names: [this.name] }), 'flush'));
+  }
+
   async count(scope: IndexScope): Promise<number> {
     const filter = buildFilter(scope);
     const res = await this.call('count', async () =>

@@ -111,8 +111,10 @@ describe('syncIndex', () => {
     embedder.reset();
     files.reads = [];
     const upsertsBefore = index.calls.upsert;
+    expect(index.calls.flush).toBe(1); // the first sync sealed its writes once
 
     const report = await syncIndex(deps);
+    expect(index.calls.flush).toBe(1); // nothing written, nothing to seal
     expect(report).toEqual({ files: 3, chunks: TOTAL_CHUNKS, embedded: 0, upserted: 0, deleted: 0, skipped: 3, errors: [] });
     expect(embedder.documentCalls).toBe(0);
     expect(files.reads).toEqual([]);
