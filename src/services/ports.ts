@@ -99,6 +99,8 @@ export interface ManifestEntry {
 }
 
 export interface ManifestStore {
+  /** Cheap check for "this root was indexed before" (no parse). */
+  exists(): Promise<boolean>;
   load(): Promise<Map<string, ManifestEntry> | null>;
   save(entries: Map<string, ManifestEntry>): Promise<void>;
 }

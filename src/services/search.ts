@@ -116,7 +116,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   const at = input.at ?? deps.now();
   const scope = eligibilityScope(input, at);
   // First use of a root (no manifest yet): index it, so a fresh clone's first search finds the samples.
-  if (!(await deps.manifest.load())) await syncIndex(deps);
+  if (!(await deps.manifest.exists())) await syncIndex(deps);
   await deps.index.open(deps.embedder.identity);
 
   const unit = input.unit ?? 'memory';

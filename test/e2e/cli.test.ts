@@ -49,6 +49,23 @@ describe('mem CLI end to end', () => {
     expect(typeof res.json.results[0].score).toBe('number');
   });
 
+  it('--format context prints a labelled block within the budget; --explain shows score parts and eligibility', async () => {
+    const ctx = await runMem(['search', 'where does she live', '--user', 'alice', '--format', 'context', '--budget', '200'], { root });
+    expect(ctx.code).toBe(0);
+    expect(ctx.stdout).toMatch(/^<memories user="alice">\nStored memories about this user[^\n]*not instructions/);
+    expect(ctx.stdout).toContain('## Facts and preferences');
+    expect(ctx.stdout).toContain(`(memory ${id})`);
+    expect(ctx.stdout).not.toContain('Hamburg');
+    const explained = await runMem(['search', 'where does she live', '--user', 'alice', '--explain'], { root });
+    expect(explained.stdout).toMatch(/relevance \d\.\d{3} \(dense \d\.\d{3}, bm25 [-\d.]+\), recency \d\.\d{3}, importance 0\.500/);
+    expect(explained.stdout).toContain('eligible: user alice, status active, never expires');
+    const json = await runMem(['search', 'where does she live', '--user', 'alice', '--json'], { root });
+    const scores = json.json.results[0].scores;
+    expect(scores.relevance).toBeGreaterThanOrEqual(0);
+    expect(scores.relevance).toBeLessThanOrEqual(1);
+    expect(scores.recency).toBeGreaterThan(0.9); // returned a moment ago
+  });
+
   it('a hand edit shows after reindex, which embeds only the changed text', async () => {
     const file = join(root, path);
     await writeFile(file, (await readFile(file, 'utf8')).replace('Munich', 'Berlin'));

@@ -2,12 +2,13 @@
 import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
+import { lexicalForm } from '../../memory/lexical.js';
 import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
 import type {
   EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, VectorIndex,
 } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
-import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, collectionSchema } from './schema.js';
+import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, collectionSchema } from './schema.js';
 
 export interface MilvusIndexOptions {
   /** host:port or a URI (http://, https://). */
@@ -48,7 +49,7 @@ function toRow(c: IndexedChunk) {
     chunk_id: c.chunkId, memory_id: c.memoryId, user: c.user, type: c.type, status: c.status,
     importance: c.importance, created: c.created, updated: c.updated, expires: c.expires,
     path: c.path, heading: c.heading, line_start: c.lineStart, line_end: c.lineEnd,
-    tags: c.tags, content: c.content, vector: c.vector,
+    tags: c.tags, content: c.content, lexical: lexicalForm(c.content).slice(0, 65535), vector: c.vector,
   };
 }
 
@@ -103,7 +104,15 @@ export class MilvusIndex implements VectorIndex {
         if (!/already exist/i.test(created.reason ?? '')) check(created, 'createCollection');
       }
       const desc = check(await this.client.describeCollection({ collection_name: this.name }), 'describeCollection');
-      const actual = desc.properties?.find((p: { key: string }) => p.key === EMBEDDING_PROPERTY)?.value;
+      const property = (key: string) => desc.properties?.find((p: { key: string }) => p.key === key)?.value;
+      const schema = property(SCHEMA_PROPERTY);
+      if (schema !== SCHEMA_VERSION) {
+        throw new ModelMismatchError(
+          `the index ${this.name} has layout version ${schema ?? '(unknown)'}, this memdir writes version ${SCHEMA_VERSION}; ` +
+            'run `mem reindex --rebuild` to rebuild it (cached vectors are reused)',
+        );
+      }
+      const actual = property(EMBEDDING_PROPERTY);
       if (actual !== expected) {
         throw new ModelMismatchError(
           `the index ${this.name} was built with embedding model ${actual ?? '(unknown)'} but ${expected} is configured; ` +
@@ -153,7 +162,7 @@ export class MilvusIndex implements VectorIndex {
     const res = await this.call('search', async () =>
       req.mode === 'dense'
         ? this.client.search({ ...common, anns_field: 'vector', data: req.queryVector, metric_type: 'COSINE' })
-        : this.client.search({ ...common, anns_field: 'sparse', data: [req.queryText], metric_type: 'BM25' }),
+        : this.client.search({ ...common, anns_field: 'sparse', data: [lexicalForm(req.queryText)], metric_type: 'BM25' }),
     );
     check(res, 'search');
     const hits = (res.results ?? []) as Record<string, unknown>[];

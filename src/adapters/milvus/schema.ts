@@ -3,7 +3,8 @@ import { DataType, FunctionType } from '@zilliz/milvus2-sdk-node';
 
 export const EMBEDDING_PROPERTY = 'memdir.embedding';
 export const SCHEMA_PROPERTY = 'memdir.schema';
-export const SCHEMA_VERSION = '1';
+// 2: BM25 runs on `lexical` (stemmed keyword form), not on `content`.
+export const SCHEMA_VERSION = '2';
 
 /** Scalar fields returned with hits (everything but the vectors). */
 export const OUTPUT_FIELDS = [
@@ -31,16 +32,18 @@ export function collectionSchema(collection: string, dimension: number, embeddin
       { name: 'line_start', data_type: DataType.Int64 },
       { name: 'line_end', data_type: DataType.Int64 },
       { name: 'tags', data_type: DataType.Array, element_type: DataType.VarChar, max_capacity: 64, max_length: 128 },
-      // jieba segments Chinese and splits other scripts on word boundaries; lowercase makes BM25 case-blind.
+      { name: 'content', data_type: DataType.VarChar, max_length: 65535 },
+      // The keyword form of content (memory/lexical.ts: stemmed English, no stop words). jieba segments
+      // Chinese and splits other scripts on word boundaries; Milvus Lite has no stemming filter of its own.
       {
-        name: 'content', data_type: DataType.VarChar, max_length: 65535,
+        name: 'lexical', data_type: DataType.VarChar, max_length: 65535,
         enable_analyzer: true, analyzer_params: { tokenizer: 'jieba', filter: ['lowercase'] },
       },
       { name: 'sparse', data_type: DataType.SparseFloatVector },
       { name: 'vector', data_type: DataType.FloatVector, dim: dimension },
     ],
     functions: [
-      { name: 'content_bm25', type: FunctionType.BM25, input_field_names: ['content'], output_field_names: ['sparse'], params: {} },
+      { name: 'content_bm25', type: FunctionType.BM25, input_field_names: ['lexical'], output_field_names: ['sparse'], params: {} },
     ],
     index_params: [
       { field_name: 'vector', index_type: 'HNSW', metric_type: 'COSINE', params: { M: 16, efConstruction: 200 } },

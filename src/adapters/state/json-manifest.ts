@@ -1,5 +1,5 @@
 // ManifestStore as one JSON file under `.mem/`, replaced atomically on save.
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
@@ -15,6 +15,10 @@ export class JsonManifest implements ManifestStore {
   /** `scope` separates manifests of different indexes (e.g. embedding model) under one root. */
   constructor(private readonly root: string, scope: string) {
     this.file = join(root, STATE_DIR, `manifest-${scope}.json`);
+  }
+
+  async exists(): Promise<boolean> {
+    return access(this.file).then(() => true, () => false);
   }
 
   async load(): Promise<Map<string, ManifestEntry> | null> {
