@@ -31,6 +31,8 @@ export interface MemConfig {
   chunkMaxChars: number;
   maxFileBytes: number;
   embedBatchSize: number;
+  /** Share of dense relevance in weighted fusion with BM25, 0..1 (unset: the built-in default). */
+  denseWeight?: number;
 }
 
 export interface ConfigFlags {
@@ -49,6 +51,12 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive whole number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function fraction(env: NodeJS.ProcessEnv, name: string): number {
+  const n = Number(env[name]);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(`${name} must be a number from 0 to 1, got ${JSON.stringify(env[name])}`);
   return n;
 }
 
@@ -103,5 +111,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     chunkMaxChars: positiveInt(env, 'MEM_CHUNK_MAX_CHARS', 1500),
     maxFileBytes: positiveInt(env, 'MEM_MAX_FILE_MB', 5) * 1024 * 1024,
     embedBatchSize: positiveInt(env, 'MEM_EMBED_BATCH', 32),
+    ...(env.MEM_DENSE_WEIGHT ? { denseWeight: fraction(env, 'MEM_DENSE_WEIGHT') } : {}),
   };
 }

@@ -80,7 +80,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     audit: new GitAudit(config.root, config.git),
     access: new JsonAccessStats(config.root),
     scoring: DEFAULT_SCORING,
-    fusion: DEFAULT_FUSION,
+    fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     chunking: { maxChars: config.chunkMaxChars },
     defaultUser: config.defaultUser,
     embedBatchSize: config.embedBatchSize,
