@@ -1,4 +1,5 @@
 // The root's private state folder `.mem/`: created on demand, never committed (it ignores itself).
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -6,8 +7,10 @@ export const STATE_DIR = '.mem';
 
 export async function ensureStateDir(root: string): Promise<string> {
   const dir = join(root, STATE_DIR);
+  const ignore = join(dir, '.gitignore');
+  if (existsSync(ignore)) return dir;
   await mkdir(dir, { recursive: true });
   // A .gitignore of "*" inside the folder keeps it out of git wherever the root sits.
-  await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'w' });
+  await writeFile(ignore, '*\n');
   return dir;
 }
