@@ -87,7 +87,10 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     maxFileBytes: config.maxFileBytes,
     now: () => new Date(),
   };
-  return createMemory(deps, () => index.close());
+  return createMemory(deps, async () => {
+    await deps.access.settle();
+    await index.close();
+  });
 }
 
 export interface LocalServerState {

@@ -121,8 +121,11 @@ export interface AccessRecord {
 export interface AccessStats {
   /** Keys are `user` + NUL + `memory id`. */
   get(keys: string[]): Promise<Map<string, AccessRecord>>;
-  touch(keys: string[], at: number): Promise<void>;
+  /** Records an access; may complete in the background (see settle). */
+  touch(keys: string[], at: number): void;
   remove(keys: string[]): Promise<void>;
+  /** Waits for background updates (call before the process exits). */
+  settle(): Promise<void>;
 }
 
 export const accessKey = (user: string, memoryId: string) => `${user}\u0000${memoryId}`;

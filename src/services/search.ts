@@ -140,7 +140,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   }
   const top = [...best.values()].sort((a, b) => b.parts.score - a.parts.score).slice(0, k);
   if (input.track !== false && top.length > 0) {
-    await deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
+    deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
   }
   return top.map(({ c, parts }) => {
     const r = c.hit.record;

@@ -15,6 +15,8 @@ const FILES = {
   'alice/working/parking.md': `${fm({ id: 'alice-parking', user: 'alice', type: 'working', expires: '2020-01-01T00:00:00Z' })}Alice parked her car on level 3 of the hospital garage.\n`,
   'alice/procedural/deploy.md': `${fm({ id: 'alice-deploy' })}# Deploying\n\nRun the tests first.\n\n\`\`\`bash\nnpm test && npm run deploy\n\`\`\`\n`,
   'wei/semantic/risk.md': `${fm({ id: 'wei-risk', user: 'wei' })}用户明确表示不接受股票类高风险产品，只考虑存款和国债。\n`,
+  'wei/semantic/diet.md': `${fm({ id: 'wei-diet', user: 'wei' })}王伟不吃辣，对花生过敏，午饭通常点清淡的粤菜。\n`,
+  'wei/episodic/move.md': `${fm({ id: 'wei-move', user: 'wei', type: 'episodic' })}与王伟讨论了上海办公室的搬迁计划，新办公室在浦东。\n`,
   'bob/semantic/residence.md': `${fm({ id: 'bob-residence', user: 'bob' })}Bob lives in Munich as well, in Schwabing.\n`,
 };
 
@@ -28,10 +30,10 @@ describe('memory lifecycle on real Milvus Lite and the local model', () => {
 
   it('indexes every file, then skips them all when nothing changed', async () => {
     const first = await t.memory.reindex();
-    expect(first).toMatchObject({ files: 6, errors: [] });
-    expect(first.embedded).toBeGreaterThanOrEqual(6);
+    expect(first).toMatchObject({ files: 8, errors: [] });
+    expect(first.embedded).toBeGreaterThanOrEqual(8);
     const second = await t.memory.reindex();
-    expect(second).toMatchObject({ files: 6, embedded: 0, upserted: 0, deleted: 0, skipped: 6, errors: [] });
+    expect(second).toMatchObject({ files: 8, embedded: 0, upserted: 0, deleted: 0, skipped: 8, errors: [] });
   });
 
   it('finds a memory from a paraphrase that shares few words with it', async () => {
@@ -39,9 +41,12 @@ describe('memory lifecycle on real Milvus Lite and the local model', () => {
     expect(results[0]?.id).toBe('alice-residence');
   });
 
-  it('finds a Chinese memory from a Chinese query with no exact words in common', async () => {
-    const results = await t.memory.search({ query: '这位客户能接受什么样的投资风险？', user: 'wei', k: 3 });
-    expect(results.map((r) => r.id)).toEqual(['wei-risk']);
+  it('finds a Chinese memory from a Chinese query with no words in common, among other memories', async () => {
+    const query = '这位客户愿意买基金吗？';
+    for (const word of ['客户', '愿意', '基金']) expect(FILES['wei/semantic/risk.md']).not.toContain(word);
+    const results = await t.memory.search({ query, user: 'wei', k: 3 });
+    expect(results[0]?.id).toBe('wei-risk');
+    expect(results.every((r) => r.user === 'wei')).toBe(true);
   });
 
   it('never returns superseded or expired memories, however similar', async () => {
@@ -98,9 +103,14 @@ describe('memory lifecycle on real Milvus Lite and the local model', () => {
     expect(status.indexRows).toBe(status.chunks);
   });
 
-  it('forgets a user everywhere: files, rows and cached vectors', async () => {
+  it('forgets a user everywhere: files, rows, access statistics and cached vectors', async () => {
+    const vectorFiles = async () => (await readdir(join(t.root, '.mem/vectors'), { recursive: true })).filter((f) => String(f).endsWith('.f32')).length;
+    const vectorsBefore = await vectorFiles();
+    expect(await readFile(join(t.root, '.mem/access.json'), 'utf8')).toContain('wei');
     const result = await t.memory.forget({ user: 'wei' });
-    expect(result.removed).toEqual([{ id: 'wei-risk', path: 'wei/semantic/risk.md' }]);
+    expect(await vectorFiles()).toBe(vectorsBefore - 3);
+    expect(await readFile(join(t.root, '.mem/access.json'), 'utf8')).not.toContain('wei');
+    expect(result.removed.map((r) => r.id).sort()).toEqual(['wei-diet', 'wei-move', 'wei-risk']);
     await expect(stat(join(t.root, 'wei/semantic/risk.md'))).rejects.toThrow();
     expect(await t.memory.search({ query: '股票 风险 存款', user: 'wei', k: 5 })).toEqual([]);
     const status = await t.memory.status();

@@ -11,6 +11,7 @@ import { ensureStateDir, STATE_DIR } from './state-dir.js';
 export class JsonAccessStats implements AccessStats {
   private readonly file: string;
   private readonly lock: FileLock;
+  private pending: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly root: string) {
     this.file = join(root, STATE_DIR, 'access.json');
@@ -39,11 +40,17 @@ export class JsonAccessStats implements AccessStats {
     });
   }
 
-  async touch(keys: string[], at: number): Promise<void> {
+  /** Off the search's critical path: the update runs in the background and settle() awaits it. */
+  touch(keys: string[], at: number): void {
     if (keys.length === 0) return;
-    await this.update((all) => {
+    const update = this.update((all) => {
       for (const k of keys) all[k] = { lastAccessed: at, count: (all[k]?.count ?? 0) + 1 };
     }).catch(() => undefined); // Statistics must never fail a search.
+    this.pending = this.pending.then(() => update);
+  }
+
+  async settle(): Promise<void> {
+    await this.pending;
   }
 
   async remove(keys: string[]): Promise<void> {
