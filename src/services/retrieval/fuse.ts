@@ -11,7 +11,8 @@ export interface FusionOptions {
   denseWeight: number;
 }
 
-export const DEFAULT_FUSION: FusionOptions = { fusion: 'weighted', rrfK: 60, denseWeight: 0.6 };
+// denseWeight 0.45 was the best of 0.3 / 0.45 / 0.6 / 0.75 on the LoCoMo dev split (docs/benchmarks.md).
+export const DEFAULT_FUSION: FusionOptions = { fusion: 'weighted', rrfK: 60, denseWeight: 0.45 };
 
 export interface FusedCandidate {
   hit: IndexHit;
