@@ -8,6 +8,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/architecture.test.ts'],
+          // Unit tests first; projects with different worker limits need their own group.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -18,6 +20,7 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           // Each file starts its own Milvus Lite and model server: two at a time fit two cores.
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },
