@@ -96,6 +96,11 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('--ablations <a,b>', 'only these ablations')
     .action(run(() => import('./commands/bench.js').then((m) => m.benchLocomoCommand)));
 
+  program
+    .command('daemon', { hidden: true })
+    .description('serve searches for this root over a local socket (started by `mem search`)')
+    .action(run(() => import('./commands/server.js').then((m) => m.daemonCommand)));
+
   const server = program.command('server').description('control the local servers of the embedded default');
   server.command('start').description('start them (installing the runtime if needed)').action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
   server.command('stop').description('stop them').action(run(() => import('./commands/server.js').then((m) => m.serverStopCommand)));

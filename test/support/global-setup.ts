@@ -9,6 +9,7 @@ import type { TestProject } from 'vitest/node';
 
 import { stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
+import { askDaemon } from '../../src/cli/daemon/client.js';
 import { loadConfig } from '../../src/config.js';
 
 declare module 'vitest' {
@@ -30,6 +31,8 @@ export async function teardown(): Promise<void> {
   if (!runDir) return;
   for (const name of await readdir(runDir).catch(() => [])) {
     const stateDir = join(runDir, name, '.mem', 'servers');
+    const root = join(runDir, name);
+    await askDaemon(loadConfig(process.env, { root }), 'stop', undefined, 2_000);
     for (const server of ['milvus-lite', 'embedder']) await stopServer({ stateDir, name: server, stopSignal: 'SIGINT' }).catch(() => undefined);
   }
   await rm(runDir, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 // `mem search`: a user's eligible memories for a query, as text, JSON or a prompt-ready context block.
-import { UsageError } from '../../errors.js';
+import { MemError, UsageError } from '../../errors.js';
 import { formatContext } from '../../services/retrieval/context.js';
-import type { SearchResult } from '../../services/search.js';
-import { withMemory } from '../context.js';
+import type { SearchInput, SearchResult } from '../../services/search.js';
+import { configFrom, withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 import { parseList, parsePositiveInt, parseTypes } from './parse-options.js';
 
@@ -39,25 +39,51 @@ function formatResults(results: SearchResult[], explain: boolean): string {
     .join('\n');
 }
 
+/**
+ * Through the root's search daemon when one runs (no SDK start-up in this process); otherwise
+ * in-process, then a daemon is started in the background for the next search. MEM_DAEMON=off disables it.
+ */
+async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResult[]> {
+  if (process.env.MEM_DAEMON === 'off') return withMemory(opts, io, (memory) => memory.search(input));
+  const config = configFrom(opts);
+  const { askDaemon, startDaemon } = await import('../daemon/client.js');
+  const response = await askDaemon(config, 'search', input);
+  if (response?.ok) return response.results as SearchResult[];
+  if (response && !response.ok && 'error' in response) throw new DaemonError(response.error);
+  const results = await withMemory(opts, io, (memory) => memory.search(input));
+  startDaemon(config);
+  return results;
+}
+
+/** An error the daemon reported, with the code and exit code it would have had in-process. */
+class DaemonError extends MemError {
+  override readonly code: string;
+  override readonly exitCode: number;
+  constructor(error: { code: string; message: string; exitCode: number }) {
+    super(error.message);
+    this.code = error.code;
+    this.exitCode = error.exitCode;
+  }
+}
+
 export async function searchCommand(query: string, opts: SearchOptions, io: Io): Promise<void> {
   const user = opts.allUsers ? undefined : (opts.user ?? process.env.MEM_USER);
   const types = parseTypes(opts.type);
   const format = opts.json ? 'json' : (opts.format ?? 'text');
   const budget = parsePositiveInt(opts.budget, '--budget', 1_000_000);
   if (format === 'context' && !user) throw new UsageError('--format context needs one --user');
-  const results = await withMemory(opts, io, (memory) =>
-    memory.search({
-      query,
-      k: parsePositiveInt(opts.k, '-k', 200),
-      ...(user ? { user } : {}),
-      ...(opts.allUsers ? { allUsers: true } : {}),
-      ...(types ? { types } : {}),
-      ...(opts.tags ? { tags: parseList(opts.tags) } : {}),
-      ...(opts.mode ? { mode: opts.mode } : {}),
-      ...(opts.fusion ? { fusion: opts.fusion } : {}),
-      ...(opts.rescore === false ? { rescore: false } : {}),
-    }),
-  );
+  const input: SearchInput = {
+    query,
+    k: parsePositiveInt(opts.k, '-k', 200),
+    ...(user ? { user } : {}),
+    ...(opts.allUsers ? { allUsers: true } : {}),
+    ...(types ? { types } : {}),
+    ...(opts.tags ? { tags: parseList(opts.tags) } : {}),
+    ...(opts.mode ? { mode: opts.mode } : {}),
+    ...(opts.fusion ? { fusion: opts.fusion } : {}),
+    ...(opts.rescore === false ? { rescore: false } : {}),
+  };
+  const results = await searchFast(opts, io, input);
   if (format === 'context') {
     const block = formatContext(results, user!, budget);
     process.stdout.write(`${block.text}\n`);

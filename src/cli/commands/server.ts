@@ -6,7 +6,14 @@ import type { GlobalOptions, Io } from '../io.js';
 type ServerState = { name: string; running: boolean; pid?: number; port?: number };
 
 function describe(servers: ServerState[]): string {
-  return servers.map((s) => `${s.name}: ${s.running ? `running (pid ${s.pid}, port ${s.port})` : 'stopped'}`).join('\n');
+  return servers
+    .map((s) => `${s.name}: ${s.running ? `running (pid ${s.pid}${s.port ? `, port ${s.port}` : ''})` : 'stopped'}`)
+    .join('\n');
+}
+
+export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> {
+  const { runDaemon } = await import('../daemon/server.js');
+  await runDaemon(configFrom(opts), { idleMs: 15 * 60_000, onLog: (l) => io.note(l) });
 }
 
 export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<void> {
@@ -15,11 +22,18 @@ export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<v
 }
 
 export async function serverStopCommand(opts: GlobalOptions, io: Io): Promise<void> {
-  const stopped = await stopLocalServers(configFrom(opts));
+  const config = configFrom(opts);
+  const { askDaemon } = await import('../daemon/client.js');
+  const daemon = await askDaemon(config, 'stop', undefined, 5_000);
+  const stopped = [...(daemon?.ok ? ['memd'] : []), ...(await stopLocalServers(config))];
   io.result({ stopped }, () => (stopped.length ? `stopped ${stopped.join(', ')}` : 'no server was running'));
 }
 
 export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<void> {
-  const state = await localServerStatus(configFrom(opts));
-  io.result(state, () => `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})\n${describe(state.servers)}`);
+  const config = configFrom(opts);
+  const state = await localServerStatus(config);
+  const { askDaemon } = await import('../daemon/client.js');
+  const ping = await askDaemon(config, 'ping', undefined, 2_000);
+  const daemon: ServerState = ping?.ok && ping.pid ? { name: 'memd', running: true, pid: ping.pid } : { name: 'memd', running: false };
+  io.result({ ...state, daemon }, () => `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})\n${describe([...state.servers, daemon])}`);
 }

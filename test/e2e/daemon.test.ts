@@ -1,0 +1,61 @@
+// The search daemon: started by the first `mem search`, it answers later ones over the root's socket,
+// sees writes made by other processes at once, and stops with `mem server stop`.
+import { rm } from 'node:fs/promises';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { runMem } from '../support/harness.js';
+import { tempRoot } from '../support/temp-root.js';
+
+async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
+
+describe('search daemon', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await tempRoot({ 'kim/semantic/plant.md': 'Kim waters the fig tree every Sunday.\n' }, 'memdir-e2e-daemon-');
+  });
+  afterAll(async () => {
+    await runMem(['server', 'stop'], { root });
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('starts after the first search and then answers with the same results', async () => {
+    const first = await runMem(['search', 'when does Kim water plants', '--user', 'kim', '--json'], { root });
+    expect(first.code).toBe(0);
+    const running = await waitFor(async () => (await runMem(['server', 'status', '--json'], { root })).json?.daemon?.running === true, 30_000);
+    expect(running).toBe(true);
+    const second = await runMem(['search', 'when does Kim water plants', '--user', 'kim', '--json'], { root });
+    expect(second.json.results.map((r: { id: string }) => r.id)).toEqual(first.json.results.map((r: { id: string }) => r.id));
+    expect(second.json.results[0].path).toBe('kim/semantic/plant.md');
+  });
+
+  it('sees a memory added and then forgotten by other processes, and keeps users apart', async () => {
+    const add = await runMem(['add', 'Kim is learning Portuguese for a trip to Porto', '--user', 'kim', '--json'], { root });
+    const found = await runMem(['search', 'which language is Kim learning', '--user', 'kim', '--json'], { root });
+    expect(found.json.results[0].id).toBe(add.json.id);
+    expect((await runMem(['search', 'which language is Kim learning', '--user', 'lee', '--json'], { root })).json.results).toEqual([]);
+    await runMem(['forget', add.json.id], { root });
+    const gone = await runMem(['search', 'which language is Kim learning', '--user', 'kim', '--json'], { root });
+    expect(gone.json.results.map((r: { id: string }) => r.id)).not.toContain(add.json.id);
+  });
+
+  it('reports usage errors with the same exit code as in-process', async () => {
+    const bad = await runMem(['search', 'x', '--user', 'kim', '--type', 'nonsense'], { root });
+    expect(bad.code).toBe(2);
+  });
+
+  it('stops with `mem server stop`; the next search still works and starts a new one', async () => {
+    const stop = await runMem(['server', 'stop', '--json'], { root });
+    expect(stop.json.stopped).toContain('memd');
+    expect((await runMem(['server', 'status', '--json'], { root })).json.daemon.running).toBe(false);
+    const again = await runMem(['search', 'fig tree', '--user', 'kim', '--json'], { root });
+    expect(again.json.results[0].path).toBe('kim/semantic/plant.md');
+  });
+});
