@@ -57,5 +57,7 @@ describe('search daemon', () => {
     expect((await runMem(['server', 'status', '--json'], { root })).json.daemon.running).toBe(false);
     const again = await runMem(['search', 'fig tree', '--user', 'kim', '--json'], { root });
     expect(again.json.results[0].path).toBe('kim/semantic/plant.md');
+    // Let the new daemon come up before afterAll stops everything, so none outlives the test.
+    expect(await waitFor(async () => (await runMem(['server', 'status', '--json'], { root })).json?.daemon?.running === true, 30_000)).toBe(true);
   });
 });

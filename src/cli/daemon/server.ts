@@ -1,7 +1,7 @@
 // The search daemon (`mem daemon`): keeps one open Memory (SDK loaded, servers connected, model warm)
 // and answers searches over the root's Unix socket, so `mem search` skips seconds of start-up.
 // It exits after a quiet period, or on SIGTERM/SIGINT.
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 
 import type { MemConfig } from '../../config.js';
@@ -102,10 +102,16 @@ export async function runDaemon(config: MemConfig, options: DaemonOptions): Prom
   chmodSync(path, 0o600);
   options.onLog(`memd listening on ${path} (pid ${process.pid})`);
   rearm();
+  // A root that was deleted (or a socket removed) has nobody left to serve.
+  const watch = setInterval(() => {
+    if (!existsSync(path)) stop();
+  }, 10_000);
+  watch.unref();
   process.once('SIGTERM', () => stop());
   process.once('SIGINT', () => stop());
   await stopped;
   clearTimeout(idle);
+  clearInterval(watch);
   server.close();
   rmSync(path, { force: true });
   await memory.close();
