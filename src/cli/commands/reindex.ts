@@ -7,7 +7,8 @@ export interface ReindexOptions extends GlobalOptions {
 }
 
 export async function reindexCommand(opts: ReindexOptions, io: Io): Promise<void> {
-  const report = await withMemory(opts, io, (memory) => memory.reindex({ rebuild: Boolean(opts.rebuild), progress: io.progress() }));
+  const progress = await io.progress();
+  const report = await withMemory(opts, io, (memory) => memory.reindex({ rebuild: Boolean(opts.rebuild), progress }));
   io.result(report, () => {
     const head = `${report.files} files, ${report.chunks} chunks: embedded ${report.embedded}, upserted ${report.upserted}, deleted ${report.deleted}, skipped ${report.skipped} unchanged`;
     const errs = report.errors.map((e) => `error: ${e.path}:${e.line}: ${e.message}`);
