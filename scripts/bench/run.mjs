@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
+import { round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MEM = join(REPO, 'bin', 'mem.js');
@@ -38,7 +39,6 @@ const childEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => 
 const strippedPresent = STRIPPED_ENV.filter((k) => process.env[k] !== undefined);
 
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
-const round = (n, d = 1) => (Number.isFinite(n) ? Math.round(n * 10 ** d) / 10 ** d : n);
 
 class BenchFailure extends Error {}
 
@@ -71,22 +71,7 @@ function mem(root, cliArgs, { allowFail = false } = {}) {
   });
 }
 
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
-function stats(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  return {
-    n: s.length,
-    p50: round(percentile(s, 50)),
-    p95: round(percentile(s, 95)),
-    min: round(s[0]),
-    max: round(s[s.length - 1]),
-    mean: round(s.reduce((a, b) => a + b, 0) / s.length),
-  };
-}
 
 async function du(dir) {
   let total = 0;

@@ -17,6 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS, generateCorpus, prng } from './corpus.mjs';
+import { round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => import(pathToFileURL(join(REPO, 'dist', p)).href);
@@ -43,25 +44,9 @@ if (!Number.isInteger(USER_COUNT) || USER_COUNT < 1 || USER_COUNT > 1000) throw 
 if (!Number.isInteger(QUERY_COUNT) || QUERY_COUNT < 1) throw new Error('--queries must be a whole number >= 1');
 
 const log = (msg) => process.stderr.write(`[scale] ${msg}\n`);
-const round = (n, d = 1) => (Number.isFinite(n) ? Math.round(n * 10 ** d) / 10 ** d : n);
 
 // ---- statistics ---------------------------------------------------------------------------------
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
-function stats(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  return {
-    n: s.length,
-    p50: round(percentile(s, 50)),
-    p95: round(percentile(s, 95)),
-    mean: round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)),
-    min: round(s[0]),
-    max: round(s[s.length - 1]),
-  };
-}
 
 // ---- synthetic index rows -----------------------------------------------------------------------
 function userList(n) {
