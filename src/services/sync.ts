@@ -82,11 +82,15 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
 
   let lastSave = Date.now();
   let batch: ParsedFile[] = [];
-  const flush = async () => {
+  let batchRecords = 0;
+  // Files removed while this sync ran: their rows go too, though the scan listed them.
+  const vanished = new Set<string>();
+  const writePending = async () => {
     await writeBatch(deps, batch, previous, report);
     for (const f of batch) next.set(f.stat.path, f.entry);
     progress.tick(batch.length);
     batch = [];
+    batchRecords = 0;
     if (Date.now() - lastSave > MANIFEST_SAVE_INTERVAL_MS) {
       await deps.manifest.save(next);
       lastSave = Date.now();
@@ -102,6 +106,7 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
       continue;
     }
     const parsed = stat.size > deps.maxFileBytes ? tooLarge(deps, stat, report) : await readAndParse(deps, stat, prev, report);
+    if (parsed === 'gone') vanished.add(stat.path);
     if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'invalid') {
       // An invalid file keeps its last good rows (nothing is lost); it is retried on the next run.
       if (parsed !== 'gone' && prev) next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
@@ -110,12 +115,13 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
       continue;
     }
     batch.push(parsed);
-    if (batch.reduce((n, f) => n + f.records.length, 0) >= RECORDS_PER_BATCH) await flush();
+    batchRecords += parsed.records.length;
+    if (batchRecords >= RECORDS_PER_BATCH) await writePending();
   }
-  if (batch.length > 0) await flush();
+  if (batch.length > 0) await writePending();
   progress.stop();
 
-  await removeDeleted(deps, files, previous, next, options.only, report);
+  await removeDeleted(deps, files.filter((f) => !vanished.has(f.path)), previous, next, options.only, report);
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;

@@ -183,6 +183,24 @@ describe('syncIndex', () => {
     expect(files.reads).toEqual([]); // the new mtime was remembered
   });
 
+  it('a file removed while the sync runs (after the scan, before the read) loses its rows too', async () => {
+    const { root, deps, index } = await setup(TREE);
+    await syncIndex(deps);
+    await edit(root, 'bob/episodic/trip.md', '# Changed\n\nThis version is never read.\n');
+    // The scan sees the changed file; it disappears just before it is read.
+    class VanishingFiles extends FsMemoryFiles {
+      override async read(path: string): Promise<Uint8Array> {
+        if (path === 'bob/episodic/trip.md') await unlink(join(root, path));
+        return super.read(path);
+      }
+    }
+    const report = await syncIndex({ ...deps, files: new VanishingFiles(root) });
+    expect(report.errors).toEqual([]);
+    expect(index.rowsOf('bob/episodic/trip.md')).toEqual([]);
+    expect([...(await deps.manifest.load())!.keys()]).not.toContain('bob/episodic/trip.md');
+    expect(index.rows.size).toBe(TOTAL_CHUNKS - 2);
+  });
+
   it('deleting a file removes its rows', async () => {
     const { root, deps, index } = await setup(TREE);
     await syncIndex(deps);
