@@ -16,6 +16,8 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
   return false;
 }
 
+const daemonOn = (args: string[], root: string) => runMem(args, { root, env: { MEM_DAEMON: 'on' } });
+
 describe('search daemon', () => {
   let root: string;
   beforeAll(async () => {
@@ -27,37 +29,37 @@ describe('search daemon', () => {
   });
 
   it('starts after the first search and then answers with the same results', async () => {
-    const first = await runMem(['search', 'when does Kim water plants', '--user', 'kim', '--json'], { root });
+    const first = await daemonOn(['search', 'when does Kim water plants', '--user', 'kim', '--json'], root);
     expect(first.code).toBe(0);
-    const running = await waitFor(async () => (await runMem(['server', 'status', '--json'], { root })).json?.daemon?.running === true, 30_000);
+    const running = await waitFor(async () => (await daemonOn(['server', 'status', '--json'], root)).json?.daemon?.running === true, 30_000);
     expect(running).toBe(true);
-    const second = await runMem(['search', 'when does Kim water plants', '--user', 'kim', '--json'], { root });
+    const second = await daemonOn(['search', 'when does Kim water plants', '--user', 'kim', '--json'], root);
     expect(second.json.results.map((r: { id: string }) => r.id)).toEqual(first.json.results.map((r: { id: string }) => r.id));
     expect(second.json.results[0].path).toBe('kim/semantic/plant.md');
   });
 
   it('sees a memory added and then forgotten by other processes, and keeps users apart', async () => {
     const add = await runMem(['add', 'Kim is learning Portuguese for a trip to Porto', '--user', 'kim', '--json'], { root });
-    const found = await runMem(['search', 'which language is Kim learning', '--user', 'kim', '--json'], { root });
+    const found = await daemonOn(['search', 'which language is Kim learning', '--user', 'kim', '--json'], root);
     expect(found.json.results[0].id).toBe(add.json.id);
-    expect((await runMem(['search', 'which language is Kim learning', '--user', 'lee', '--json'], { root })).json.results).toEqual([]);
+    expect((await daemonOn(['search', 'which language is Kim learning', '--user', 'lee', '--json'], root)).json.results).toEqual([]);
     await runMem(['forget', add.json.id], { root });
-    const gone = await runMem(['search', 'which language is Kim learning', '--user', 'kim', '--json'], { root });
+    const gone = await daemonOn(['search', 'which language is Kim learning', '--user', 'kim', '--json'], root);
     expect(gone.json.results.map((r: { id: string }) => r.id)).not.toContain(add.json.id);
   });
 
   it('reports usage errors with the same exit code as in-process', async () => {
-    const bad = await runMem(['search', 'x', '--user', 'kim', '--type', 'nonsense'], { root });
+    const bad = await daemonOn(['search', 'x', '--user', 'kim', '--type', 'nonsense'], root);
     expect(bad.code).toBe(2);
   });
 
   it('stops with `mem server stop`; the next search still works and starts a new one', async () => {
     const stop = await runMem(['server', 'stop', '--json'], { root });
     expect(stop.json.stopped).toContain('memd');
-    expect((await runMem(['server', 'status', '--json'], { root })).json.daemon.running).toBe(false);
-    const again = await runMem(['search', 'fig tree', '--user', 'kim', '--json'], { root });
+    expect((await daemonOn(['server', 'status', '--json'], root)).json.daemon.running).toBe(false);
+    const again = await daemonOn(['search', 'fig tree', '--user', 'kim', '--json'], root);
     expect(again.json.results[0].path).toBe('kim/semantic/plant.md');
     // Let the new daemon come up before afterAll stops everything, so none outlives the test.
-    expect(await waitFor(async () => (await runMem(['server', 'status', '--json'], { root })).json?.daemon?.running === true, 30_000)).toBe(true);
+    expect(await waitFor(async () => (await daemonOn(['server', 'status', '--json'], root)).json?.daemon?.running === true, 30_000)).toBe(true);
   });
 });

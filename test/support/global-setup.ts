@@ -29,9 +29,14 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   if (!runDir) return;
+  // Roots sit directly in the run folder, or one level down (a memories/ folder inside a project).
+  const roots: string[] = [];
   for (const name of await readdir(runDir).catch(() => [])) {
-    const stateDir = join(runDir, name, '.mem', 'servers');
-    const root = join(runDir, name);
+    roots.push(join(runDir, name));
+    for (const inner of await readdir(join(runDir, name)).catch(() => [])) roots.push(join(runDir, name, inner));
+  }
+  for (const root of roots) {
+    const stateDir = join(root, '.mem', 'servers');
     await askDaemon(loadConfig(process.env, { root }), 'stop', undefined, 2_000);
     for (const server of ['milvus-lite', 'embedder']) await stopServer({ stateDir, name: server, stopSignal: 'SIGINT' }).catch(() => undefined);
   }

@@ -10,11 +10,15 @@ import { tempRoot } from './temp-root.js';
 
 export const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));
 
-/** The environment of a test run: nothing that would point memdir elsewhere than its embedded default. */
+/**
+ * The environment of a test run: nothing that would point memdir elsewhere than its embedded
+ * default, and no search daemon (a daemon still starting when a test stops the servers would start
+ * them again; the daemon has its own test, which opts in with MEM_DAEMON=on).
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('MEM_') || key.startsWith('MILVUS_')) delete env[key];
-  return { ...env, ...extra };
+  return { ...env, MEM_DAEMON: 'off', ...extra };
 }
 
 export interface TestMemory {
