@@ -17,9 +17,10 @@ export interface OpenOptions {
 
 /** Connects to the index and embedder the configuration names, starting local ones if needed. */
 async function connect(config: MemConfig, options: OpenOptions): Promise<{ index: VectorIndex; embedder: Embedder }> {
-  const [{ MilvusIndex }, { OpenAIEmbedder }] = await Promise.all([
+  const [{ MilvusIndex }, { OpenAIEmbedder }, { LOCAL_EMBEDDING, milvusLiteSpec, embeddingServerSpec }] = await Promise.all([
     import('./adapters/milvus/milvus-index.js'),
     import('./adapters/embedder/openai-embedder.js'),
+    import('./adapters/runtime/local-servers.js'),
   ]);
   const stateDir = join(config.root, STATE_DIR);
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
@@ -27,7 +28,6 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
   if (needsRuntime) {
     const { ensureRuntime } = await import('./adapters/runtime/python-runtime.js');
     const { ensureServer } = await import('./adapters/runtime/managed-server.js');
-    const { milvusLiteSpec, embeddingServerSpec } = await import('./adapters/runtime/local-servers.js');
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
     const [milvus, embedder] = await Promise.all([
       config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, stateDir)) : undefined,
@@ -41,7 +41,6 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
       ? { address: `127.0.0.1:${local.milvusPort}`, collection }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
   );
-  const { LOCAL_EMBEDDING } = await import('./adapters/runtime/local-servers.js');
   const embedder =
     config.embedding.kind === 'local'
       ? new OpenAIEmbedder({

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
-import { round, stats } from './stats.mjs';
+import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MEM = join(REPO, 'bin', 'mem.js');
@@ -120,16 +120,6 @@ async function embed(port, texts, model = 'e5-passage') {
   return body;
 }
 
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpuModel: cpus[0]?.model?.trim() ?? 'unknown',
-    cpuCount: cpus.length,
-    totalMemoryGiB: round(os.totalmem() / 1024 ** 3, 1),
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-  };
-}
 
 function table(rows) {
   const w = Math.max(...rows.map(([k]) => k.length));

@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS, generateCorpus, prng } from './corpus.mjs';
-import { round, stats } from './stats.mjs';
+import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => import(pathToFileURL(join(REPO, 'dist', p)).href);
@@ -150,17 +150,6 @@ function queryList(n, skip = 0) {
   return out.slice(skip, skip + n);
 }
 
-// ---- machine ------------------------------------------------------------------------------------
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpuModel: cpus[0]?.model?.trim() ?? 'unknown',
-    cpuCount: cpus.length,
-    totalMemoryGiB: round(os.totalmem() / 1024 ** 3, 1),
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-  };
-}
 
 async function rssMiB(pid) {
   try {

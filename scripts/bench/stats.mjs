@@ -1,4 +1,6 @@
-// Latency statistics shared by the benchmark scripts (nearest-rank percentiles).
+// Shared by the benchmark scripts: latency statistics (nearest-rank percentiles) and machine facts.
+import os from 'node:os';
+
 export const round = (n, d = 1) => (Number.isFinite(n) ? Math.round(n * 10 ** d) / 10 ** d : n);
 
 export function percentile(sorted, p) {
@@ -15,5 +17,16 @@ export function stats(samples) {
     mean: round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)),
     min: round(s[0]),
     max: round(s[s.length - 1]),
+  };
+}
+
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model?.trim() ?? 'unknown',
+    cpuCount: cpus.length,
+    totalMemoryGiB: round(os.totalmem() / 1024 ** 3, 1),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
   };
 }

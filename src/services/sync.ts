@@ -106,7 +106,7 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
       progress.tick();
       continue;
     }
-    const parsed = stat.size > deps.maxFileBytes ? tooLarge(deps, stat, report) : await readAndParse(deps, stat, prev, report);
+    const parsed = stat.size > deps.maxFileBytes ? tooLarge(stat, deps.maxFileBytes, report) : await readAndParse(deps, stat, prev, report);
     if (parsed === 'gone') vanished.add(stat.path);
     if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'invalid') {
       // An invalid file keeps its last good rows (nothing is lost); it is retried on the next run.
@@ -139,9 +139,9 @@ async function listFiles(deps: SyncDeps, only?: string[]) {
   return { files, problems: [] };
 }
 
-function tooLarge(deps: SyncDeps, stat: FileStat, report: ReindexReport): 'invalid' {
+function tooLarge(stat: FileStat, limit: number, report: ReindexReport): 'invalid' {
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  report.errors.push({ path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(deps.maxFileBytes)} limit: skipped` });
+  report.errors.push({ path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` });
   return 'invalid';
 }
 

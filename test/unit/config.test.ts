@@ -6,15 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { ConfigError, MemError } from '../../src/errors.js';
+import { thrown } from '../support/thrown.js';
 
 function configError(env: NodeJS.ProcessEnv): ConfigError {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return err as ConfigError;
-  }
-  throw new Error('expected a ConfigError');
+  return thrown(() => loadConfig(env), ConfigError);
 }
 
 describe('loadConfig defaults', () => {

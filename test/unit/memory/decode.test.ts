@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { InvalidMemoryError } from '../../../src/errors.js';
 import { decodeMemoryText } from '../../../src/memory/decode.js';
+import { thrown } from '../../support/thrown.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const concat = (...parts: Uint8Array[]) => {
@@ -16,13 +17,7 @@ const concat = (...parts: Uint8Array[]) => {
 };
 
 function decodeError(bytes: Uint8Array, path = 'a/b.md'): InvalidMemoryError {
-  try {
-    decodeMemoryText(bytes, path);
-  } catch (err) {
-    expect(err).toBeInstanceOf(InvalidMemoryError);
-    return err as InvalidMemoryError;
-  }
-  throw new Error('expected decodeMemoryText to throw');
+  return thrown(() => decodeMemoryText(bytes, path), InvalidMemoryError);
 }
 
 describe('decodeMemoryText', () => {

@@ -4,18 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { InvalidMemoryError } from '../../../src/errors.js';
 import { lineOfKey } from '../../../src/memory/front-matter.js';
 import { defaultsFromPath, parseMemory, type ParseContext } from '../../../src/memory/parse.js';
+import { thrown } from '../../support/thrown.js';
 
 const TIME = '2024-03-01T10:00:00.000Z';
 const ctx = (path: string, defaultUser = 'fallback'): ParseContext => ({ path, defaultUser, fallbackTime: TIME });
 
 function parseError(text: string, path = 'alice/semantic/x.md'): InvalidMemoryError {
-  try {
-    parseMemory(text, ctx(path));
-  } catch (err) {
-    expect(err).toBeInstanceOf(InvalidMemoryError);
-    return err as InvalidMemoryError;
-  }
-  throw new Error('expected parseMemory to throw');
+  return thrown(() => parseMemory(text, ctx(path)), InvalidMemoryError);
 }
 
 describe('defaultsFromPath', () => {
