@@ -13,6 +13,13 @@ export type EmbeddingConfig =
   | { kind: 'local' }
   | { kind: 'openai'; baseURL: string; apiKey: string; model: string; dimension: number; requestDimensions: boolean };
 
+/** An OpenAI-compatible chat endpoint for reconciliation, consolidation and ingest; absent = offline rules. */
+export interface LlmConfig {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+}
+
 export interface MemConfig {
   /** Absolute path of the memory root (the folder of Markdown files). */
   root: string;
@@ -24,6 +31,7 @@ export interface MemConfig {
   /** Collection name; derived from the root when not set. */
   collection?: string;
   embedding: EmbeddingConfig;
+  llm?: LlmConfig;
   /** Where the embedded runtime (Python venv) lives. */
   runtimeHome: string;
   /** Python used to create the runtime venv. */
@@ -86,6 +94,19 @@ function embeddingFrom(env: NodeJS.ProcessEnv): EmbeddingConfig {
   };
 }
 
+function llmFrom(env: NodeJS.ProcessEnv): LlmConfig | undefined {
+  const model = env.MEM_LLM_MODEL;
+  if (!model) {
+    if (env.MEM_LLM_BASE_URL) throw new ConfigError('MEM_LLM_BASE_URL is set but MEM_LLM_MODEL is not: name the chat model to use');
+    return undefined;
+  }
+  return {
+    baseURL: env.MEM_LLM_BASE_URL || env.OPENAI_BASE_URL || 'https://api.openai.com/v1',
+    apiKey: env.MEM_LLM_API_KEY || env.OPENAI_API_KEY || 'not-needed',
+    model,
+  };
+}
+
 function defaultUser(value: string | undefined): string {
   if (!value) return 'default';
   if (!isValidUserId(value)) throw new ConfigError(`MEM_USER is not a valid user id: ${JSON.stringify(value).slice(0, 80)}`);
@@ -94,6 +115,7 @@ function defaultUser(value: string | undefined): string {
 
 export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): MemConfig {
   const root = resolve(flags.root ?? env.MEM_ROOT ?? 'memories');
+  const llm = llmFrom(env);
   const uri = env.MILVUS_URI;
   const collection = env.MEM_COLLECTION;
   if (collection && !/^[A-Za-z_][A-Za-z0-9_]{0,254}$/.test(collection)) {
@@ -106,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     index: uri ? { kind: 'remote', uri, ...(env.MILVUS_TOKEN ? { token: env.MILVUS_TOKEN } : {}) } : { kind: 'embedded' },
     ...(collection ? { collection } : {}),
     embedding: embeddingFrom(env),
+    ...(llm ? { llm } : {}),
     runtimeHome: env.MEMDIR_HOME || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memdir'),
     python: env.MEM_PYTHON || 'python3',
     chunkMaxChars: positiveInt(env, 'MEM_CHUNK_MAX_CHARS', 1500),

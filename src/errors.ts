@@ -48,6 +48,11 @@ export class EmbeddingError extends MemError {
   override readonly code = 'EMBEDDING';
 }
 
+/** The configured LLM endpoint failed or answered something that is not JSON. */
+export class LlmError extends MemError {
+  override readonly code = 'LLM';
+}
+
 /** Installing or starting the embedded runtime (Python venv, Milvus Lite, local model) failed. */
 export class RuntimeSetupError extends MemError {
   override readonly code = 'RUNTIME_SETUP';

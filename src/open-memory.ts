@@ -67,6 +67,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/json-access-stats.js'),
   ]);
   const { index, embedder } = await connect(config, options);
+  const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
   const deps: MemoryDeps = {
     files: new FsMemoryFiles(config.root),
@@ -80,6 +81,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     access: new JsonAccessStats(config.root),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
+    ...(llm ? { llm } : {}),
     chunking: { maxChars: config.chunkMaxChars },
     defaultUser: config.defaultUser,
     embedBatchSize: config.embedBatchSize,

@@ -1,5 +1,5 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog } from './ports.js';
+import type { AccessStats, AuditLog, Llm } from './ports.js';
 import type { FusionOptions } from './retrieval/fuse.js';
 import type { ScoringConfig } from './retrieval/rescore.js';
 import type { SyncDeps } from './sync.js';
@@ -9,6 +9,8 @@ export interface MemoryDeps extends SyncDeps {
   access: AccessStats;
   scoring: ScoringConfig;
   fusion: FusionOptions;
+  /** Decides reconciliation, summarises and extracts when configured; absent = deterministic offline rules. */
+  llm?: Llm;
   /** Injected so tests can move time (expiry). */
   now: () => Date;
 }

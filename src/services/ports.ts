@@ -55,6 +55,13 @@ export interface VectorIndex {
   close(): Promise<void>;
 }
 
+/** A chat model that answers with one JSON object (OpenAI-compatible endpoint). Services validate the answer. */
+export interface Llm {
+  readonly model: string;
+  /** Sends a system and a user message; returns the parsed JSON answer, or throws LlmError. */
+  completeJson(request: { system: string; user: string }): Promise<unknown>;
+}
+
 export interface Embedder {
   readonly identity: EmbeddingModelIdentity;
   embedDocuments(texts: string[]): Promise<number[][]>;
