@@ -4,6 +4,8 @@ export { openMemory, type OpenOptions } from './open-memory.js';
 export type { Memory } from './services/memory.js';
 export type { AddInput, AddResult } from './services/add.js';
 export type { SearchInput, SearchResult } from './services/search.js';
+export type { GetInput } from './services/get.js';
+export type { MemoryRecord } from './services/documents.js';
 export type { ForgetInput, ForgetResult } from './services/forget.js';
 export type { ReindexReport } from './services/sync.js';
 export type { StatusReport } from './services/status.js';

@@ -18,12 +18,20 @@ export interface AddInput {
   expires?: string;
 }
 
+/** What write-time reconciliation decided: a new memory, a rewrite of an existing one, a correction, or nothing. */
+export type ReconcileAction = 'ADD' | 'UPDATE' | 'SUPERSEDE' | 'NOOP';
+
 export interface AddResult {
-  action: 'ADD';
+  action: ReconcileAction;
+  /** The memory written (ADD, SUPERSEDE), rewritten (UPDATE) or already holding the fact (NOOP). */
   id: string;
   path: string;
   user: string;
   type: MemoryType;
+  /** Why reconciliation chose the action (rule or LLM answer). */
+  reason?: string;
+  /** SUPERSEDE: the memory this one replaced. */
+  supersedes?: string;
 }
 
 export function validateAddInput(input: AddInput): void {

@@ -1,7 +1,9 @@
 // The Memory facade: the library API that the CLI (and later MCP) are thin shells over.
 import { addMemory, type AddInput, type AddResult } from './add.js';
 import type { MemoryDeps } from './deps.js';
+import type { MemoryRecord } from './documents.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
+import { getMemory, type GetInput } from './get.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
 import { memoryStatus, type StatusReport } from './status.js';
@@ -11,6 +13,7 @@ export interface Memory {
   readonly root: string;
   add(input: AddInput): Promise<AddResult>;
   search(input: SearchInput): Promise<SearchResult[]>;
+  get(input: GetInput): Promise<MemoryRecord>;
   reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   status(): Promise<StatusReport>;
@@ -22,6 +25,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     root: deps.files.root,
     add: (input) => addMemory(deps, input),
     search: (input) => searchMemories(deps, input),
+    get: (input) => getMemory(deps, input),
     reindex: (options = {}) => syncIndex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     status: () => memoryStatus(deps),
