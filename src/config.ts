@@ -3,7 +3,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { ConfigError } from './errors.js';
+import { parseDuration } from './memory/duration.js';
 import { isValidUserId } from './memory/ids.js';
+import { MEMORY_TYPES } from './memory/model.js';
+import { DEFAULT_LIFECYCLE, type LifecycleConfig } from './services/lifecycle-config.js';
 
 export type IndexConfig =
   | { kind: 'embedded' }
@@ -39,6 +42,7 @@ export interface MemConfig {
   chunkMaxChars: number;
   maxFileBytes: number;
   embedBatchSize: number;
+  lifecycle: LifecycleConfig;
   /** Share of dense relevance in weighted fusion with BM25, 0..1 (unset: the built-in default). */
   denseWeight?: number;
 }
@@ -107,6 +111,33 @@ function llmFrom(env: NodeJS.ProcessEnv): LlmConfig | undefined {
   };
 }
 
+function duration(env: NodeJS.ProcessEnv, name: string): number | null | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    return parseDuration(raw, name);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
+/** MEM_TTL_<TYPE> (e.g. MEM_TTL_WORKING=1d, none), MEM_DEDUP_THRESHOLD, MEM_GC_GRACE, MEM_CONSOLIDATE_THRESHOLD. */
+function lifecycleFrom(env: NodeJS.ProcessEnv): LifecycleConfig {
+  const ttl = { ...DEFAULT_LIFECYCLE.ttl };
+  for (const type of MEMORY_TYPES) {
+    const value = duration(env, `MEM_TTL_${type.toUpperCase()}`);
+    if (value === null) delete ttl[type];
+    else if (value !== undefined) ttl[type] = value;
+  }
+  const grace = duration(env, 'MEM_GC_GRACE');
+  return {
+    ttl,
+    duplicateThreshold: env.MEM_DEDUP_THRESHOLD ? fraction(env, 'MEM_DEDUP_THRESHOLD') : DEFAULT_LIFECYCLE.duplicateThreshold,
+    gcGraceMs: grace === undefined ? DEFAULT_LIFECYCLE.gcGraceMs : (grace ?? 0),
+    consolidateThreshold: env.MEM_CONSOLIDATE_THRESHOLD ? fraction(env, 'MEM_CONSOLIDATE_THRESHOLD') : DEFAULT_LIFECYCLE.consolidateThreshold,
+  };
+}
+
 function defaultUser(value: string | undefined): string {
   if (!value) return 'default';
   if (!isValidUserId(value)) throw new ConfigError(`MEM_USER is not a valid user id: ${JSON.stringify(value).slice(0, 80)}`);
@@ -129,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     ...(collection ? { collection } : {}),
     embedding: embeddingFrom(env),
     ...(llm ? { llm } : {}),
+    lifecycle: lifecycleFrom(env),
     runtimeHome: env.MEMDIR_HOME || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memdir'),
     python: env.MEM_PYTHON || 'python3',
     chunkMaxChars: positiveInt(env, 'MEM_CHUNK_MAX_CHARS', 1500),

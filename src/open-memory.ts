@@ -82,6 +82,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),
+    lifecycle: config.lifecycle,
     chunking: { maxChars: config.chunkMaxChars },
     defaultUser: config.defaultUser,
     embedBatchSize: config.embedBatchSize,

@@ -38,7 +38,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
 
   program
     .command('add <text>')
-    .description('write a new memory (file + index + git commit)')
+    .description('add a memory, reconciled with similar ones: ADD, UPDATE, SUPERSEDE or NOOP (file + index + git commit)')
     .option('-u, --user <user>', 'whose memory it is (default: $MEM_USER)')
     .addOption(new Option('-t, --type <type>', 'memory type').choices([...MEMORY_TYPES]).default('semantic'))
     .option('-i, --importance <0..1>', 'how much it matters', '0.5')
@@ -46,6 +46,9 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('--key <slot>', 'the fact slot it fills, e.g. residence')
     .option('--source <source>', 'provenance, e.g. user, agent, system')
     .option('--expires <iso-date>', 'no longer eligible after this time')
+    .option('--ttl <duration>', 'lifetime such as 12h, 7d, 2w or none (default per type: $MEM_TTL_<TYPE>)')
+    .option('--supersedes <id>', 'this memory corrects (replaces) that one')
+    .option('--force', 'skip reconciliation: always write a new memory')
     .action(run(() => import('./commands/add.js').then((m) => m.addCommand)));
 
   program

@@ -32,6 +32,7 @@ const schema = z.object({
   key: z.string().min(1).max(200).nullable().optional(),
   supersedes: idString.nullable().optional(),
   superseded_by: idString.nullable().optional(),
+  consolidated_into: idString.nullable().optional(),
   source: z.string().max(500).nullable().optional(),
   sources: z.array(idString).nullable().optional(),
   tags: z
@@ -93,6 +94,7 @@ export function normaliseFrontMatter(
   if (fm.key) meta.key = fm.key;
   if (fm.supersedes) meta.supersedes = fm.supersedes;
   if (fm.superseded_by) meta.superseded_by = fm.superseded_by;
+  if (fm.consolidated_into) meta.consolidated_into = fm.consolidated_into;
   if (fm.source) meta.source = fm.source;
   if (fm.sources) meta.sources = fm.sources;
   if (fm.confidence !== undefined && fm.confidence !== null) meta.confidence = fm.confidence;

@@ -9,7 +9,7 @@ export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 /** Front matter keys memdir understands, in the order it writes them. Other keys are kept as-is. */
 export const KNOWN_KEYS = [
   'id', 'user', 'type', 'importance', 'status', 'created', 'updated', 'expires', 'key',
-  'supersedes', 'superseded_by', 'source', 'sources', 'tags', 'confidence',
+  'supersedes', 'superseded_by', 'consolidated_into', 'source', 'sources', 'tags', 'confidence',
 ] as const;
 
 export interface MemoryMeta {
@@ -25,6 +25,8 @@ export interface MemoryMeta {
   key?: string;
   supersedes?: string;
   superseded_by?: string;
+  /** Set on an episodic memory folded into a summary by consolidation. */
+  consolidated_into?: string;
   source?: string;
   sources?: string[];
   tags: string[];

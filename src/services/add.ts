@@ -1,9 +1,18 @@
-// Use case: write a new memory file atomically, index it, commit it.
+// Use case: add a memory with write-time reconciliation: ADD a new file, UPDATE an existing one, SUPERSEDE
+// an older one (both files change), or NOOP; index what changed and commit it with the decision and reason.
 import { UsageError } from '../errors.js';
-import { assertUserId, newMemoryId } from '../memory/ids.js';
+import { parseDuration } from '../memory/duration.js';
+import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
 import { MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
 import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage, type MemoryDeps } from './deps.js';
+import { findPath, manifestEntries } from './documents.js';
+import { findCandidates } from './reconcile/candidates.js';
+import type { Candidate, Decision, Incoming } from './reconcile/decision.js';
+import { decideWithLlm } from './reconcile/llm-decide.js';
+import { outrankedBy } from './reconcile/provenance.js';
+import { decideByRules } from './reconcile/rules.js';
+import { rewriteMemory } from './rewrite.js';
 import { syncLocked } from './sync.js';
 
 export interface AddInput {
@@ -12,10 +21,18 @@ export interface AddInput {
   type?: MemoryType;
   importance?: number;
   tags?: string[];
+  /** The fact slot the memory fills (e.g. residence): a new value for a slot supersedes the old one. */
   key?: string;
+  /** Provenance: "system…" outranks "user…" outranks anything else (agent, ingest…, inferred). Default "user". */
   source?: string;
   /** ISO time after which the memory is no longer eligible. */
   expires?: string;
+  /** Lifetime such as "7d" or "none" (instead of expires; default per type from the configuration). */
+  ttl?: string;
+  /** Explicit correction: the id of the memory this one replaces. */
+  supersedes?: string;
+  /** Skip reconciliation: always write a new memory. */
+  force?: boolean;
 }
 
 /** What write-time reconciliation decided: a new memory, a rewrite of an existing one, a correction, or nothing. */
@@ -30,6 +47,8 @@ export interface AddResult {
   type: MemoryType;
   /** Why reconciliation chose the action (rule or LLM answer). */
   reason?: string;
+  /** Who decided: an explicit flag, the offline rules or the LLM. */
+  decidedBy?: Decision['by'];
   /** SUPERSEDE: the memory this one replaced. */
   supersedes?: string;
 }
@@ -46,37 +65,121 @@ export function validateAddInput(input: AddInput): void {
   for (const tag of input.tags ?? []) {
     if (!tag || tag.length > 100 || /[\n\r"\\]/.test(tag)) throw new UsageError(`invalid tag ${JSON.stringify(tag)}`);
   }
+  if (input.key !== undefined && (!input.key.trim() || input.key.length > 200 || /[\n\r]/.test(input.key))) {
+    throw new UsageError(`invalid key ${JSON.stringify(input.key).slice(0, 80)}`);
+  }
+  if (input.source !== undefined && (!input.source.trim() || input.source.length > 500 || /[\n\r]/.test(input.source))) {
+    throw new UsageError(`invalid source ${JSON.stringify(input.source).slice(0, 80)}`);
+  }
   if (input.expires !== undefined && Number.isNaN(Date.parse(input.expires))) {
     throw new UsageError(`expires is not a date: ${JSON.stringify(input.expires)}`);
   }
+  if (input.expires !== undefined && input.ttl !== undefined) throw new UsageError('give either expires or ttl, not both');
+  if (input.ttl !== undefined) parseDuration(input.ttl, 'ttl');
+  if (input.supersedes !== undefined) assertMemoryId(input.supersedes);
+}
+
+function expiryOf(deps: MemoryDeps, input: AddInput, type: MemoryType, now: Date): string | undefined {
+  if (input.expires) return new Date(input.expires).toISOString();
+  const ttl = input.ttl !== undefined ? parseDuration(input.ttl, 'ttl') : deps.lifecycle.ttl[type];
+  return ttl ? new Date(now.getTime() + ttl).toISOString() : undefined;
+}
+
+async function decide(deps: MemoryDeps, input: AddInput, incoming: Incoming, candidates: Candidate[]): Promise<Decision> {
+  if (input.supersedes) {
+    const target = candidates.find((c) => c.id === input.supersedes);
+    if (!target) throw new UsageError(`cannot supersede ${input.supersedes}: no active memory with that id for user ${input.user}`);
+    const outranked = outrankedBy(incoming.source, target.source);
+    if (outranked) throw new UsageError(`cannot supersede ${target.id}: ${outranked} (use --source to state provenance)`);
+    return { action: 'SUPERSEDE', target: target.id, reason: `explicit --supersedes ${target.id}`, by: 'explicit' };
+  }
+  if (input.force) return { action: 'ADD', reason: 'forced: reconciliation skipped', by: 'explicit' };
+  const rules = decideByRules(incoming, candidates, { duplicateThreshold: deps.lifecycle.duplicateThreshold });
+  // An identical text is certain; a model is only asked when there is something to weigh.
+  const certain = rules.action === 'NOOP' && rules.reason.startsWith('same text');
+  let decision = rules;
+  if (deps.llm && candidates.length > 0 && !certain) {
+    const answer = await decideWithLlm(deps.llm, incoming, candidates);
+    if ('invalid' in answer) decision = { ...rules, reason: `${rules.reason} (LLM answer unusable: ${answer.invalid}; offline rules applied)` };
+    // A keyed slot holds one active value: the model may refine or replace it, not add a second.
+    else if (answer.action === 'ADD' && rules.action === 'SUPERSEDE') decision = { ...rules, reason: `${rules.reason} (LLM said ADD: ${answer.reason})` };
+    else decision = answer;
+  }
+  if (decision.action === 'UPDATE' || decision.action === 'SUPERSEDE') {
+    const target = candidates.find((c) => c.id === decision.target)!;
+    const outranked = outrankedBy(incoming.source, target.source);
+    if (outranked) return { action: 'NOOP', target: target.id, reason: `kept ${target.id}: ${outranked}`, by: decision.by };
+  }
+  return decision;
 }
 
 export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddResult> {
   validateAddInput(input);
-  const now = deps.now();
   const type = input.type ?? 'semantic';
-  const id = newMemoryId(input.text, now);
-  const meta: MemoryMeta = {
-    id,
-    user: input.user,
-    type,
-    importance: input.importance ?? 0.5,
-    status: 'active',
-    created: now.toISOString(),
-    updated: now.toISOString(),
-    tags: input.tags ?? [],
-    source: input.source ?? 'user',
-    extra: {},
-  };
-  if (input.expires) meta.expires = new Date(input.expires).toISOString();
-  if (input.key) meta.key = input.key;
-  const path = `${input.user}/${type}/${id}.md`;
+  const text = input.text.trim();
+  const incoming: Incoming = { text, source: input.source ?? 'user', ...(input.key ? { key: input.key } : {}) };
   return deps.lock.run(async () => {
-    await deps.files.write(path, serializeMemory(meta, input.text.trim()));
-    const report = await syncLocked(deps, { only: [path] });
-    const problem = report.errors.find((e) => e.path === path);
-    if (problem) throw new UsageError(`${path}:${problem.line}: ${problem.message}`);
-    await deps.audit.commit([path], commitMessage('ADD', { id, user: input.user, type }));
-    return { action: 'ADD', id, path, user: input.user, type };
+    const now = deps.now();
+    const manifest = await manifestEntries(deps);
+    const candidates = await findCandidates(deps, { text, user: input.user, type, ...(input.key ? { key: input.key } : {}) }, manifest, now);
+    if (input.supersedes && !candidates.some((c) => c.id === input.supersedes)) {
+      // An explicit target may be of another type or not similar in wording.
+      const path = await findPath(deps, input.supersedes);
+      const entry = path ? manifest.get(path) : undefined;
+      if (path && entry && entry.user === input.user && entry.status === 'active') {
+        candidates.push({ id: entry.memoryId, path, text: '', created: '', similarity: 0, ...(entry.source ? { source: entry.source } : {}) });
+      }
+    }
+    const decision = await decide(deps, input, incoming, candidates);
+    const target = candidates.find((c) => c.id === decision.target);
+    const base = { user: input.user, type, reason: decision.reason, decidedBy: decision.by };
+
+    if (decision.action === 'NOOP') return { ...base, action: 'NOOP', id: target!.id, path: target!.path };
+
+    if (decision.action === 'UPDATE') {
+      const meta = await rewriteMemory(deps, target!.path, (m) => ({
+        ...m,
+        updated: now.toISOString(),
+        importance: Math.max(m.importance, input.importance ?? 0),
+        tags: [...new Set([...m.tags, ...(input.tags ?? [])])],
+      }), `${decision.text ?? text}\n`);
+      await indexAndCommit(deps, [target!.path], 'UPDATE', { id: meta.id, user: input.user, type: meta.type, decided_by: decision.by, reason: decision.reason });
+      return { ...base, type: meta.type, action: 'UPDATE', id: meta.id, path: target!.path };
+    }
+
+    const id = newMemoryId(text, now);
+    const meta: MemoryMeta = {
+      id, user: input.user, type,
+      importance: input.importance ?? 0.5,
+      status: 'active',
+      created: now.toISOString(),
+      updated: now.toISOString(),
+      tags: input.tags ?? [],
+      source: incoming.source,
+      extra: {},
+    };
+    const expires = expiryOf(deps, input, type, now);
+    if (expires) meta.expires = expires;
+    if (input.key) meta.key = input.key;
+    if (decision.action === 'SUPERSEDE') meta.supersedes = target!.id;
+    const path = `${input.user}/${type}/${id}.md`;
+    await deps.files.write(path, serializeMemory(meta, text));
+    const paths = [path];
+    if (decision.action === 'SUPERSEDE') {
+      // The old file says what replaced it: a reader of either file sees the correction.
+      await rewriteMemory(deps, target!.path, (m) => ({ ...m, status: 'superseded', superseded_by: id, updated: now.toISOString() }));
+      paths.push(target!.path);
+    }
+    await indexAndCommit(deps, paths, decision.action, {
+      id, user: input.user, type, supersedes: meta.supersedes, decided_by: decision.by, reason: decision.reason,
+    });
+    return { ...base, action: decision.action, id, path, ...(meta.supersedes ? { supersedes: meta.supersedes } : {}) };
   });
+}
+
+async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string, fields: Record<string, string | undefined>) {
+  const report = await syncLocked(deps, { only: paths });
+  const problem = report.errors.find((e) => paths.includes(e.path));
+  if (problem) throw new UsageError(`${problem.path}:${problem.line}: ${problem.message}`);
+  await deps.audit.commit(paths, commitMessage(action, fields));
 }

@@ -1,5 +1,6 @@
 // Everything the use cases need, assembled once by the composition root.
 import type { AccessStats, AuditLog, Llm } from './ports.js';
+import type { LifecycleConfig } from './lifecycle-config.js';
 import type { FusionOptions } from './retrieval/fuse.js';
 import type { ScoringConfig } from './retrieval/rescore.js';
 import type { SyncDeps } from './sync.js';
@@ -9,6 +10,7 @@ export interface MemoryDeps extends SyncDeps {
   access: AccessStats;
   scoring: ScoringConfig;
   fusion: FusionOptions;
+  lifecycle: LifecycleConfig;
   /** Decides reconciliation, summarises and extracts when configured; absent = deterministic offline rules. */
   llm?: Llm;
   /** Injected so tests can move time (expiry). */

@@ -102,6 +102,12 @@ export interface ManifestEntry {
   type: MemoryType;
   status: MemoryStatus;
   expires?: number;
+  /** Lifecycle links, so reconciliation and forgetting find related memories without reading every file. */
+  key?: string;
+  source?: string;
+  supersedes?: string;
+  sources?: string[];
+  created?: number;
   chunks: { id: string; textHash: string }[];
 }
 

@@ -7,7 +7,8 @@ import writeFileAtomic from 'write-file-atomic';
 import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
 import { ensureStateDir, STATE_DIR } from './state-dir.js';
 
-const VERSION = 1;
+// 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
+const VERSION = 2;
 
 export class JsonManifest implements ManifestStore {
   private readonly file: string;

@@ -12,6 +12,9 @@ export interface AddOptions extends GlobalOptions {
   key?: string;
   source?: string;
   expires?: string;
+  ttl?: string;
+  supersedes?: string;
+  force?: boolean;
 }
 
 export async function addCommand(text: string, opts: AddOptions, io: Io): Promise<void> {
@@ -26,7 +29,18 @@ export async function addCommand(text: string, opts: AddOptions, io: Io): Promis
       ...(opts.key ? { key: opts.key } : {}),
       ...(opts.source ? { source: opts.source } : {}),
       ...(opts.expires ? { expires: opts.expires } : {}),
+      ...(opts.ttl ? { ttl: opts.ttl } : {}),
+      ...(opts.supersedes ? { supersedes: opts.supersedes } : {}),
+      ...(opts.force ? { force: true } : {}),
     }),
   );
-  io.result(result, () => `${result.action} ${result.id} -> ${result.path}`);
+  io.result(result, () => {
+    const what = {
+      ADD: `added ${result.id}`,
+      UPDATE: `updated ${result.id}`,
+      SUPERSEDE: `added ${result.id}, superseding ${result.supersedes}`,
+      NOOP: `nothing written: already known as ${result.id}`,
+    }[result.action];
+    return `${result.action} ${what} -> ${result.path}\n  why (${result.decidedBy}): ${result.reason}`;
+  });
 }

@@ -1,0 +1,22 @@
+// Settings of the memory lifecycle: default lifetimes per type, duplicate and grouping thresholds, gc grace.
+import type { MemoryType } from '../memory/model.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+export interface LifecycleConfig {
+  /** Default lifetime of a new memory per type (ms); absent = never expires. */
+  ttl: Partial<Record<MemoryType, number>>;
+  /** Cosine similarity at or above which `add` treats a memory as already known (offline rule). */
+  duplicateThreshold: number;
+  /** How long an expired memory's file stays (marked expired) before `mem gc` deletes it. */
+  gcGraceMs: number;
+  /** Cosine similarity at or above which consolidation groups two episodic memories. */
+  consolidateThreshold: number;
+}
+
+export const DEFAULT_LIFECYCLE: LifecycleConfig = {
+  ttl: { working: DAY, episodic: 90 * DAY },
+  duplicateThreshold: 0.95,
+  gcGraceMs: 30 * DAY,
+  consolidateThreshold: 0.88,
+};
