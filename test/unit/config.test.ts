@@ -25,6 +25,7 @@ describe('loadConfig defaults', () => {
       chunkMaxChars: 1500,
       maxFileBytes: 5 * 1024 * 1024,
       embedBatchSize: 32,
+      lifecycle: { ttl: { working: 86_400_000, episodic: 90 * 86_400_000 }, duplicateThreshold: 0.95, gcGraceMs: 30 * 86_400_000, consolidateThreshold: 0.88 },
     });
   });
 
@@ -183,6 +184,33 @@ describe('loadConfig embedder', () => {
     expect(loadConfig({ MEM_EMBEDDER: 'openai', OPENAI_BASE_URL: 'http://other/v1' }).embedding).toMatchObject({
       baseURL: 'http://other/v1', apiKey: 'not-needed',
     });
+  });
+});
+
+describe('loadConfig lifecycle', () => {
+  it('reads TTLs per type, "none" removing a default', () => {
+    const c = loadConfig({ MEM_TTL_WORKING: '12h', MEM_TTL_EPISODIC: 'none', MEM_TTL_SEMANTIC: '1y' });
+    expect(c.lifecycle.ttl).toEqual({ working: 43_200_000, semantic: 31_557_600_000 });
+  });
+
+  it('reads thresholds and the gc grace period', () => {
+    const c = loadConfig({ MEM_DEDUP_THRESHOLD: '0.99', MEM_CONSOLIDATE_THRESHOLD: '0.8', MEM_GC_GRACE: 'none' });
+    expect(c.lifecycle).toMatchObject({ duplicateThreshold: 0.99, consolidateThreshold: 0.8, gcGraceMs: 0 });
+  });
+
+  it('rejects a bad duration or threshold with exit code 2', () => {
+    expect(configError({ MEM_TTL_WORKING: 'tomorrow' }).message).toMatch(/MEM_TTL_WORKING must be a duration/);
+    expect(configError({ MEM_DEDUP_THRESHOLD: '2' }).exitCode).toBe(2);
+  });
+});
+
+describe('loadConfig LLM', () => {
+  it('is offline unless a model is named', () => {
+    expect(loadConfig({}).llm).toBeUndefined();
+    expect(loadConfig({ MEM_LLM_MODEL: 'gpt-4o-mini', MEM_LLM_BASE_URL: 'http://127.0.0.1:9/v1' }).llm).toEqual({
+      baseURL: 'http://127.0.0.1:9/v1', apiKey: 'not-needed', model: 'gpt-4o-mini',
+    });
+    expect(configError({ MEM_LLM_BASE_URL: 'http://127.0.0.1:9/v1' }).message).toMatch(/MEM_LLM_MODEL/);
   });
 });
 
