@@ -65,7 +65,14 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .addOption(new Option('--format <format>', 'output').choices(['text', 'json', 'context']).default('text'))
     .option('--budget <tokens>', 'token budget of --format context', '800')
     .option('--explain', 'show each result’s score components and why it was eligible')
+    .option('--history', 'include superseded, consolidated and expired memories, marked')
     .action(run(() => import('./commands/search.js').then((m) => m.searchCommand)));
+
+  program
+    .command('show <id>')
+    .description('print a memory, its supersede chain, its sources and its git history')
+    .option('-u, --user <user>', 'only if it is this user’s memory')
+    .action(run(() => import('./commands/show.js').then((m) => m.showCommand)));
 
   program
     .command('reindex')

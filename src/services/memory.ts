@@ -4,6 +4,7 @@ import type { MemoryDeps } from './deps.js';
 import type { MemoryRecord } from './documents.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
 import { getMemory, type GetInput } from './get.js';
+import { showMemory, type ShowResult } from './show.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
 import { memoryStatus, type StatusReport } from './status.js';
@@ -14,6 +15,8 @@ export interface Memory {
   add(input: AddInput): Promise<AddResult>;
   search(input: SearchInput): Promise<SearchResult[]>;
   get(input: GetInput): Promise<MemoryRecord>;
+  /** A memory with its supersede chain, consolidation sources and git history. */
+  show(input: GetInput): Promise<ShowResult>;
   reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   status(): Promise<StatusReport>;
@@ -26,6 +29,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     add: (input) => addMemory(deps, input),
     search: (input) => searchMemories(deps, input),
     get: (input) => getMemory(deps, input),
+    show: (input) => showMemory(deps, input),
     reindex: (options = {}) => syncIndex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     status: () => memoryStatus(deps),

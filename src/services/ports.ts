@@ -118,9 +118,18 @@ export interface ManifestStore {
   save(entries: Map<string, ManifestEntry>): Promise<void>;
 }
 
+export interface AuditEntry {
+  commit: string;
+  /** ISO 8601 author date. */
+  date: string;
+  subject: string;
+}
+
 export interface AuditLog {
   /** Commits exactly these paths (added, changed or removed) with the message; no-op when disabled. */
   commit(paths: string[], message: string): Promise<void>;
+  /** Commits that touched this path, newest first, following renames; empty when disabled or untracked. */
+  history(path: string): Promise<AuditEntry[]>;
   /** Does nothing when disabled. */
   readonly enabled: boolean;
 }

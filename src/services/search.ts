@@ -3,7 +3,7 @@
 // importance, one result per memory (or per chunk), and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
-import type { MemoryType } from '../memory/model.js';
+import type { MemoryStatus, MemoryType } from '../memory/model.js';
 import { NO_EXPIRY } from '../memory/records.js';
 import type { MemoryDeps } from './deps.js';
 import { accessKey, type IndexHit, type IndexScope } from './ports.js';
@@ -31,6 +31,8 @@ export interface SearchInput {
   track?: boolean;
   /** The time eligibility and recency are judged at (default: now). */
   at?: Date;
+  /** Also superseded, consolidated and expired memories (still only the user's), each marked by its status. */
+  history?: boolean;
 }
 
 export interface ScoreComponents {
@@ -70,8 +72,7 @@ export function eligibilityScope(input: SearchInput, now: Date): IndexScope {
   if (!input.allUsers && !input.user) throw new UsageError('a search needs --user (or --all-users, explicitly)');
   return {
     users: input.allUsers ? 'all' : [assertUserId(input.user!)],
-    statuses: ['active'],
-    notExpiredAt: now.getTime(),
+    ...(input.history ? {} : { statuses: ['active'] as MemoryStatus[], notExpiredAt: now.getTime() }),
     ...(input.types?.length ? { types: input.types } : {}),
     ...(input.tags?.length ? { tags: input.tags } : {}),
   };

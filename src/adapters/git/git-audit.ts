@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 
 import { MemError, errorMessage } from '../../errors.js';
-import type { AuditLog } from '../../services/ports.js';
+import type { AuditEntry, AuditLog } from '../../services/ports.js';
 
 export class GitAudit implements AuditLog {
   private git: SimpleGit | null = null;
@@ -49,6 +49,25 @@ export class GitAudit implements AuditLog {
       await git.raw(['commit', '--quiet', '--no-verify', '-m', message, '--', ...known]);
     } catch (err) {
       throw new MemError(`the memory files were written but the git commit failed: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  async history(path: string): Promise<AuditEntry[]> {
+    if (!this.enabled || (!existsSync(join(this.root, '.git')) && !(await this.insideRepo()))) return [];
+    const git = await this.repo();
+    // Unit separator between fields, one commit per line: subjects cannot contain either.
+    const out = await git.raw(['log', '--follow', '--format=%H%x1f%aI%x1f%s', '--', join(this.root, path)]).catch(() => '');
+    return out.split('\n').filter(Boolean).map((line) => {
+      const [commit = '', date = '', subject = ''] = line.split('\x1f');
+      return { commit, date, subject };
+    });
+  }
+
+  private async insideRepo(): Promise<boolean> {
+    try {
+      return (await simpleGit({ baseDir: this.root }).raw(['rev-parse', '--is-inside-work-tree'])).trim() === 'true';
+    } catch {
+      return false; // no such folder, or not a repository
     }
   }
 }

@@ -18,6 +18,7 @@ export interface SearchOptions extends GlobalOptions {
   format?: 'text' | 'json' | 'context';
   budget: string;
   explain?: boolean;
+  history?: boolean;
 }
 
 const f = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(3));
@@ -28,7 +29,8 @@ function formatResults(results: SearchResult[], explain: boolean): string {
     .map((r, i) => {
       const excerpt = r.content.replace(/\s+/g, ' ').trim();
       const short = excerpt.length > 240 ? `${excerpt.slice(0, 237)}...` : excerpt;
-      const lines = [`${i + 1}. ${r.id}  [${r.type}, ${r.created.slice(0, 10)}, score ${r.score.toFixed(3)}]`, `   ${short}`, `   ${r.path}:${r.lines[0]}`];
+      const marker = r.status === 'active' ? '' : `, ${r.status.toUpperCase()}`;
+      const lines = [`${i + 1}. ${r.id}  [${r.type}, ${r.created.slice(0, 10)}${marker}, score ${r.score.toFixed(3)}]`, `   ${short}`, `   ${r.path}:${r.lines[0]}`];
       if (explain) {
         const s = r.scores;
         lines.push(`   relevance ${f(s.relevance)} (dense ${f(s.dense)}, bm25 ${f(s.bm25)}), recency ${f(s.recency)}, importance ${f(s.importance)}`);
@@ -82,6 +84,7 @@ export async function searchCommand(query: string, opts: SearchOptions, io: Io):
     ...(opts.mode ? { mode: opts.mode } : {}),
     ...(opts.fusion ? { fusion: opts.fusion } : {}),
     ...(opts.rescore === false ? { rescore: false } : {}),
+    ...(opts.history ? { history: true } : {}),
   };
   const results = await searchFast(opts, io, input);
   if (format === 'context') {

@@ -1,0 +1,64 @@
+// Use case: one memory with its lifecycle around it: the supersede chain, its consolidation links, and its git history.
+import type { MemoryStatus } from '../memory/model.js';
+import type { MemoryDeps } from './deps.js';
+import { findPath, loadDoc, toRecord, type MemoryRecord } from './documents.js';
+import { getMemory, type GetInput } from './get.js';
+import type { AuditEntry } from './ports.js';
+
+export interface ChainLink {
+  id: string;
+  status: MemoryStatus | 'missing';
+  created?: string;
+  /** First line of the memory, for a glance. */
+  summary?: string;
+}
+
+export interface ShowResult {
+  memory: MemoryRecord;
+  /** The correction chain, oldest first; includes the memory itself. */
+  chain: ChainLink[];
+  /** Memories this one summarises (consolidation). */
+  sources: ChainLink[];
+  history: AuditEntry[];
+}
+
+// A hand-edited cycle (a supersedes b supersedes a) must not loop forever.
+const MAX_CHAIN = 100;
+
+async function link(deps: MemoryDeps, id: string): Promise<{ link: ChainLink; record?: MemoryRecord }> {
+  const path = await findPath(deps, id);
+  const record = path ? await loadDoc(deps, path).then(toRecord, () => undefined) : undefined;
+  if (!record) return { link: { id, status: 'missing' } };
+  return { link: { id, status: record.status, created: record.created, summary: record.content.split('\n')[0]!.slice(0, 120) }, record };
+}
+
+async function walk(deps: MemoryDeps, start: MemoryRecord, next: (r: MemoryRecord) => string | undefined, user: string): Promise<ChainLink[]> {
+  const links: ChainLink[] = [];
+  const seen = new Set([start.id]);
+  let id = next(start);
+  while (id && !seen.has(id) && links.length < MAX_CHAIN) {
+    seen.add(id);
+    const { link: l, record } = await link(deps, id);
+    // Links never cross users: a hand-written id of another user's memory shows as missing.
+    if (record && record.user !== user) {
+      links.push({ id, status: 'missing' });
+      break;
+    }
+    links.push(l);
+    id = record ? next(record) : undefined;
+  }
+  return links;
+}
+
+export async function showMemory(deps: MemoryDeps, input: GetInput): Promise<ShowResult> {
+  const memory = await getMemory(deps, input);
+  const self: ChainLink = { id: memory.id, status: memory.status, created: memory.created, summary: memory.content.split('\n')[0]!.slice(0, 120) };
+  const older = await walk(deps, memory, (r) => r.supersedes, memory.user);
+  const newer = await walk(deps, memory, (r) => r.superseded_by, memory.user);
+  const sources = [];
+  for (const id of memory.sources ?? []) {
+    const { link: l, record } = await link(deps, id);
+    sources.push(record && record.user !== memory.user ? { id, status: 'missing' as const } : l);
+  }
+  return { memory, chain: [...older.reverse(), self, ...newer], sources, history: await deps.audit.history(memory.path) };
+}
