@@ -82,9 +82,29 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
 
   program
     .command('forget [ids...]')
-    .description('remove memories: files, index rows and cached vectors, in one commit')
+    .description('remove memories everywhere: files, index rows, cached vectors, access stats and summaries citing them; one commit')
     .option('-u, --user <user>', 'with ids: only this user; alone: forget everything about this user')
+    .option('-q, --query <text>', 'forget what this query finds among --user’s memories (preview; --yes to apply)')
+    .option('-k, --k <n>', 'how many query matches to consider', '5')
+    .option('-y, --yes', 'apply a --query forget (and confirm --purge-history)')
+    .option('--purge-history', 'also rewrite git history so the content is gone from past commits (rewrites every branch)')
     .action(run(() => import('./commands/forget.js').then((m) => m.forgetCommand)));
+
+  program
+    .command('gc')
+    .description('mark memories past their expiry as expired; remove them after the grace period ($MEM_GC_GRACE, 30d)')
+    .option('-u, --user <user>', 'only this user')
+    .option('--dry-run', 'show what would change')
+    .action(run(() => import('./commands/gc.js').then((m) => m.gcCommand)));
+
+  program
+    .command('consolidate')
+    .description('fold related memories of a user into one summary per group that cites its sources')
+    .option('-u, --user <user>', 'whose memories (default: $MEM_USER)')
+    .addOption(new Option('-t, --type <type>', 'which memories to fold').choices([...MEMORY_TYPES]).default('episodic'))
+    .option('--threshold <0..1>', 'similarity needed to group two memories (default $MEM_CONSOLIDATE_THRESHOLD, 0.88)')
+    .option('--dry-run', 'show the groups without writing')
+    .action(run(() => import('./commands/consolidate.js').then((m) => m.consolidateCommand)));
 
   program
     .command('status')

@@ -5,6 +5,8 @@ import type { MemoryRecord } from './documents.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
 import { getMemory, type GetInput } from './get.js';
 import { showMemory, type ShowResult } from './show.js';
+import { collectGarbage, type GcInput, type GcResult } from './gc.js';
+import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate/consolidate.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
 import { memoryStatus, type StatusReport } from './status.js';
@@ -19,6 +21,10 @@ export interface Memory {
   show(input: GetInput): Promise<ShowResult>;
   reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
+  /** Marks expired memories, removes them after the grace period. */
+  gc(input?: GcInput): Promise<GcResult>;
+  /** Folds related memories of a user into summaries that cite them. */
+  consolidate(input: ConsolidateInput): Promise<ConsolidateResult>;
   status(): Promise<StatusReport>;
   close(): Promise<void>;
 }
@@ -32,6 +38,8 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     show: (input) => showMemory(deps, input),
     reindex: (options = {}) => syncIndex(deps, options),
     forget: (input) => forgetMemories(deps, input),
+    gc: (input = {}) => collectGarbage(deps, input),
+    consolidate: (input) => consolidateMemories(deps, input),
     status: () => memoryStatus(deps),
     close,
   };

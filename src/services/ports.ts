@@ -130,6 +130,8 @@ export interface AuditLog {
   commit(paths: string[], message: string): Promise<void>;
   /** Commits that touched this path, newest first, following renames; empty when disabled or untracked. */
   history(path: string): Promise<AuditEntry[]>;
+  /** Rewrites the repository's history so these paths are gone from every commit (and unreachable objects pruned). */
+  purge(paths: string[]): Promise<void>;
   /** Does nothing when disabled. */
   readonly enabled: boolean;
 }

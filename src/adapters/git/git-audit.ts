@@ -1,7 +1,7 @@
 // AuditLog on git: each write is one commit of exactly the memory files it touched.
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 
 import { simpleGit, type SimpleGit } from 'simple-git';
 
@@ -68,6 +68,37 @@ export class GitAudit implements AuditLog {
       return (await simpleGit({ baseDir: this.root }).raw(['rev-parse', '--is-inside-work-tree'])).trim() === 'true';
     } catch {
       return false; // no such folder, or not a repository
+    }
+  }
+
+  async purge(paths: string[]): Promise<void> {
+    if (!this.enabled || paths.length === 0) return;
+    const git = await this.repo();
+    const top = (await git.raw(['rev-parse', '--show-toplevel'])).trim();
+    const inRepo = paths.map((p) => relative(top, join(this.root, p)).split(sep).join('/'));
+    // Memory paths and ids are validated (letters, digits, . _ - @ /), so quoting for the filter's shell is simple;
+    // ids are slugs of the text, so commit messages naming them are redacted too.
+    const shellQuote = (v: string) => `'${v.replace(/'/g, "'\\''")}'`;
+    const ids = paths.map((p) => basename(p).replace(/\.md$/i, ''));
+    const sedEscape = (v: string) => v.replace(/[.[\]*^$\\/]/g, (c) => `\\${c}`);
+    const msgFilter = `sed ${ids.map((id) => `-e ${shellQuote(`s/${sedEscape(id)}/[forgotten]/g`)}`).join(' ')}`;
+    const indexFilter = `git rm -r -q --cached --ignore-unmatch -- ${inRepo.map(shellQuote).join(' ')}`;
+    try {
+      await git.env({ ...process.env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
+        .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);
+      const backups = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/original/'])).split('\n').filter(Boolean);
+      for (const ref of backups) await git.raw(['update-ref', '-d', ref]);
+      await git.raw(['reflog', 'expire', '--expire=now', '--all']);
+      await git.raw(['gc', '--prune=now', '--quiet']);
+      // Commits that only touched the forgotten files are gone with their messages; this one records that
+      // a purge happened, without naming what.
+      await git.raw(['commit', '--allow-empty', '--quiet', '--no-verify', '-m',
+        `memdir: PURGE-HISTORY\n\naction: PURGE-HISTORY\ncount: ${paths.length}`]);
+    } catch (err) {
+      throw new MemError(
+        `the memories were forgotten and committed, but rewriting git history failed (commit or stash other changes in ${top}, then run again): ${errorMessage(err)}`,
+        { cause: err },
+      );
     }
   }
 }

@@ -1,18 +1,45 @@
-// `mem forget`: remove memories from the files, the index and the vector cache.
+// `mem forget`: remove memories by id, by user, or by query (previewed first), everywhere, in one commit.
 import { UsageError } from '../../errors.js';
+import type { ForgetResult } from '../../services/forget.js';
 import { withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
+import { parsePositiveInt } from './parse-options.js';
 
 export interface ForgetOptions extends GlobalOptions {
   user?: string;
+  query?: string;
+  k: string;
+  yes?: boolean;
+  purgeHistory?: boolean;
+}
+
+function formatForget(result: ForgetResult): string {
+  if (result.preview) {
+    if (result.preview.length === 0) return 'no memory matches; nothing would be forgotten';
+    const lines = result.preview.map((p) => `would remove ${p.id} (${p.path}): ${p.content.replace(/\s+/g, ' ').slice(0, 100)}`);
+    return [...lines, 'run again with --yes to forget these'].join('\n');
+  }
+  const lines = result.removed.map((r) => `removed ${r.id} (${r.path})`);
+  for (const g of result.regenerated) {
+    lines.push(g.to ? `regenerated summary ${g.from} as ${g.to} without the forgotten memories` : `dropped summary ${g.from}${g.restored.length ? `; restored ${g.restored.join(', ')}` : ''}`);
+  }
+  for (const id of result.missing) lines.push(`not found: ${id}`);
+  if (result.purged) lines.push('git history rewritten: the removed files are gone from every commit');
+  return lines.length ? lines.join('\n') : 'nothing to forget';
 }
 
 export async function forgetCommand(ids: string[], opts: ForgetOptions, io: Io): Promise<void> {
-  if (ids.length === 0 && !opts.user) throw new UsageError('give memory ids, or --user <u> to forget everything about a user');
-  const result = await withMemory(opts, io, (memory) => memory.forget({ ids, ...(opts.user ? { user: opts.user } : {}) }));
-  io.result(result, () => {
-    const lines = result.removed.map((r) => `removed ${r.id} (${r.path})`);
-    for (const id of result.missing) lines.push(`not found: ${id}`);
-    return lines.length ? lines.join('\n') : 'nothing to forget';
-  });
+  if (ids.length === 0 && !opts.user) throw new UsageError('give memory ids, --user <u> to forget everything about a user, or --query <text> --user <u>');
+  if (opts.purgeHistory && !opts.yes) {
+    throw new UsageError('--purge-history rewrites the history of every branch of the git repository holding the memories '
+      + '(clones and forks keep the old commits; collaborators must re-clone). Add --yes to confirm.');
+  }
+  if (opts.purgeHistory) io.note('mem: warning: rewriting git history of every branch; other clones keep the old commits');
+  const result = await withMemory(opts, io, (memory) => memory.forget({
+    ids,
+    ...(opts.user ? { user: opts.user } : {}),
+    ...(opts.query !== undefined ? { query: opts.query, k: parsePositiveInt(opts.k, '-k', 100), apply: Boolean(opts.yes) } : {}),
+    ...(opts.purgeHistory ? { purgeHistory: true } : {}),
+  }));
+  io.result(result, () => formatForget(result));
 }

@@ -1,0 +1,21 @@
+// `mem gc`: mark expired memories in their files, remove them after the grace period; one commit.
+import { withMemory } from '../context.js';
+import type { GlobalOptions, Io } from '../io.js';
+
+export interface GcOptions extends GlobalOptions {
+  user?: string;
+  dryRun?: boolean;
+}
+
+export async function gcCommand(opts: GcOptions, io: Io): Promise<void> {
+  const result = await withMemory(opts, io, (memory) => memory.gc({ ...(opts.user ? { user: opts.user } : {}), ...(opts.dryRun ? { dryRun: true } : {}) }));
+  io.result(result, () => {
+    const verb = result.dryRun ? 'would mark' : 'marked';
+    const lines = [
+      ...result.expired.map((e) => `${verb} expired: ${e.id} (${e.path})`),
+      ...result.removed.map((r) => `${result.dryRun ? 'would remove' : 'removed'}: ${r.id} (${r.path})`),
+      ...result.regenerated.map((g) => (g.to ? `regenerated summary ${g.from} as ${g.to}` : `dropped summary ${g.from}`)),
+    ];
+    return lines.length ? lines.join('\n') : 'nothing expired';
+  });
+}

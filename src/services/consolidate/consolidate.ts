@@ -1,0 +1,72 @@
+// Use case: fold a user's related active memories (episodic by default) into one semantic summary per group,
+// citing its sources; the originals become `consolidated`. One commit.
+import { UsageError } from '../../errors.js';
+import { assertUserId } from '../../memory/ids.js';
+import type { MemoryDoc, MemoryType } from '../../memory/model.js';
+import { commitMessage, type MemoryDeps } from '../deps.js';
+import { loadDoc } from '../documents.js';
+import type { ManifestEntry } from '../ports.js';
+import { syncLocked } from '../sync.js';
+import { groupBySimilarity, meanVector } from './group.js';
+import { writeSummary, type WrittenSummary } from './write-summary.js';
+
+export interface ConsolidateInput {
+  user: string;
+  /** Default episodic. */
+  type?: MemoryType;
+  /** Cosine similarity for grouping (default from the configuration). */
+  threshold?: number;
+  /** Report the groups without writing anything. */
+  dryRun?: boolean;
+}
+
+export interface ConsolidateResult {
+  groups: { summary?: Omit<WrittenSummary, 'touched'>; members: { id: string; path: string }[] }[];
+  dryRun: boolean;
+}
+
+/** Each memory's vector: the mean of its chunks' cached vectors (embedded again only if the cache lost them). */
+async function vectorsOf(deps: MemoryDeps, entries: [string, ManifestEntry][]): Promise<Map<string, number[]>> {
+  const cached = await deps.cache.getMany(entries.flatMap(([, e]) => e.chunks.map((c) => c.textHash)));
+  const out = new Map<string, number[]>();
+  for (const [path, e] of entries) {
+    const vectors = e.chunks.map((c) => cached.get(c.textHash)).filter((v): v is number[] => v !== undefined);
+    if (vectors.length === e.chunks.length && vectors.length > 0) out.set(path, meanVector(vectors));
+    else out.set(path, meanVector(await deps.embedder.embedDocuments([(await loadDoc(deps, path)).body.trim() || e.memoryId])));
+  }
+  return out;
+}
+
+export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateInput): Promise<ConsolidateResult> {
+  const user = assertUserId(input.user);
+  const type = input.type ?? 'episodic';
+  const threshold = input.threshold ?? deps.lifecycle.consolidateThreshold;
+  if (!(threshold > 0 && threshold <= 1)) throw new UsageError('the threshold must be a number above 0 and at most 1');
+  return deps.lock.run(async () => {
+    await syncLocked(deps);
+    const now = deps.now();
+    const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
+    const eligible = [...manifest]
+      .filter(([, e]) => e.user === user && e.type === type && e.status === 'active' && (e.expires === undefined || e.expires > now.getTime()))
+      .sort((a, b) => (a[1].created ?? 0) - (b[1].created ?? 0) || a[0].localeCompare(b[0]));
+    const vectors = await vectorsOf(deps, eligible);
+    const groups = groupBySimilarity(eligible.map(([path, e]) => ({ id: e.memoryId, path, vector: vectors.get(path)! })), threshold);
+    if (input.dryRun || groups.length === 0) {
+      return { dryRun: Boolean(input.dryRun), groups: groups.map((g) => ({ members: g.map(({ id, path }) => ({ id, path })) })) };
+    }
+    const result: ConsolidateResult = { dryRun: false, groups: [] };
+    const touched: string[] = [];
+    for (const group of groups) {
+      const docs: MemoryDoc[] = [];
+      for (const m of group) docs.push(await loadDoc(deps, m.path));
+      const written = await writeSummary(deps, user, docs, now);
+      touched.push(...written.touched);
+      const { touched: _t, ...summary } = written;
+      result.groups.push({ summary, members: group.map(({ id, path }) => ({ id, path })) });
+    }
+    await syncLocked(deps, { only: touched });
+    await deps.audit.commit(touched, commitMessage('CONSOLIDATE', { user, type, groups: String(result.groups.length) },
+      result.groups.map((g) => `summary: ${g.summary!.id} <- ${g.members.map((m) => m.id).join(', ')}`).join('\n')));
+    return result;
+  });
+}

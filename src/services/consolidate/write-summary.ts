@@ -1,0 +1,41 @@
+// Writes one consolidated memory for a group and marks the originals `consolidated` (used by consolidate and by forget's regeneration).
+import { newMemoryId } from '../../memory/ids.js';
+import type { MemoryDoc, MemoryMeta } from '../../memory/model.js';
+import { serializeMemory } from '../../memory/serialize.js';
+import type { MemoryDeps } from '../deps.js';
+import { rewriteMemory } from '../rewrite.js';
+import { llmSummary } from './llm-summary.js';
+import { extractiveSummary, summaryBody, summaryTitle, type SourceMemory } from './summary.js';
+
+export interface WrittenSummary {
+  id: string;
+  path: string;
+  sources: string[];
+  summarisedBy: 'llm' | 'extractive';
+  /** Every file written: the summary and the originals. */
+  touched: string[];
+}
+
+export async function writeSummary(deps: MemoryDeps, user: string, group: MemoryDoc[], now: Date): Promise<WrittenSummary> {
+  const docs = [...group].sort((a, b) => a.meta.created.localeCompare(b.meta.created));
+  const sources: SourceMemory[] = docs.map((d) => ({ id: d.meta.id, created: d.meta.created, text: d.body.trim() }));
+  const fromLlm = deps.llm ? await llmSummary(deps.llm, sources) : undefined;
+  const id = newMemoryId(summaryTitle(sources).replace(/^Summary:\s*/, ''), now);
+  const meta: MemoryMeta = {
+    id, user, type: 'semantic',
+    importance: Math.max(...docs.map((d) => d.meta.importance)),
+    status: 'active',
+    created: now.toISOString(),
+    updated: now.toISOString(),
+    tags: [...new Set(docs.flatMap((d) => d.meta.tags))],
+    source: fromLlm ? `consolidation:${deps.llm!.model}` : 'consolidation',
+    sources: sources.map((s) => s.id),
+    extra: {},
+  };
+  const path = `${user}/semantic/${id}.md`;
+  await deps.files.write(path, serializeMemory(meta, summaryBody(sources, fromLlm ?? extractiveSummary(sources))));
+  for (const d of docs) {
+    await rewriteMemory(deps, d.path, (m) => ({ ...m, status: 'consolidated', consolidated_into: id, updated: now.toISOString() }));
+  }
+  return { id, path, sources: meta.sources!, summarisedBy: fromLlm ? 'llm' : 'extractive', touched: [path, ...docs.map((d) => d.path)] };
+}

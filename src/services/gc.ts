@@ -1,0 +1,49 @@
+// Use case: garbage-collect expired memories. Past their deadline they are marked `expired` in their files (they
+// were already ineligible at read time); after the grace period they are removed everywhere. One commit.
+import { assertUserId } from '../memory/ids.js';
+import { commitMessage, type MemoryDeps } from './deps.js';
+import type { ManifestEntry } from './ports.js';
+import { removeEverywhere, type Regenerated } from './remove.js';
+import { rewriteMemory } from './rewrite.js';
+import { syncLocked } from './sync.js';
+
+export interface GcInput {
+  /** Only this user's memories. */
+  user?: string;
+  /** Report what would change without changing anything. */
+  dryRun?: boolean;
+}
+
+export interface GcResult {
+  /** Newly marked expired. */
+  expired: { id: string; path: string }[];
+  /** Removed after the grace period. */
+  removed: { id: string; path: string }[];
+  regenerated: Regenerated[];
+  dryRun: boolean;
+}
+
+export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Promise<GcResult> {
+  if (input.user !== undefined) assertUserId(input.user);
+  return deps.lock.run(async () => {
+    await syncLocked(deps);
+    const now = deps.now();
+    const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
+    const mine = [...manifest].filter(([, e]) => input.user === undefined || e.user === input.user);
+    const due = (e: ManifestEntry, after: number) => e.expires !== undefined && e.expires + after <= now.getTime();
+    const toMark = mine.filter(([, e]) => e.status === 'active' && due(e, 0) && !due(e, deps.lifecycle.gcGraceMs));
+    const toRemove = mine.filter(([, e]) => (e.status === 'active' || e.status === 'expired') && due(e, deps.lifecycle.gcGraceMs));
+    const list = (entries: [string, ManifestEntry][]) => entries.map(([path, e]) => ({ id: e.memoryId, path }));
+    if (input.dryRun) return { expired: list(toMark), removed: list(toRemove), regenerated: [], dryRun: true };
+
+    for (const [path] of toMark) await rewriteMemory(deps, path, (m) => ({ ...m, status: 'expired' }));
+    if (toMark.length > 0) await syncLocked(deps, { only: toMark.map(([p]) => p) });
+    const report = toRemove.length > 0
+      ? await removeEverywhere(deps, (await deps.manifest.load()) ?? manifest, toRemove)
+      : { removed: [], regenerated: [], paths: [] };
+    const paths = [...new Set([...toMark.map(([p]) => p), ...report.paths])];
+    await deps.audit.commit(paths, commitMessage('GC', { user: input.user, expired: String(toMark.length), removed: String(report.removed.length) },
+      [...toMark.map(([p, e]) => `expired: ${e.memoryId} (${p})`), ...report.removed.map((r) => `removed: ${r.id} (${r.path})`)].join('\n')));
+    return { expired: list(toMark), removed: report.removed, regenerated: report.regenerated, dryRun: false };
+  });
+}
