@@ -84,7 +84,9 @@ export class GitAudit implements AuditLog {
     const msgFilter = `sed ${ids.map((id) => `-e ${shellQuote(`s/${sedEscape(id)}/[forgotten]/g`)}`).join(' ')}`;
     const indexFilter = `git rm -r -q --cached --ignore-unmatch -- ${inRepo.map(shellQuote).join(' ')}`;
     try {
-      await git.env({ ...process.env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
+      // A minimal environment: simple-git refuses to pass editor/pager variables on, and filter-branch needs none.
+      const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
+      await git.env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
         .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);
       const backups = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/original/'])).split('\n').filter(Boolean);
       for (const ref of backups) await git.raw(['update-ref', '-d', ref]);
