@@ -82,6 +82,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),
+    // chokidar is loaded only by a process that watches.
+    watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
     chunking: { maxChars: config.chunkMaxChars },
     defaultUser: config.defaultUser,
     embedBatchSize: config.embedBatchSize,

@@ -77,6 +77,12 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .action(run(() => import('./commands/forget.js').then((m) => m.forgetCommand)));
 
   program
+    .command('watch')
+    .description('keep the index in step with edits to the files (runs until Ctrl-C); one line per sync')
+    .option('--debounce <ms>', 'quiet time after a change before syncing', '100')
+    .action(run(() => import('./commands/watch.js').then((m) => m.watchCommand)));
+
+  program
     .command('status')
     .description('files, index, drift between them, and the managed servers')
     .action(run(() => import('./commands/status.js').then((m) => m.statusCommand)));

@@ -1,5 +1,5 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog, Llm } from './ports.js';
+import type { AccessStats, AuditLog, Llm, WatchFiles } from './ports.js';
 import type { FusionOptions } from './retrieval/fuse.js';
 import type { ScoringConfig } from './retrieval/rescore.js';
 import type { SyncDeps } from './sync.js';
@@ -11,6 +11,8 @@ export interface MemoryDeps extends SyncDeps {
   fusion: FusionOptions;
   /** Decides reconciliation, summarises and extracts when configured; absent = deterministic offline rules. */
   llm?: Llm;
+  /** Watches the root's files for `watch` (absent: watching is not available). */
+  watchFiles?: WatchFiles;
   /** Injected so tests can move time (expiry). */
   now: () => Date;
 }

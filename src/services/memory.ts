@@ -8,6 +8,7 @@ import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
 import { memoryStatus, type StatusReport } from './status.js';
 import { syncIndex, type ReindexReport } from './sync.js';
+import { watchMemory, type WatchOptions, type Watching } from './watch.js';
 
 export interface Memory {
   readonly root: string;
@@ -17,6 +18,8 @@ export interface Memory {
   reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   status(): Promise<StatusReport>;
+  /** Keeps the index in step with edits to the files until the returned handle is closed. */
+  watch(options?: WatchOptions): Promise<Watching>;
   close(): Promise<void>;
 }
 
@@ -29,6 +32,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     reindex: (options = {}) => syncIndex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     status: () => memoryStatus(deps),
+    watch: (options) => watchMemory(deps, options),
     close,
   };
 }
