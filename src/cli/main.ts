@@ -83,6 +83,12 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .action(run(() => import('./commands/watch.js').then((m) => m.watchCommand)));
 
   program
+    .command('mcp')
+    .description("serve one user's memories to an MCP client over stdio (tools: memory_search, memory_add, memory_get, memory_list, memory_forget)")
+    .option('-u, --user <user>', 'the only user the tools can see (default: $MEM_USER)')
+    .action(run(() => import('./commands/mcp.js').then((m) => m.mcpCommand)));
+
+  program
     .command('status')
     .description('files, index, drift between them, and the managed servers')
     .action(run(() => import('./commands/status.js').then((m) => m.statusCommand)));

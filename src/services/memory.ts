@@ -4,6 +4,7 @@ import type { MemoryDeps } from './deps.js';
 import type { MemoryRecord } from './documents.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
 import { getMemory, type GetInput } from './get.js';
+import { listMemories, type ListInput, type ListResult } from './list.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
 import { memoryStatus, type StatusReport } from './status.js';
@@ -15,6 +16,8 @@ export interface Memory {
   add(input: AddInput): Promise<AddResult>;
   search(input: SearchInput): Promise<SearchResult[]>;
   get(input: GetInput): Promise<MemoryRecord>;
+  /** One user's memories, newest first (active ones unless statuses say otherwise). */
+  list(input: ListInput): Promise<ListResult>;
   reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   status(): Promise<StatusReport>;
@@ -29,6 +32,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     add: (input) => addMemory(deps, input),
     search: (input) => searchMemories(deps, input),
     get: (input) => getMemory(deps, input),
+    list: (input) => listMemories(deps, input),
     reindex: (options = {}) => syncIndex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     status: () => memoryStatus(deps),
