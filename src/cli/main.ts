@@ -77,6 +77,13 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .action(run(() => import('./commands/forget.js').then((m) => m.forgetCommand)));
 
   program
+    .command('ingest <file>')
+    .description("append a conversation (JSON turns or Markdown) to the user's episodic log; with an LLM, store the memories in it")
+    .option('-u, --user <user>', 'whose conversation it is (default: $MEM_USER)')
+    .addOption(new Option('--format <format>', 'transcript format (default: JSON if it starts with [ or {)').choices(['json', 'markdown']))
+    .action(run(() => import('./commands/ingest.js').then((m) => m.ingestCommand)));
+
+  program
     .command('watch')
     .description('keep the index in step with edits to the files (runs until Ctrl-C); one line per sync')
     .option('--debounce <ms>', 'quiet time after a change before syncing', '100')

@@ -1,9 +1,10 @@
-// The Memory facade: the library API that the CLI (and later MCP) are thin shells over.
+// The Memory facade: the library API that the CLI and the MCP server are thin shells over.
 import { addMemory, type AddInput, type AddResult } from './add.js';
 import type { MemoryDeps } from './deps.js';
 import type { MemoryRecord } from './documents.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
 import { getMemory, type GetInput } from './get.js';
+import { ingestConversation, type IngestInput, type IngestResult } from './ingest/ingest.js';
 import { listMemories, type ListInput, type ListResult } from './list.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
@@ -18,6 +19,8 @@ export interface Memory {
   get(input: GetInput): Promise<MemoryRecord>;
   /** One user's memories, newest first (active ones unless statuses say otherwise). */
   list(input: ListInput): Promise<ListResult>;
+  /** Appends a conversation to the user's episodic log and, with an LLM, stores the memories in it. */
+  ingest(input: IngestInput): Promise<IngestResult>;
   reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   status(): Promise<StatusReport>;
@@ -33,6 +36,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     search: (input) => searchMemories(deps, input),
     get: (input) => getMemory(deps, input),
     list: (input) => listMemories(deps, input),
+    ingest: (input) => ingestConversation(deps, input),
     reindex: (options = {}) => syncIndex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     status: () => memoryStatus(deps),
