@@ -6,16 +6,12 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { FsMemoryFiles } from '../../../src/adapters/files/fs-memory-files.js';
-import { FileLock } from '../../../src/adapters/state/file-lock.js';
-import { FileVectorCache } from '../../../src/adapters/state/file-vector-cache.js';
-import { JsonManifest } from '../../../src/adapters/state/json-manifest.js';
 import { IndexUnavailableError } from '../../../src/errors.js';
 import type { FileChange, IndexedChunk } from '../../../src/services/ports.js';
-import type { SyncDeps } from '../../../src/services/sync.js';
 import { watchMemory, type WatchSyncEvent } from '../../../src/services/watch.js';
-import { HashEmbedder, InMemoryIndex } from '../../support/fakes.js';
+import { InMemoryIndex } from '../../support/fakes.js';
 import { tempRoot } from '../../support/temp-root.js';
+import { unitDeps } from '../../support/unit-deps.js';
 
 const roots: string[] = [];
 afterEach(async () => {
@@ -40,22 +36,14 @@ async function setup(tree: Record<string, string>) {
   const index = new FlakyIndex();
   let emit: (change: FileChange) => void = () => undefined;
   let watcherClosed = false;
-  const deps: SyncDeps & { watchFiles: (cb: (c: FileChange) => void) => Promise<{ close(): Promise<void> }> } = {
-    files: new FsMemoryFiles(root),
+  const deps = unitDeps(root, {
     index,
-    embedder: new HashEmbedder(8),
-    cache: new FileVectorCache(root, 'hash-test-8'),
-    manifest: new JsonManifest(root, 'test'),
-    lock: new FileLock(join(root, '.mem'), 'write', 10_000),
     chunking: { maxChars: 400 },
-    defaultUser: 'default',
-    embedBatchSize: 8,
-    maxFileBytes: 1 << 20,
     watchFiles: async (cb) => {
       emit = cb;
       return { close: async () => void (watcherClosed = true) };
     },
-  };
+  });
   const events: WatchSyncEvent[] = [];
   const errors: unknown[] = [];
   const change = (path: string) => emit({ kind: 'file', path });

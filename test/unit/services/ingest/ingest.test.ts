@@ -1,24 +1,17 @@
-// Covers ingestConversation with real files, manifest and lock, a fake index/embedder, a recording
-// audit log and a fake LLM: the day log and its sessions, offline mode, extraction into memories,
-// malformed or failing LLM answers, and a transcript ingested twice.
+// Covers ingestConversation on unit deps (real files, fake index and embedder, recording audit log) with a
+// fake LLM: the day log and its sessions, offline mode, extraction into memories, malformed or failing
+// LLM answers, and a transcript ingested twice.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { FsMemoryFiles } from '../../../../src/adapters/files/fs-memory-files.js';
-import { FileLock } from '../../../../src/adapters/state/file-lock.js';
-import { FileVectorCache } from '../../../../src/adapters/state/file-vector-cache.js';
-import { JsonAccessStats } from '../../../../src/adapters/state/json-access-stats.js';
-import { JsonManifest } from '../../../../src/adapters/state/json-manifest.js';
 import { InvalidMemoryError, LlmError, UsageError } from '../../../../src/errors.js';
-import type { MemoryDeps } from '../../../../src/services/deps.js';
 import { ingestConversation } from '../../../../src/services/ingest/ingest.js';
-import type { AuditLog, Llm } from '../../../../src/services/ports.js';
-import { DEFAULT_FUSION } from '../../../../src/services/retrieval/fuse.js';
-import { DEFAULT_SCORING } from '../../../../src/services/retrieval/rescore.js';
-import { HashEmbedder, InMemoryIndex } from '../../../support/fakes.js';
+import type { Llm } from '../../../../src/services/ports.js';
+import { InMemoryIndex } from '../../../support/fakes.js';
 import { tempRoot } from '../../../support/temp-root.js';
+import { recordingAudit, unitDeps } from '../../../support/unit-deps.js';
 
 const roots: string[] = [];
 afterEach(async () => {
@@ -40,18 +33,10 @@ class FakeLlm implements Llm {
 async function setup(llm?: Llm, tree: Record<string, string> = {}) {
   const root = await tempRoot(tree);
   roots.push(root);
-  const commits: { paths: string[]; message: string }[] = [];
-  const audit: AuditLog = { enabled: true, commit: async (paths, message) => void commits.push({ paths, message }) };
+  const audit = recordingAudit();
   const index = new InMemoryIndex();
-  const deps: MemoryDeps = {
-    files: new FsMemoryFiles(root), index, embedder: new HashEmbedder(8),
-    cache: new FileVectorCache(root, 'hash-test-8'), manifest: new JsonManifest(root, 'test'),
-    lock: new FileLock(join(root, '.mem'), 'write', 10_000), chunking: { maxChars: 1500 },
-    defaultUser: 'default', embedBatchSize: 8, maxFileBytes: 1 << 20,
-    audit, access: new JsonAccessStats(root), scoring: DEFAULT_SCORING, fusion: DEFAULT_FUSION,
-    ...(llm ? { llm } : {}),
-    now: () => new Date('2026-12-01T12:00:00.000Z'),
-  };
+  const deps = unitDeps(root, { index, audit, ...(llm ? { llm } : {}) });
+  const commits = audit.commits;
   return { root, deps, index, commits, read: (p: string) => readFile(join(root, p), 'utf8') };
 }
 
