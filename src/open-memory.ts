@@ -83,6 +83,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),
     lifecycle: config.lifecycle,
+    // chokidar is loaded only by a process that watches.
+    watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
     chunking: { maxChars: config.chunkMaxChars },
     defaultUser: config.defaultUser,
     embedBatchSize: config.embedBatchSize,

@@ -1,4 +1,4 @@
-// Covers the layer rules: what memory/, services/, adapters/ and cli/ may import, and that only cli/ talks to the console or exits.
+// Covers the layer rules: what memory/, services/, adapters/, cli/ and mcp/ may import, and that only cli/ talks to the console or exits.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,7 +72,7 @@ function consoleAndExitUses(file: SourceFile): string[] {
 
 describe('architecture', () => {
   it('finds the source files of every layer and reads their imports', () => {
-    for (const layer of ['memory', 'services', 'adapters', 'cli']) expect(inLayer(layer).length).toBeGreaterThan(0);
+    for (const layer of ['memory', 'services', 'adapters', 'cli', 'mcp']) expect(inLayer(layer).length).toBeGreaterThan(0);
     const sync = FILES.find((f) => f.path === 'services/sync.ts')!;
     expect(sync.imports).toContain('memory/parse.ts');
     expect(sync.imports).toContain('services/ports.ts');
@@ -99,12 +99,27 @@ describe('architecture', () => {
     expect(violations('services', (i) => i.startsWith('adapters/') || i.startsWith('cli/') || i === 'open-memory.ts' || isSdk(i))).toEqual([]);
   });
 
-  it('adapters/ import nothing from cli/, and from services/ only the ports', () => {
-    expect(violations('adapters', (i) => i.startsWith('cli/') || (i.startsWith('services/') && i !== 'services/ports.ts'))).toEqual([]);
+  it('adapters/ import nothing from cli/ or mcp/, and from services/ only the ports', () => {
+    expect(violations('adapters', (i) => i.startsWith('cli/') || i.startsWith('mcp/') || (i.startsWith('services/') && i !== 'services/ports.ts'))).toEqual([]);
   });
 
   it('cli/ imports no adapters and neither the Milvus nor the OpenAI SDK', () => {
     expect(violations('cli', (i) => i.startsWith('adapters/') || isSdk(i, ['@zilliz/milvus2-sdk-node', 'openai']))).toEqual([]);
+  });
+
+  it('mcp/ is a thin shell like cli/: services and types only, no adapters, composition root, cli or index SDKs', () => {
+    expect(
+      violations('mcp', (i) =>
+        i.startsWith('adapters/') || i.startsWith('cli/') || i === 'open-memory.ts' || i === 'config.ts' ||
+        isSdk(i, ['@zilliz/milvus2-sdk-node', 'openai', 'chokidar'])),
+    ).toEqual([]);
+    // ...and the rule would catch one.
+    const probe = importsOf(join(SRC, 'mcp', 'probe.ts'), "import { MilvusIndex } from '../adapters/milvus/milvus-index.js';");
+    expect(probe).toEqual(['adapters/milvus/milvus-index.ts']);
+  });
+
+  it('services/ and memory/ import nothing from mcp/', () => {
+    expect([...violations('services', (i) => i.startsWith('mcp/')), ...violations('memory', (i) => i.startsWith('mcp/'))]).toEqual([]);
   });
 
   it('only cli/ uses console.* or process.exit', () => {

@@ -107,6 +107,25 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .action(run(() => import('./commands/consolidate.js').then((m) => m.consolidateCommand)));
 
   program
+    .command('ingest <file>')
+    .description("append a conversation (JSON turns or Markdown) to the user's episodic log; with an LLM, store the memories in it")
+    .option('-u, --user <user>', 'whose conversation it is (default: $MEM_USER)')
+    .addOption(new Option('--format <format>', 'transcript format (default: JSON if it starts with [ or {)').choices(['json', 'markdown']))
+    .action(run(() => import('./commands/ingest.js').then((m) => m.ingestCommand)));
+
+  program
+    .command('watch')
+    .description('keep the index in step with edits to the files (runs until Ctrl-C); one line per sync')
+    .option('--debounce <ms>', 'quiet time after a change before syncing', '100')
+    .action(run(() => import('./commands/watch.js').then((m) => m.watchCommand)));
+
+  program
+    .command('mcp')
+    .description("serve one user's memories to an MCP client over stdio (tools: memory_search, memory_add, memory_get, memory_list, memory_forget)")
+    .option('-u, --user <user>', 'the only user the tools can see (default: $MEM_USER)')
+    .action(run(() => import('./commands/mcp.js').then((m) => m.mcpCommand)));
+
+  program
     .command('status')
     .description('files, index, drift between them, and the managed servers')
     .action(run(() => import('./commands/status.js').then((m) => m.statusCommand)));

@@ -1,5 +1,5 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog, Llm } from './ports.js';
+import type { AccessStats, AuditLog, Llm, WatchFiles } from './ports.js';
 import type { LifecycleConfig } from './lifecycle-config.js';
 import type { FusionOptions } from './retrieval/fuse.js';
 import type { ScoringConfig } from './retrieval/rescore.js';
@@ -13,6 +13,8 @@ export interface MemoryDeps extends SyncDeps {
   lifecycle: LifecycleConfig;
   /** Decides reconciliation, summarises and extracts when configured; absent = deterministic offline rules. */
   llm?: Llm;
+  /** Watches the root's files for `watch` (absent: watching is not available). */
+  watchFiles?: WatchFiles;
   /** Injected so tests can move time (expiry). */
   now: () => Date;
 }

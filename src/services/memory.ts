@@ -1,4 +1,4 @@
-// The Memory facade: the library API that the CLI (and later MCP) are thin shells over.
+// The Memory facade: the library API that the CLI and the MCP server are thin shells over.
 import { addMemory, type AddInput, type AddResult } from './add.js';
 import type { MemoryDeps } from './deps.js';
 import type { MemoryRecord } from './documents.js';
@@ -7,10 +7,13 @@ import { getMemory, type GetInput } from './get.js';
 import { showMemory, type ShowResult } from './show.js';
 import { collectGarbage, type GcInput, type GcResult } from './gc.js';
 import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate/consolidate.js';
+import { ingestConversation, type IngestInput, type IngestResult } from './ingest/ingest.js';
+import { listMemories, type ListInput, type ListResult } from './list.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
 import { memoryStatus, type StatusReport } from './status.js';
 import { syncIndex, type ReindexReport } from './sync.js';
+import { watchMemory, type WatchOptions, type Watching } from './watch.js';
 
 export interface Memory {
   readonly root: string;
@@ -19,6 +22,10 @@ export interface Memory {
   get(input: GetInput): Promise<MemoryRecord>;
   /** A memory with its supersede chain, consolidation sources and git history. */
   show(input: GetInput): Promise<ShowResult>;
+  /** One user's memories, newest first (active ones unless statuses say otherwise). */
+  list(input: ListInput): Promise<ListResult>;
+  /** Appends a conversation to the user's episodic log and, with an LLM, stores the memories in it. */
+  ingest(input: IngestInput): Promise<IngestResult>;
   reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   /** Marks expired memories, removes them after the grace period. */
@@ -26,6 +33,8 @@ export interface Memory {
   /** Folds related memories of a user into summaries that cite them. */
   consolidate(input: ConsolidateInput): Promise<ConsolidateResult>;
   status(): Promise<StatusReport>;
+  /** Keeps the index in step with edits to the files until the returned handle is closed. */
+  watch(options?: WatchOptions): Promise<Watching>;
   close(): Promise<void>;
 }
 
@@ -36,11 +45,14 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     search: (input) => searchMemories(deps, input),
     get: (input) => getMemory(deps, input),
     show: (input) => showMemory(deps, input),
+    list: (input) => listMemories(deps, input),
+    ingest: (input) => ingestConversation(deps, input),
     reindex: (options = {}) => syncIndex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     gc: (input = {}) => collectGarbage(deps, input),
     consolidate: (input) => consolidateMemories(deps, input),
     status: () => memoryStatus(deps),
+    watch: (options) => watchMemory(deps, options),
     close,
   };
 }

@@ -159,6 +159,17 @@ export interface WriteLock {
   run<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+/** A change under the memory root: one memory file (relative path, forward slashes), or "look at everything again". */
+export type FileChange = { kind: 'file'; path: string } | { kind: 'rescan'; reason: string };
+
+/** A running watch of the memory root; only Markdown files outside `.git/` and `.mem/` are reported. */
+export interface FileWatcher {
+  close(): Promise<void>;
+}
+
+/** Starts watching the memory root; resolves once changes from then on are reported. */
+export type WatchFiles = (onChange: (change: FileChange) => void) => Promise<FileWatcher>;
+
 export interface Progress {
   start(total: number, label: string): void;
   tick(n?: number): void;

@@ -8,7 +8,7 @@ import { UsageError } from '../../errors.js';
 import type { FileStat, MemoryFiles } from '../../services/ports.js';
 
 // Folders that never hold memories: VCS data, our own state, dependency trees.
-const SKIPPED_DIRS = new Set(['.git', '.mem', 'node_modules']);
+export const SKIPPED_DIRS = new Set(['.git', '.mem', 'node_modules']);
 
 function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');

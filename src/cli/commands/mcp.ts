@@ -1,0 +1,31 @@
+// `mem mcp --user <u>`: an MCP server over stdio whose tools see that one user's memories.
+import { assertUserId } from '../../memory/ids.js';
+import type { Memory } from '../../services/memory.js';
+import { configFrom } from '../context.js';
+import type { GlobalOptions, Io } from '../io.js';
+import { requireUser } from './parse-options.js';
+
+export interface McpOptions extends GlobalOptions {
+  user?: string;
+}
+
+export async function mcpCommand(opts: McpOptions, io: Io): Promise<void> {
+  const user = assertUserId(requireUser(opts.user));
+  const config = configFrom(opts);
+  const { openMemory } = await import('../../open-memory.js');
+  // Answer the client's handshake at once; tools wait for the memory (the first start of the
+  // local servers can take a minute). Set-up messages go to stderr: stdout is the protocol's.
+  const opening: Promise<Memory> = openMemory(config, { onLog: (line) => io.note(line) });
+  opening.catch((err: unknown) => io.note(`mem mcp: cannot open ${config.root}: ${err instanceof Error ? err.message : String(err)}`));
+  const { serveStdio } = await import('../../mcp/stdio.js');
+  const session = await serveStdio({ memory: () => opening, user });
+  io.note(`mem mcp: serving memories of user ${user} from ${config.root} over stdio`);
+  const signalled = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await Promise.race([session.done, signalled]);
+  await session.close();
+  const memory = await opening.catch(() => null);
+  await memory?.close();
+}

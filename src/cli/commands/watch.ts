@@ -1,0 +1,53 @@
+// `mem watch`: keep the index in step with hand edits until SIGINT/SIGTERM; one line (or JSON line) per sync.
+import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../../errors.js';
+import type { WatchSyncEvent } from '../../services/watch.js';
+import { configFrom } from '../context.js';
+import type { GlobalOptions, Io } from '../io.js';
+import { parsePositiveInt } from './parse-options.js';
+
+export interface WatchCommandOptions extends GlobalOptions {
+  debounce: string;
+}
+
+function describe(e: WatchSyncEvent): string {
+  const what = e.paths === 'all' ? 'all files' : e.paths.length <= 3 ? e.paths.join(', ') : `${e.paths.slice(0, 3).join(', ')} (+${e.paths.length - 3} more)`;
+  const r = e.report;
+  const head = `${e.at.slice(11, 19)} ${e.initial ? 'initial sync' : 'synced'} ${what}: embedded ${r.embedded}, upserted ${r.upserted}, deleted ${r.deleted} (${e.ms} ms)`;
+  return [head, ...r.errors.map((x) => `  error: ${x.path}:${x.line}: ${x.message}`)].join('\n');
+}
+
+export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<void> {
+  const debounceMs = parsePositiveInt(opts.debounce, '--debounce', 60_000);
+  const config = configFrom(opts);
+  const { openMemory } = await import('../../open-memory.js');
+  const memory = await openMemory(config, { onLog: (line) => io.note(line) });
+  let fatal: MemError | undefined;
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  try {
+    const watching = await memory.watch({
+      debounceMs,
+      onSync: (e) => io.result({ event: 'sync', at: e.at, initial: e.initial, paths: e.paths, ms: e.ms, ...e.report }, () => describe(e)),
+      onError: (err, paths) => {
+        const message = errorMessage(err);
+        io.result({ event: 'error', paths, error: { code: err instanceof MemError ? err.code : 'INTERNAL', message } },
+          () => `sync failed (will retry): ${message}`);
+        // Lost servers do not come back on their own port: stop, and let the caller restart the watch.
+        if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {
+          fatal = new MemError(`stopped watching: ${message}`);
+          stop();
+        }
+      },
+    });
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    io.note(`watching ${config.root} (Ctrl-C to stop)`);
+    await stopped;
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await watching.close();
+  } finally {
+    await memory.close();
+  }
+  if (fatal) throw fatal;
+}

@@ -1,0 +1,54 @@
+// The user's episodic log: one Markdown memory per day (<user>/episodic/YYYY-MM-DD.md), one "## Session"
+// section per ingested conversation, with its provenance. Pure: builds text, the use case writes it.
+import { sha256 } from '../../memory/hash.js';
+import { isValidMemoryId } from '../../memory/ids.js';
+import type { MemoryDoc, MemoryMeta } from '../../memory/model.js';
+import { serializeMemory } from '../../memory/serialize.js';
+import type { Turn } from './transcript.js';
+
+/** The day a session belongs to: its first timed turn's, else the ingest time's (UTC). */
+export function sessionDay(turns: Turn[], now: Date): string {
+  return (turns.find((t) => t.time)?.time ?? now.toISOString()).slice(0, 10);
+}
+
+export function logPath(user: string, day: string): string {
+  return `${user}/episodic/${day}.md`;
+}
+
+/** The fingerprint written into each session's provenance line: the same transcript is not logged twice. */
+export function transcriptHash(turns: Turn[]): string {
+  return sha256(JSON.stringify(turns)).slice(0, 16);
+}
+
+/** A line of a message that Markdown would read as a heading or a front matter fence is escaped. */
+function escapeLine(line: string): string {
+  return line.replace(/^(\s*)(#|---)/, '$1\\$2');
+}
+
+export function renderSession(turns: Turn[], provenance: { source: string; ingestedAt: Date; hash: string }): string {
+  const start = turns.find((t) => t.time)?.time;
+  const title = `## Session ${start ? `${start.slice(0, 16).replace('T', ' ')} UTC` : provenance.ingestedAt.toISOString().slice(0, 16).replace('T', ' ') + ' UTC (ingested)'} · ${provenance.source}`;
+  const note = `_Conversation from ${provenance.source}, ingested ${provenance.ingestedAt.toISOString()}, ${turns.length} turns, sha256 ${provenance.hash}._`;
+  const body = turns.map((t) => {
+    const when = t.time ? ` (${t.time.slice(11, 16)})` : '';
+    return `**${t.role}**${when}: ${t.content.split('\n').map(escapeLine).join('\n')}`;
+  });
+  return [title, '', note, '', body.join('\n\n')].join('\n');
+}
+
+/** A new day file holding its first session. */
+export function newLogText(user: string, day: string, section: string, now: Date): { id: string; text: string } {
+  const pathId = logPath(user, day).replace(/\.md$/, '');
+  const id = isValidMemoryId(pathId) ? pathId : `conversations-${day}-${sha256(user).slice(0, 8)}`;
+  const meta: MemoryMeta = {
+    id, user, type: 'episodic', importance: 0.3, status: 'active',
+    created: now.toISOString(), updated: now.toISOString(), tags: ['conversation'], source: 'ingest', extra: {},
+  };
+  return { id, text: serializeMemory(meta, `# Conversations on ${day}\n\n${section}\n`) };
+}
+
+/** An existing day file with one more session; null when that transcript is already in it. */
+export function appendedLogText(doc: MemoryDoc, section: string, hash: string, now: Date): string | null {
+  if (doc.body.includes(`sha256 ${hash}`)) return null;
+  return serializeMemory({ ...doc.meta, updated: now.toISOString() }, `${doc.body.trimEnd()}\n\n${section}\n`);
+}

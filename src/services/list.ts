@@ -1,0 +1,41 @@
+// Use case: one user's memories, newest first, read from the files (after a sync, so hand edits count).
+import { UsageError } from '../errors.js';
+import { assertUserId } from '../memory/ids.js';
+import { MEMORY_STATUSES, type MemoryStatus, type MemoryType } from '../memory/model.js';
+import type { MemoryDeps } from './deps.js';
+import { loadDoc, toRecord, type MemoryRecord } from './documents.js';
+import { syncIndex } from './sync.js';
+
+export interface ListInput {
+  user: string;
+  types?: MemoryType[];
+  /** Default: active only. */
+  statuses?: MemoryStatus[];
+  /** At most this many (default 50, up to 1000). */
+  limit?: number;
+}
+
+export interface ListResult {
+  memories: MemoryRecord[];
+  /** How many matched before the limit. */
+  total: number;
+}
+
+export async function listMemories(deps: MemoryDeps, input: ListInput): Promise<ListResult> {
+  assertUserId(input.user);
+  const limit = input.limit ?? 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('limit must be a whole number from 1 to 1000');
+  for (const s of input.statuses ?? []) if (!MEMORY_STATUSES.includes(s)) throw new UsageError(`status must be one of ${MEMORY_STATUSES.join(', ')}`);
+  await syncIndex(deps);
+  const statuses = input.statuses ?? ['active'];
+  const entries = [...((await deps.manifest.load()) ?? new Map())].filter(([, e]) =>
+    e.user === input.user && statuses.includes(e.status) && (!input.types?.length || input.types.includes(e.type)));
+  const records: MemoryRecord[] = [];
+  for (const [path] of entries) {
+    // A file removed since the sync is simply not listed.
+    const doc = await loadDoc(deps, path).catch(() => null);
+    if (doc && doc.meta.user === input.user) records.push(toRecord(doc));
+  }
+  records.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.id.localeCompare(b.id)));
+  return { memories: records.slice(0, limit), total: records.length };
+}

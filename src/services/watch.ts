@@ -1,0 +1,125 @@
+// Use case: keep the index in step with the files while they are edited: file changes are debounced
+// into one sync of just the changed paths (a missing path is a deletion), each sync reported.
+import { MemError } from '../errors.js';
+import type { FileChange, WatchFiles } from './ports.js';
+import { syncIndex, type ReindexReport, type SyncDeps } from './sync.js';
+
+export interface WatchOptions {
+  /** Quiet time after the last change before a sync starts, ms (default 100). */
+  debounceMs?: number;
+  /** Longest a change waits while others keep coming, ms (default 2000). */
+  maxWaitMs?: number;
+  /** After each sync, including the first full one. */
+  onSync?: (event: WatchSyncEvent) => void;
+  /** A sync that failed; its paths are retried with backoff. */
+  onError?: (error: unknown, paths: string[] | 'all') => void;
+}
+
+export interface WatchSyncEvent {
+  /** ISO time the sync finished. */
+  at: string;
+  /** The first, full sync that catches up with edits made while nobody watched. */
+  initial: boolean;
+  /** The paths synced, or 'all' for a full sync. */
+  paths: string[] | 'all';
+  ms: number;
+  report: ReindexReport;
+}
+
+export interface Watching {
+  /** Stops watching; changes still pending are synced first unless the last sync failed. */
+  close(): Promise<void>;
+}
+
+const RETRY_MAX_MS = 30_000;
+
+/** Watches the root; resolves once the watcher runs and the first full sync is done. */
+export async function watchMemory(deps: SyncDeps & { watchFiles?: WatchFiles }, options: WatchOptions = {}): Promise<Watching> {
+  if (!deps.watchFiles) throw new MemError('this memory was opened without a file watcher');
+  const debounceMs = options.debounceMs ?? 100;
+  const maxWaitMs = options.maxWaitMs ?? 2_000;
+  const pending = new Set<string>();
+  let full = false;
+  let firstChangeAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let failures = 0;
+  let closed = false;
+  let starting = true;
+
+  const runSync = async (paths: string[] | 'all', initial: boolean): Promise<void> => {
+    const started = performance.now();
+    const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
+    options.onSync?.({ at: new Date().toISOString(), initial, paths, ms: Math.round(performance.now() - started), report });
+  };
+
+  const sync = async (paths: string[] | 'all'): Promise<void> => {
+    try {
+      await runSync(paths, false);
+      failures = 0;
+    } catch (err) {
+      failures++;
+      // Nothing is lost: the paths go back into the queue for the next try.
+      if (paths === 'all') full = true;
+      else for (const p of paths) pending.add(p);
+      options.onError?.(err, paths);
+    }
+  };
+
+  const flush = () => {
+    timer = undefined;
+    if (running || (!full && pending.size === 0)) return;
+    const paths = full ? 'all' : [...pending].sort();
+    full = false;
+    pending.clear();
+    firstChangeAt = 0;
+    running = sync(paths).then(() => {
+      running = undefined;
+      if (!closed && (full || pending.size > 0)) schedule();
+    });
+  };
+
+  function schedule(): void {
+    if (closed) return;
+    clearTimeout(timer);
+    const now = Date.now();
+    if (firstChangeAt === 0) firstChangeAt = now;
+    // After failures, back off (1 s, 2 s, ... 30 s) instead of hammering a server that is down.
+    const wait = failures > 0
+      ? Math.min(RETRY_MAX_MS, 1_000 * 2 ** (failures - 1))
+      : Math.max(0, Math.min(debounceMs, firstChangeAt + maxWaitMs - now));
+    timer = setTimeout(flush, wait);
+  }
+
+  const onChange = (change: FileChange) => {
+    if (change.kind === 'rescan') full = true;
+    else pending.add(change.path);
+    // While a sync runs (or the first one), its end schedules the next one.
+    if (!running && !starting) schedule();
+  };
+
+  // Watch first, then sync everything: an edit made during the first sync is not missed.
+  const watcher = await deps.watchFiles(onChange);
+  try {
+    await runSync('all', true);
+  } catch (err) {
+    closed = true;
+    await watcher.close();
+    throw err;
+  }
+  starting = false;
+  if (full || pending.size > 0) schedule();
+
+  return {
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(timer);
+      await watcher.close();
+      await running;
+      if (failures === 0 && (full || pending.size > 0)) {
+        await sync(full ? 'all' : [...pending].sort());
+      }
+    },
+  };
+}

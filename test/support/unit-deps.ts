@@ -1,0 +1,51 @@
+// MemoryDeps for unit tests of use cases: real files, manifest, vector cache, lock and access stats in a
+// temp root; an in-memory index, a hash embedder, a recording audit log and a fixed clock (all overridable).
+import { join } from 'node:path';
+
+import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
+import { FileLock } from '../../src/adapters/state/file-lock.js';
+import { FileVectorCache } from '../../src/adapters/state/file-vector-cache.js';
+import { JsonAccessStats } from '../../src/adapters/state/json-access-stats.js';
+import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
+import type { MemoryDeps } from '../../src/services/deps.js';
+import type { AuditLog } from '../../src/services/ports.js';
+import { DEFAULT_LIFECYCLE } from '../../src/services/lifecycle-config.js';
+import { DEFAULT_FUSION } from '../../src/services/retrieval/fuse.js';
+import { DEFAULT_SCORING } from '../../src/services/retrieval/rescore.js';
+import { HashEmbedder, InMemoryIndex } from './fakes.js';
+
+export interface RecordingAudit extends AuditLog {
+  commits: { paths: string[]; message: string }[];
+}
+
+export function recordingAudit(): RecordingAudit {
+  const commits: RecordingAudit['commits'] = [];
+  return {
+    enabled: true, commits,
+    commit: async (paths, message) => void commits.push({ paths, message }),
+    history: async () => [],
+    purge: async () => {},
+  };
+}
+
+export function unitDeps(root: string, overrides: Partial<MemoryDeps> = {}): MemoryDeps {
+  return {
+    files: new FsMemoryFiles(root),
+    index: new InMemoryIndex(),
+    embedder: new HashEmbedder(8),
+    cache: new FileVectorCache(root, 'hash-test-8'),
+    manifest: new JsonManifest(root, 'test'),
+    lock: new FileLock(join(root, '.mem'), 'write', 10_000),
+    chunking: { maxChars: 1500 },
+    defaultUser: 'default',
+    embedBatchSize: 8,
+    maxFileBytes: 1 << 20,
+    audit: recordingAudit(),
+    access: new JsonAccessStats(root),
+    scoring: DEFAULT_SCORING,
+    fusion: DEFAULT_FUSION,
+    lifecycle: DEFAULT_LIFECYCLE,
+    now: () => new Date('2026-12-01T12:00:00.000Z'),
+    ...overrides,
+  };
+}
