@@ -84,7 +84,8 @@ describe('mem mcp over stdio', () => {
     const get = await call('memory_get', { id });
     expect(get.isError).toBe(false);
     expect(get.text).toContain(`id: ${id}`);
-    expect(get.text).toContain('source: mcp');
+    // Not stated_by_user: recorded as the agent's inference.
+    expect(get.text).toContain('source: agent:mcp');
     expect(get.text).toContain('tags: travel');
     expect(get.text).toContain('Alice prefers aisle seats on long flights');
     const list = await call('memory_list', {});
