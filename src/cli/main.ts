@@ -46,6 +46,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('--key <slot>', 'the fact slot it fills, e.g. residence')
     .option('--source <source>', 'provenance, e.g. user, agent, system')
     .option('--expires <iso-date>', 'no longer eligible after this time')
+    .option('--allow-secrets', 'store the text even if it looks like it contains an API key, private key or password')
     .action(run(() => import('./commands/add.js').then((m) => m.addCommand)));
 
   program

@@ -2,6 +2,7 @@
 import { UsageError } from '../errors.js';
 import { assertUserId, newMemoryId } from '../memory/ids.js';
 import { MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
+import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage, type MemoryDeps } from './deps.js';
 import { syncLocked } from './sync.js';
@@ -16,6 +17,8 @@ export interface AddInput {
   source?: string;
   /** ISO time after which the memory is no longer eligible. */
   expires?: string;
+  /** Store the text even if it looks like it contains a secret (API key, private key, password). */
+  allowSecrets?: boolean;
 }
 
 export interface AddResult {
@@ -29,6 +32,7 @@ export interface AddResult {
 export function validateAddInput(input: AddInput): void {
   assertUserId(input.user);
   if (!input.text || !input.text.trim()) throw new UsageError('the memory text is empty');
+  if (!input.allowSecrets) assertNoSecrets(input.text);
   if (input.type !== undefined && !MEMORY_TYPES.includes(input.type)) {
     throw new UsageError(`type must be one of ${MEMORY_TYPES.join(', ')}`);
   }

@@ -12,6 +12,7 @@ export interface AddOptions extends GlobalOptions {
   key?: string;
   source?: string;
   expires?: string;
+  allowSecrets?: boolean;
 }
 
 export async function addCommand(text: string, opts: AddOptions, io: Io): Promise<void> {
@@ -26,6 +27,7 @@ export async function addCommand(text: string, opts: AddOptions, io: Io): Promis
       ...(opts.key ? { key: opts.key } : {}),
       ...(opts.source ? { source: opts.source } : {}),
       ...(opts.expires ? { expires: opts.expires } : {}),
+      ...(opts.allowSecrets ? { allowSecrets: true } : {}),
     }),
   );
   io.result(result, () => `${result.action} ${result.id} -> ${result.path}`);

@@ -1,0 +1,33 @@
+import { MilvusIndex } from './dist/adapters/milvus/milvus-index.js';
+import { ensureRuntime } from './dist/adapters/runtime/python-runtime.js';
+import { ensureServer, stopServer, readRecord } from './dist/adapters/runtime/managed-server.js';
+import { milvusLiteSpec } from './dist/adapters/runtime/local-servers.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir, homedir } from 'node:os';
+import { join } from 'node:path';
+const root = await mkdtemp(join(tmpdir(), 'probe-'));
+const stateDir = join(root, '.mem');
+const runtime = await ensureRuntime({ home: join(homedir(), '.cache/memdir'), python: 'python3' });
+const spec = milvusLiteSpec(runtime, stateDir);
+let srv = await ensureServer(spec);
+const model = { name: 't', dimension: 4 };
+const row = (i) => ({ chunkId: i.toString(16).padStart(4, '0'), textHash: 'h', memoryId: 'm' + i, user: 'u', type: 'semantic', status: 'active', importance: 0.5, created: 1, updated: 1, expires: 9e15, path: `p${i}.md`, heading: '', lineStart: 1, lineEnd: 1, tags: [], content: 'hello ' + i, vector: [1, i, 0, 0] });
+let idx = new MilvusIndex({ address: `127.0.0.1:${srv.port}`, collection: 'c' });
+await idx.open(model);
+await idx.upsert([row(1), row(2)]);
+await idx.flush();
+await idx.upsert([row(3), row(4)]);
+await idx.delete({ users: 'all', paths: ['p1.md'] });
+console.log('count before kill', await idx.count({ users: 'all' }));
+process.kill(srv.pid, 'SIGKILL');
+await new Promise(r => setTimeout(r, 500));
+const t = Date.now();
+try { console.log(await idx.count({ users: 'all' })); } catch (e) { console.log('after kill error after', Date.now() - t, 'ms:', e.constructor.name, e.message.slice(0, 300)); }
+try { await idx.upsert([row(5)]); } catch (e) { console.log('upsert error after', Date.now() - t, 'ms:', e.constructor.name, e.message.slice(0, 300)); }
+await idx.close();
+srv = await ensureServer(spec);
+idx = new MilvusIndex({ address: `127.0.0.1:${srv.port}`, collection: 'c' });
+await idx.open(model);
+console.log('count after restart', await idx.count({ users: 'all' }), (await idx.listPaths()).sort());
+await idx.close();
+await stopServer({ stateDir: join(stateDir, 'servers'), name: 'milvus-lite', stopSignal: 'SIGINT' });
