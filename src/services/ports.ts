@@ -103,6 +103,8 @@ export interface ManifestStore {
   exists(): Promise<boolean>;
   load(): Promise<Map<string, ManifestEntry> | null>;
   save(entries: Map<string, ManifestEntry>): Promise<void>;
+  /** Forgets everything, so the next sync asks the index what it holds (done before an index is dropped). */
+  clear(): Promise<void>;
 }
 
 export interface AuditLog {

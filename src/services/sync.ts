@@ -23,6 +23,8 @@ export interface SyncDeps {
   embedBatchSize: number;
   /** Larger files are reported and skipped (a 20 MB log is not a memory). */
   maxFileBytes: number;
+  /** How often a long sync saves its progress (default 5 s; tests use 0: after every batch). */
+  manifestSaveIntervalMs?: number;
 }
 
 export interface FileError {
@@ -61,6 +63,9 @@ interface ParsedFile {
 const RECORDS_PER_BATCH = 64;
 const MANIFEST_SAVE_INTERVAL_MS = 5_000;
 
+/** A path the index holds but no manifest describes: matches no file, so the file is re-read or its rows removed. */
+const UNKNOWN_ENTRY: ManifestEntry = { size: -1, mtimeMs: -1, sha: '', memoryId: '', user: '', type: 'semantic', status: 'active', chunks: [] };
+
 export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
   return deps.lock.run(() => syncLocked(deps, options));
 }
@@ -68,12 +73,21 @@ export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Prom
 /** For callers that already hold the write lock (add, forget). */
 export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
   const progress = options.progress ?? silentProgress;
-  if (options.rebuild) await deps.index.drop();
+  if (options.rebuild) {
+    // Manifest first: killed between the two, the next sync must not trust it for an index that is gone.
+    await deps.manifest.clear();
+    await deps.index.drop();
+  }
   await deps.index.open(deps.embedder.identity);
   const previous = options.rebuild ? null : await deps.manifest.load();
   // Without a manifest a partial sync cannot know what else is indexed: do a full one.
   if (!previous) options = { ...options, only: undefined };
+  // Without a manifest the index itself says which paths it holds (rows of files gone since are removed).
+  const indexed = !previous && !options.rebuild ? await deps.index.listPaths() : [];
   const next = new Map<string, ManifestEntry>(options.only && previous ? previous : []);
+  // What the index holds for files not processed yet: saved with the progress, so a sync killed
+  // after a save still knows, on the next run, the rows of files deleted or not yet re-read.
+  const notYetSynced = previous ?? new Map(indexed.map((path) => [path, UNKNOWN_ENTRY]));
   const report: ReindexReport = { files: 0, chunks: 0, embedded: 0, upserted: 0, deleted: 0, skipped: 0, errors: [] };
 
   const { files, problems } = await listFiles(deps, options.only);
@@ -92,8 +106,8 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
     progress.tick(batch.length);
     batch = [];
     batchRecords = 0;
-    if (Date.now() - lastSave > MANIFEST_SAVE_INTERVAL_MS) {
-      await deps.manifest.save(next);
+    if (Date.now() - lastSave >= (deps.manifestSaveIntervalMs ?? MANIFEST_SAVE_INTERVAL_MS)) {
+      await deps.manifest.save(new Map([...notYetSynced, ...next]));
       lastSave = Date.now();
     }
   };
@@ -122,7 +136,7 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
   if (batch.length > 0) await writePending();
   progress.stop();
 
-  await removeDeleted(deps, files.filter((f) => !vanished.has(f.path)), previous, next, options.only, report);
+  await removeDeleted(deps, files.filter((f) => !vanished.has(f.path)), previous, indexed, next, options.only, report);
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
@@ -218,13 +232,13 @@ async function vectorsFor(deps: SyncDeps, records: ChunkRecord[], report: Reinde
   return vectors;
 }
 
-/** Removes the rows of files that are gone; without a manifest, asks the index which paths it holds. */
+/** Removes the rows of files that are gone; without a manifest, of the paths the index held. */
 async function removeDeleted(
-  deps: SyncDeps, files: FileStat[], previous: Map<string, ManifestEntry> | null,
+  deps: SyncDeps, files: FileStat[], previous: Map<string, ManifestEntry> | null, indexed: string[],
   next: Map<string, ManifestEntry>, only: string[] | undefined, report: ReindexReport,
 ): Promise<void> {
   const present = new Set(files.map((f) => f.path));
-  const candidates = only ?? (previous ? [...previous.keys()] : await deps.index.listPaths());
+  const candidates = only ?? (previous ? [...previous.keys()] : indexed);
   const gone = [...new Set(candidates)].filter((p) => !present.has(p));
   for (let i = 0; i < gone.length; i += 100) {
     const paths = gone.slice(i, i + 100);
