@@ -15,6 +15,8 @@ export interface MilvusIndexOptions {
   address: string;
   token?: string;
   collection: string;
+  /** Added to "unavailable" errors: what the person can do (e.g. that a local server restarts on the next command). */
+  unavailableHint?: string;
 }
 
 interface Status {
@@ -89,7 +91,8 @@ export class MilvusIndex implements VectorIndex {
       return await fn();
     } catch (err) {
       if (err instanceof IndexUnavailableError || err instanceof ModelMismatchError) throw err;
-      throw new IndexUnavailableError(`Milvus at ${this.options.address} unavailable during ${what}: ${errorMessage(err)}`, { cause: err });
+      const hint = this.options.unavailableHint ? `. ${this.options.unavailableHint}` : '';
+      throw new IndexUnavailableError(`Milvus at ${this.options.address} unavailable during ${what}: ${errorMessage(err)}${hint}`, { cause: err });
     }
   }
 
