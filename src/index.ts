@@ -7,5 +7,6 @@ export type { SearchInput, SearchResult } from './services/search.js';
 export type { ForgetInput, ForgetResult } from './services/forget.js';
 export type { ReindexReport } from './services/sync.js';
 export type { StatusReport } from './services/status.js';
+export type { DoctorOptions, DoctorProblem, DoctorReport } from './services/doctor.js';
 export { findSecrets, type SecretFinding } from './memory/secrets.js';
 export * from './errors.js';

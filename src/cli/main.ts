@@ -83,6 +83,12 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .action(run(() => import('./commands/status.js').then((m) => m.statusCommand)));
 
   program
+    .command('doctor')
+    .description('check that files, manifest and index agree (missing, stale, orphaned rows, model); exit 1 if not')
+    .option('--fix', 'repair what can be repaired (re-sync the affected files, or rebuild for another model)')
+    .action(run(() => import('./commands/doctor.js').then((m) => m.doctorCommand)));
+
+  program
     .command('setup')
     .description('install the embedded runtime (Milvus Lite, local model) and start its servers')
     .action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));

@@ -1,6 +1,7 @@
 // The Memory facade: the library API that the CLI (and later MCP) are thin shells over.
 import { addMemory, type AddInput, type AddResult } from './add.js';
 import type { MemoryDeps } from './deps.js';
+import { doctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
@@ -14,6 +15,7 @@ export interface Memory {
   reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   status(): Promise<StatusReport>;
+  doctor(options?: DoctorOptions): Promise<DoctorReport>;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     reindex: (options = {}) => syncIndex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     status: () => memoryStatus(deps),
+    doctor: (options) => doctor(deps, options),
     close,
   };
 }

@@ -52,6 +52,8 @@ export interface VectorIndex {
   count(scope: IndexScope): Promise<number>;
   /** Distinct paths that have rows (for finding orphans). */
   listPaths(): Promise<string[]>;
+  /** Every row's chunk id and path (for checking the index against the files). */
+  listChunks(): Promise<{ chunkId: string; path: string }[]>;
   close(): Promise<void>;
 }
 

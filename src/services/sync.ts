@@ -5,6 +5,7 @@ import type { ChunkOptions } from '../memory/chunk.js';
 import { decodeMemoryText } from '../memory/decode.js';
 import { sha256 } from '../memory/hash.js';
 import { parseMemory } from '../memory/parse.js';
+import type { MemoryMeta } from '../memory/model.js';
 import { toChunkRecords, type ChunkRecord } from '../memory/records.js';
 import type {
   Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, VectorCache, VectorIndex, WriteLock,
@@ -154,9 +155,28 @@ async function listFiles(deps: SyncDeps, only?: string[]) {
 }
 
 function tooLarge(stat: FileStat, limit: number, report: ReindexReport): 'invalid' {
-  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  report.errors.push({ path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` });
+  report.errors.push(tooLargeError(stat, limit));
   return 'invalid';
+}
+
+/** Why a file over the size limit is not indexed. */
+export function tooLargeError(stat: FileStat, limit: number): FileError {
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return { path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` };
+}
+
+/** The index records of a file's bytes, or the error (path and line) that keeps it out of the index. */
+export function recordsOf(
+  deps: Pick<SyncDeps, 'defaultUser' | 'chunking'>, stat: FileStat, bytes: Uint8Array,
+): { meta: MemoryMeta; records: ChunkRecord[] } | FileError {
+  try {
+    const text = decodeMemoryText(bytes, stat.path);
+    const doc = parseMemory(text, { path: stat.path, defaultUser: deps.defaultUser, fallbackTime: new Date(stat.mtimeMs).toISOString() });
+    return { meta: doc.meta, records: toChunkRecords(doc, deps.chunking) };
+  } catch (err) {
+    if (err instanceof InvalidMemoryError) return { path: err.path, line: err.line, message: err.reason };
+    throw err;
+  }
 }
 
 async function readAndParse(
@@ -172,29 +192,19 @@ async function readAndParse(
   }
   const sha = sha256(bytes);
   if (prev && prev.sha === sha) return 'unchanged';
-  try {
-    const text = decodeMemoryText(bytes, stat.path);
-    const doc = parseMemory(text, {
-      path: stat.path,
-      defaultUser: deps.defaultUser,
-      fallbackTime: new Date(stat.mtimeMs).toISOString(),
-    });
-    const records = toChunkRecords(doc, deps.chunking);
-    const { meta } = doc;
-    const entry: ManifestEntry = {
-      size: stat.size, mtimeMs: stat.mtimeMs, sha,
-      memoryId: meta.id, user: meta.user, type: meta.type, status: meta.status,
-      chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
-    };
-    if (meta.expires) entry.expires = Date.parse(meta.expires);
-    return { stat, sha, records, entry };
-  } catch (err) {
-    if (err instanceof InvalidMemoryError) {
-      report.errors.push({ path: err.path, line: err.line, message: err.reason });
-      return 'invalid';
-    }
-    throw err;
+  const parsed = recordsOf(deps, stat, bytes);
+  if ('message' in parsed) {
+    report.errors.push(parsed);
+    return 'invalid';
   }
+  const { meta, records } = parsed;
+  const entry: ManifestEntry = {
+    size: stat.size, mtimeMs: stat.mtimeMs, sha,
+    memoryId: meta.id, user: meta.user, type: meta.type, status: meta.status,
+    chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
+  };
+  if (meta.expires) entry.expires = Date.parse(meta.expires);
+  return { stat, sha, records, entry };
 }
 
 /** Embeds what the cache lacks, upserts all rows of the batch's files, then deletes their stale rows. */

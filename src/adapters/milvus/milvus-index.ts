@@ -189,23 +189,34 @@ export class MilvusIndex implements VectorIndex {
 
   async listPaths(): Promise<string[]> {
     const paths = new Set<string>();
+    await this.scanRows(['path'], (row) => paths.add(String(row.path)));
+    return [...paths];
+  }
+
+  async listChunks(): Promise<{ chunkId: string; path: string }[]> {
+    const chunks: { chunkId: string; path: string }[] = [];
+    await this.scanRows(['chunk_id', 'path'], (row) => chunks.push({ chunkId: String(row.chunk_id), path: String(row.path) }));
+    return chunks;
+  }
+
+  /** Every row of the collection, by chunk id prefix (Lite has no usable iterator), each seen exactly once. */
+  private async scanRows(fields: string[], visit: (row: Record<string, unknown>) => void): Promise<void> {
     const hex = '0123456789abcdef';
     const queue = [...hex];
     while (queue.length > 0) {
       const prefix = queue.shift()!;
       const res = await this.call('query', async () =>
         this.client.query({
-          collection_name: this.name, filter: buildFilter({ users: 'all', chunkIdPrefix: prefix }), output_fields: ['path'],
+          collection_name: this.name, filter: buildFilter({ users: 'all', chunkIdPrefix: prefix }), output_fields: fields,
           limit: QUERY_WINDOW, consistency_level: ConsistencyLevelEnum.Strong,
         }),
       );
       check(res, 'query');
-      const rows = (res.data ?? []) as { path: string }[];
-      for (const r of rows) paths.add(r.path);
-      // A full window may have cut rows off: look again with longer prefixes.
+      const rows = (res.data ?? []) as Record<string, unknown>[];
+      // A full window may have cut rows off: look again with longer prefixes (and count none of these twice).
       if (rows.length >= QUERY_WINDOW) queue.push(...[...hex].map((c) => prefix + c));
+      else rows.forEach(visit);
     }
-    return [...paths];
   }
 
   async close(): Promise<void> {
