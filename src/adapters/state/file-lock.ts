@@ -111,8 +111,17 @@ export class FileLock implements WriteLock {
 async function isAbandoned(lockDir: string, ownerFile: string): Promise<boolean> {
   const st = await stat(lockDir).catch(() => null);
   if (!st || Date.now() - st.mtimeMs > STALE_MS - UPDATE_MS) return false;
-  const owner = await readFile(ownerFile, 'utf8').then((t) => JSON.parse(t) as Owner, () => null);
+  const owner = await readOwner(ownerFile);
   // An owner record of an earlier lock folder says nothing about this one (its holder may not have written it yet).
   if (!owner || st.birthtimeMs === 0 || owner.instance !== instanceOf(st) || owner.host !== hostname()) return false;
   return Number.isInteger(owner.pid) && !isAlive(owner.pid);
+}
+
+/** The owner record, or null if there is none or it is being written right now. */
+async function readOwner(file: string): Promise<Owner | null> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Owner;
+  } catch {
+    return null;
+  }
 }

@@ -74,6 +74,13 @@ describe('FileLock', () => {
     expect(existsSync(join(dir, 'write.lock'))).toBe(true);
   });
 
+  it('treats an owner record being written (not yet whole) as a live holder', async () => {
+    const dir = await lockFolder();
+    await mkdir(join(dir, 'write.lock'));
+    await writeFile(join(dir, 'write.owner'), '{"pid": ');
+    await expect(new FileLock(dir, 'write', 800).run(async () => 'ran')).rejects.toBeInstanceOf(LockTimeoutError);
+  });
+
   it('still removes a lock that nobody refreshed for 30 s, owner or not', async () => {
     const dir = await lockFolder();
     await mkdir(join(dir, 'write.lock'));
