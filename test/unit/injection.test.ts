@@ -10,36 +10,10 @@ import { buildFilter, quote } from '../../src/adapters/milvus/filter.js';
 import { UsageError } from '../../src/errors.js';
 import { assertMemoryId, assertUserId, isValidMemoryId, isValidUserId } from '../../src/memory/ids.js';
 import { eligibilityScope } from '../../src/services/search.js';
+import { tokenize } from '../support/filter-literals.js';
 
 // Reproducible: a failure prints its seed and path, and the same seed finds it again.
 const RUNS = { numRuns: 2000, seed: 20261201 };
-
-/** Reads double-quoted literals the way Milvus does (escapes \\ and \"); returns the code around them and the literals. */
-function tokenize(expr: string): { skeleton: string; literals: string[] } {
-  let skeleton = '';
-  const literals: string[] = [];
-  for (let i = 0; i < expr.length; ) {
-    if (expr[i] !== '"') {
-      skeleton += expr[i++];
-      continue;
-    }
-    let lit = '';
-    for (i++; ; ) {
-      if (i >= expr.length) throw new Error('unterminated literal');
-      if (expr[i] === '\\') {
-        if (expr[i + 1] !== '\\' && expr[i + 1] !== '"') throw new Error(`bad escape at ${i}`);
-        lit += expr[i + 1];
-        i += 2;
-      } else if (expr[i] === '"') {
-        i++;
-        break;
-      } else lit += expr[i++];
-    }
-    literals.push(lit);
-    skeleton += '""';
-  }
-  return { skeleton, literals };
-}
 
 // Strings biased towards what breaks parsers: quotes, backslashes, newlines, filter keywords, traversal.
 const PIECES = ['"', "'", '\\', '\n', '\r', '\t', '\u0000', '\u2028', '\u202e', ' or ', ' and ', '!=', '==', '(', ')', '[', ']', ',', '%', '*',
