@@ -1,17 +1,16 @@
 // `mem doctor [--fix]` end to end: damage the index behind memdir's back, see it named, repair it, exit codes 1 then 0.
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { MilvusClient } from '@zilliz/milvus2-sdk-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runMem } from '../support/harness.js';
+import { liteClient } from '../support/index-truth.js';
 import { tempRoot } from '../support/temp-root.js';
 
 /** Deletes a path's rows straight in Milvus Lite, as a crash or a manual edit might. */
 async function dropRowsBehindOurBack(root: string, path: string): Promise<void> {
-  const { port } = JSON.parse(await readFile(join(root, '.mem', 'servers', 'milvus-lite.json'), 'utf8')) as { port: number };
-  const client = new MilvusClient({ address: `127.0.0.1:${port}`, channelOptions: { 'grpc.keepalive_time_ms': 2147483647 } });
+  const client = await liteClient(root);
   await client.delete({ collection_name: 'memdir', filter: `path == "${path}"` });
   await client.closeConnection();
 }

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { MilvusClient } from '@zilliz/milvus2-sdk-node';
+import { MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
 import type { MemConfig } from '../../src/config.js';
@@ -22,13 +22,21 @@ export async function expectedChunks(config: MemConfig): Promise<Map<string, str
   return out;
 }
 
-/** chunk id -> path of every row in the root's embedded Milvus Lite collection. */
-export async function indexedChunks(root: string, collection = 'memdir'): Promise<Map<string, string>> {
+// The SDK logs every request to stdout at debug level under NODE_ENV=test.
+sdkLogger.silent = true;
+
+/** A client of the root's embedded Milvus Lite server, for looking behind memdir's back. */
+export async function liteClient(root: string): Promise<MilvusClient> {
   const { port } = JSON.parse(await readFile(join(root, '.mem', 'servers', 'milvus-lite.json'), 'utf8')) as { port: number };
-  const client = new MilvusClient({
+  return new MilvusClient({
     address: `127.0.0.1:${port}`,
     channelOptions: { 'grpc.keepalive_time_ms': 2147483647, 'grpc.keepalive_permit_without_calls': 0 },
   });
+}
+
+/** chunk id -> path of every row in the root's embedded Milvus Lite collection. */
+export async function indexedChunks(root: string, collection = 'memdir'): Promise<Map<string, string>> {
+  const client = await liteClient(root);
   try {
     const res = await client.query({ collection_name: collection, filter: 'chunk_id != ""', output_fields: ['chunk_id', 'path'], limit: 16_384 });
     return new Map((res.data as { chunk_id: string; path: string }[]).map((r) => [r.chunk_id, r.path]));

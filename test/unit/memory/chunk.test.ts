@@ -141,7 +141,7 @@ describe('chunkMarkdown', () => {
   });
 });
 
-describe('pathological Markdown', () => {
+describe('pathological Markdown', { timeout: 30_000 }, () => {
   // Each of these took remark seconds to minutes before (inline parsing, or nesting growing quadratically);
   // a regression shows up as this file hitting the test timeout.
   it('measures container nesting from quote markers, list markers and indentation', () => {

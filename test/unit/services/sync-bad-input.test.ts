@@ -28,7 +28,8 @@ const BAD: Record<string, { content: string | Uint8Array; line: number; message:
   'bad/crlf-yaml.md': { content: '---\r\nid: ok\r\nexpires: someday\r\n---\r\nbody\r\n', line: 3, message: /expires/ },
 };
 
-describe('sync on bad input', () => {
+// Some cases build megabyte-sized files: a generous timeout for a loaded machine (no timing is asserted).
+describe('sync on bad input', { timeout: 30_000 }, () => {
   it('reports each bad file once with path and line, indexes the good ones, and modifies nothing', async () => {
     const tree: Record<string, string | Uint8Array> = { ...GOOD };
     for (const [path, bad] of Object.entries(BAD)) tree[path] = bad.content;
