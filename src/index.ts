@@ -17,4 +17,6 @@ export type { WatchOptions, WatchSyncEvent, Watching } from './services/watch.js
 export type { IngestInput, IngestResult, IngestedMemory } from './services/ingest/ingest.js';
 export type { Turn, TranscriptFormat } from './services/ingest/transcript.js';
 export type { MemoryType, MemoryStatus } from './memory/model.js';
+export type { DoctorOptions, DoctorProblem, DoctorReport } from './services/doctor.js';
+export { findSecrets, type SecretFinding } from './memory/secrets.js';
 export * from './errors.js';

@@ -16,7 +16,7 @@ export interface OpenOptions {
 }
 
 /** Connects to the index and embedder the configuration names, starting local ones if needed. */
-async function connect(config: MemConfig, options: OpenOptions): Promise<{ index: VectorIndex; embedder: Embedder }> {
+async function connect(config: MemConfig, options: OpenOptions): Promise<{ index: VectorIndex; embedder: Embedder; indexIdentity: string }> {
   const [{ MilvusIndex }, { OpenAIEmbedder }, { LOCAL_EMBEDDING, milvusLiteSpec, embeddingServerSpec }] = await Promise.all([
     import('./adapters/milvus/milvus-index.js'),
     import('./adapters/embedder/openai-embedder.js'),
@@ -38,7 +38,11 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
   const collection = config.collection ?? (config.index.kind === 'embedded' ? 'memdir' : `memdir_${sha256(config.root).slice(0, 12)}`);
   const index = new MilvusIndex(
     config.index.kind === 'embedded'
-      ? { address: `127.0.0.1:${local.milvusPort}`, collection }
+      ? {
+          address: `127.0.0.1:${local.milvusPort}`, collection,
+          unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(stateDir, 'servers', 'milvus-lite.log')}); ` +
+            'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
+        }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
   );
   const embedder =
@@ -53,7 +57,9 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
           baseURL: config.embedding.baseURL, apiKey: config.embedding.apiKey, model: config.embedding.model,
           dimension: config.embedding.dimension, requestDimensions: config.embedding.requestDimensions,
         });
-  return { index, embedder };
+  // What the manifest is kept for: the local server's port changes at every restart, its data folder does not.
+  const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${collection})` : index.location;
+  return { index, embedder, indexIdentity };
 }
 
 /** Opens the memory root described by `config`: the library's entry point. */
@@ -66,7 +72,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/git/git-audit.js'),
     import('./adapters/state/json-access-stats.js'),
   ]);
-  const { index, embedder } = await connect(config, options);
+  const { index, embedder, indexIdentity } = await connect(config, options);
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
   const deps: MemoryDeps = {
@@ -74,8 +80,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     index,
     embedder,
     cache: new FileVectorCache(config.root, sha256(model).slice(0, 16)),
-    // One manifest per (index location, model): switching MILVUS_URI or model never trusts the other's.
-    manifest: new JsonManifest(config.root, sha256(`${index.location}|${model}`).slice(0, 12)),
+    // One manifest per (index, model): switching MILVUS_URI or model never trusts the other's.
+    manifest: new JsonManifest(config.root, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
     lock: new FileLock(join(config.root, STATE_DIR)),
     audit: new GitAudit(config.root, config.git),
     access: new JsonAccessStats(config.root),

@@ -49,6 +49,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('--ttl <duration>', 'lifetime such as 12h, 7d, 2w or none (default per type: $MEM_TTL_<TYPE>)')
     .option('--supersedes <id>', 'this memory corrects (replaces) that one')
     .option('--force', 'skip reconciliation: always write a new memory')
+    .option('--allow-secrets', 'store the text even if it looks like it contains an API key, private key or password')
     .action(run(() => import('./commands/add.js').then((m) => m.addCommand)));
 
   program
@@ -129,6 +130,12 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .command('status')
     .description('files, index, drift between them, and the managed servers')
     .action(run(() => import('./commands/status.js').then((m) => m.statusCommand)));
+
+  program
+    .command('doctor')
+    .description('check that files, manifest and index agree (missing, stale, orphaned rows, model); exit 1 if not')
+    .option('--fix', 'repair what can be repaired (re-sync the affected files, or rebuild for another model)')
+    .action(run(() => import('./commands/doctor.js').then((m) => m.doctorCommand)));
 
   program
     .command('setup')

@@ -24,13 +24,73 @@ interface Section {
   blocks: Block[];
 }
 
-const parser = unified().use(remarkParse);
+// Chunking needs only the block structure. Inline constructs (emphasis, code spans, links) are
+// switched off: nobody reads them here, and runs of thousands of `*` or backticks made remark take
+// seconds to minutes on files of a few kilobytes.
+const INLINE_CONSTRUCTS = [
+  'attention', 'autolink', 'characterEscape', 'characterReference', 'codeText', 'hardBreakEscape',
+  'htmlText', 'labelEnd', 'labelStartImage', 'labelStartLink',
+];
+const parser = unified().use(remarkParse).data('micromarkExtensions', [{ disable: { null: INLINE_CONSTRUCTS } }]);
+
+/**
+ * Block quotes and lists nested deeper than this are not handed to remark: its time grows with the
+ * square of the nesting (a 1 MB list nested 1,000 deep took 45 s), and no real note is nested so deep.
+ */
+export const MAX_NESTING = 32;
+
+/** The deepest container nesting of any line: `>` and list markers at its start, plus its indentation in 4-column steps. */
+export function nestingDepth(body: string): number {
+  let deepest = 0;
+  for (const line of body.split('\n')) {
+    let i = 0;
+    let columns = 0;
+    for (; line[i] === ' ' || line[i] === '\t'; i++) columns += line[i] === '\t' ? 4 : 1;
+    let depth = Math.floor(columns / 4);
+    for (;;) {
+      const marker = CONTAINER_MARKER.exec(line.slice(i, i + 12));
+      if (!marker) break;
+      depth++;
+      i += marker[0].length;
+    }
+    deepest = Math.max(deepest, depth);
+  }
+  return deepest;
+}
+
+// A block quote marker or a list item marker, with the spaces that follow it.
+const CONTAINER_MARKER = /^(?:>|[-+*](?=[ \t]|$)|\d{1,9}[.)](?=[ \t]|$))[ \t]*/;
+
+/** Paragraph-like blocks (runs of non-blank lines) without parsing: the fallback for pathological nesting. */
+function plainBlocks(body: string): Section[] {
+  const blocks: Block[] = [];
+  let offset = 0;
+  let line = 1;
+  let cur: Block | null = null;
+  for (const text of body.split('\n')) {
+    const end = offset + text.length;
+    if (text.trim() === '') {
+      if (cur) blocks.push(cur);
+      cur = null;
+    } else if (cur) {
+      cur.end = end;
+      cur.endLine = line;
+    } else {
+      cur = { start: offset, end, line, endLine: line };
+    }
+    offset = end + 1;
+    line++;
+  }
+  if (cur) blocks.push(cur);
+  return blocks.length > 0 ? [{ heading: '', blocks }] : [];
+}
 
 function headingText(source: string): string {
   return source.replace(/^#{1,6}\s*/, '').replace(/(^|\s+)#+\s*$/, '').replace(/\n[=-]+\s*$/, '').trim();
 }
 
 function toSections(body: string): Section[] {
+  if (nestingDepth(body) > MAX_NESTING) return plainBlocks(body);
   const tree = parser.parse(body);
   const sections: Section[] = [{ heading: '', blocks: [] }];
   let stack: { depth: number; text: string }[] = [];

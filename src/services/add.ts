@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { parseDuration } from '../memory/duration.js';
 import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
 import { MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
+import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage, type MemoryDeps } from './deps.js';
 import { findPath, manifestEntries } from './documents.js';
@@ -33,6 +34,8 @@ export interface AddInput {
   supersedes?: string;
   /** Skip reconciliation: always write a new memory. */
   force?: boolean;
+  /** Store the text even if it looks like it contains a secret (API key, private key, password). */
+  allowSecrets?: boolean;
 }
 
 /** What write-time reconciliation decided: a new memory, a rewrite of an existing one, a correction, or nothing. */
@@ -56,6 +59,7 @@ export interface AddResult {
 export function validateAddInput(input: AddInput): void {
   assertUserId(input.user);
   if (!input.text || !input.text.trim()) throw new UsageError('the memory text is empty');
+  if (!input.allowSecrets) assertNoSecrets(input.text);
   if (input.type !== undefined && !MEMORY_TYPES.includes(input.type)) {
     throw new UsageError(`type must be one of ${MEMORY_TYPES.join(', ')}`);
   }

@@ -2,6 +2,7 @@
 import { addMemory, type AddInput, type AddResult } from './add.js';
 import type { MemoryDeps } from './deps.js';
 import type { MemoryRecord } from './documents.js';
+import { doctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
 import { getMemory, type GetInput } from './get.js';
 import { showMemory, type ShowResult } from './show.js';
@@ -35,6 +36,7 @@ export interface Memory {
   status(): Promise<StatusReport>;
   /** Keeps the index in step with edits to the files until the returned handle is closed. */
   watch(options?: WatchOptions): Promise<Watching>;
+  doctor(options?: DoctorOptions): Promise<DoctorReport>;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     consolidate: (input) => consolidateMemories(deps, input),
     status: () => memoryStatus(deps),
     watch: (options) => watchMemory(deps, options),
+    doctor: (options) => doctor(deps, options),
     close,
   };
 }

@@ -52,6 +52,8 @@ export interface VectorIndex {
   count(scope: IndexScope): Promise<number>;
   /** Distinct paths that have rows (for finding orphans). */
   listPaths(): Promise<string[]>;
+  /** Every row's chunk id and path (for checking the index against the files). */
+  listChunks(): Promise<{ chunkId: string; path: string }[]>;
   close(): Promise<void>;
 }
 
@@ -116,6 +118,8 @@ export interface ManifestStore {
   exists(): Promise<boolean>;
   load(): Promise<Map<string, ManifestEntry> | null>;
   save(entries: Map<string, ManifestEntry>): Promise<void>;
+  /** Forgets everything, so the next sync asks the index what it holds (done before an index is dropped). */
+  clear(): Promise<void>;
 }
 
 export interface AuditEntry {

@@ -85,6 +85,7 @@ function isEligible(hit: IndexHit, scope: IndexScope): boolean {
   if (scope.statuses && !scope.statuses.includes(r.status)) return false;
   if (scope.notExpiredAt !== undefined && r.expires <= scope.notExpiredAt) return false;
   if (scope.types && !scope.types.includes(r.type)) return false;
+  if (scope.tags && !scope.tags.some((t) => r.tags.includes(t))) return false;
   return true;
 }
 

@@ -5,6 +5,7 @@ import type { ChunkOptions } from '../memory/chunk.js';
 import { decodeMemoryText } from '../memory/decode.js';
 import { sha256 } from '../memory/hash.js';
 import { parseMemory } from '../memory/parse.js';
+import type { MemoryMeta } from '../memory/model.js';
 import { toChunkRecords, type ChunkRecord } from '../memory/records.js';
 import type {
   Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, VectorCache, VectorIndex, WriteLock,
@@ -23,6 +24,8 @@ export interface SyncDeps {
   embedBatchSize: number;
   /** Larger files are reported and skipped (a 20 MB log is not a memory). */
   maxFileBytes: number;
+  /** How often a long sync saves its progress (default 5 s; tests use 0: after every batch). */
+  manifestSaveIntervalMs?: number;
 }
 
 export interface FileError {
@@ -61,6 +64,9 @@ interface ParsedFile {
 const RECORDS_PER_BATCH = 64;
 const MANIFEST_SAVE_INTERVAL_MS = 5_000;
 
+/** A path the index holds but no manifest describes: matches no file, so the file is re-read or its rows removed. */
+const UNKNOWN_ENTRY: ManifestEntry = { size: -1, mtimeMs: -1, sha: '', memoryId: '', user: '', type: 'semantic', status: 'active', chunks: [] };
+
 export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
   return deps.lock.run(() => syncLocked(deps, options));
 }
@@ -68,12 +74,21 @@ export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Prom
 /** For callers that already hold the write lock (add, forget). */
 export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
   const progress = options.progress ?? silentProgress;
-  if (options.rebuild) await deps.index.drop();
+  if (options.rebuild) {
+    // Manifest first: killed between the two, the next sync must not trust it for an index that is gone.
+    await deps.manifest.clear();
+    await deps.index.drop();
+  }
   await deps.index.open(deps.embedder.identity);
   const previous = options.rebuild ? null : await deps.manifest.load();
   // Without a manifest a partial sync cannot know what else is indexed: do a full one.
   if (!previous) options = { ...options, only: undefined };
+  // Without a manifest the index itself says which paths it holds (rows of files gone since are removed).
+  const indexed = !previous && !options.rebuild ? await deps.index.listPaths() : [];
   const next = new Map<string, ManifestEntry>(options.only && previous ? previous : []);
+  // What the index holds for files not processed yet: saved with the progress, so a sync killed
+  // after a save still knows, on the next run, the rows of files deleted or not yet re-read.
+  const notYetSynced = previous ?? new Map(indexed.map((path) => [path, UNKNOWN_ENTRY]));
   const report: ReindexReport = { files: 0, chunks: 0, embedded: 0, upserted: 0, deleted: 0, skipped: 0, errors: [] };
 
   const { files, problems } = await listFiles(deps, options.only);
@@ -92,8 +107,8 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
     progress.tick(batch.length);
     batch = [];
     batchRecords = 0;
-    if (Date.now() - lastSave > MANIFEST_SAVE_INTERVAL_MS) {
-      await deps.manifest.save(next);
+    if (Date.now() - lastSave >= (deps.manifestSaveIntervalMs ?? MANIFEST_SAVE_INTERVAL_MS)) {
+      await deps.manifest.save(new Map([...notYetSynced, ...next]));
       lastSave = Date.now();
     }
   };
@@ -122,7 +137,7 @@ export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Pro
   if (batch.length > 0) await writePending();
   progress.stop();
 
-  await removeDeleted(deps, files.filter((f) => !vanished.has(f.path)), previous, next, options.only, report);
+  await removeDeleted(deps, files.filter((f) => !vanished.has(f.path)), previous, indexed, next, options.only, report);
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
@@ -140,9 +155,28 @@ async function listFiles(deps: SyncDeps, only?: string[]) {
 }
 
 function tooLarge(stat: FileStat, limit: number, report: ReindexReport): 'invalid' {
-  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  report.errors.push({ path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` });
+  report.errors.push(tooLargeError(stat, limit));
   return 'invalid';
+}
+
+/** Why a file over the size limit is not indexed. */
+export function tooLargeError(stat: FileStat, limit: number): FileError {
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return { path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` };
+}
+
+/** The index records of a file's bytes, or the error (path and line) that keeps it out of the index. */
+export function recordsOf(
+  deps: Pick<SyncDeps, 'defaultUser' | 'chunking'>, stat: FileStat, bytes: Uint8Array,
+): { meta: MemoryMeta; records: ChunkRecord[] } | FileError {
+  try {
+    const text = decodeMemoryText(bytes, stat.path);
+    const doc = parseMemory(text, { path: stat.path, defaultUser: deps.defaultUser, fallbackTime: new Date(stat.mtimeMs).toISOString() });
+    return { meta: doc.meta, records: toChunkRecords(doc, deps.chunking) };
+  } catch (err) {
+    if (err instanceof InvalidMemoryError) return { path: err.path, line: err.line, message: err.reason };
+    throw err;
+  }
 }
 
 async function readAndParse(
@@ -158,34 +192,19 @@ async function readAndParse(
   }
   const sha = sha256(bytes);
   if (prev && prev.sha === sha) return 'unchanged';
-  try {
-    const text = decodeMemoryText(bytes, stat.path);
-    const doc = parseMemory(text, {
-      path: stat.path,
-      defaultUser: deps.defaultUser,
-      fallbackTime: new Date(stat.mtimeMs).toISOString(),
-    });
-    const records = toChunkRecords(doc, deps.chunking);
-    const { meta } = doc;
-    const entry: ManifestEntry = {
-      size: stat.size, mtimeMs: stat.mtimeMs, sha,
-      memoryId: meta.id, user: meta.user, type: meta.type, status: meta.status,
-      chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
-    };
-    if (meta.expires) entry.expires = Date.parse(meta.expires);
-    if (meta.key) entry.key = meta.key;
-    if (meta.source) entry.source = meta.source;
-    if (meta.supersedes) entry.supersedes = meta.supersedes;
-    if (meta.sources?.length) entry.sources = meta.sources;
-    entry.created = Date.parse(meta.created);
-    return { stat, sha, records, entry };
-  } catch (err) {
-    if (err instanceof InvalidMemoryError) {
-      report.errors.push({ path: err.path, line: err.line, message: err.reason });
-      return 'invalid';
-    }
-    throw err;
+  const parsed = recordsOf(deps, stat, bytes);
+  if ('message' in parsed) {
+    report.errors.push(parsed);
+    return 'invalid';
   }
+  const { meta, records } = parsed;
+  const entry: ManifestEntry = {
+    size: stat.size, mtimeMs: stat.mtimeMs, sha,
+    memoryId: meta.id, user: meta.user, type: meta.type, status: meta.status,
+    chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
+  };
+  if (meta.expires) entry.expires = Date.parse(meta.expires);
+  return { stat, sha, records, entry };
 }
 
 /** Embeds what the cache lacks, upserts all rows of the batch's files, then deletes their stale rows. */
@@ -223,13 +242,13 @@ async function vectorsFor(deps: SyncDeps, records: ChunkRecord[], report: Reinde
   return vectors;
 }
 
-/** Removes the rows of files that are gone; without a manifest, asks the index which paths it holds. */
+/** Removes the rows of files that are gone; without a manifest, of the paths the index held. */
 async function removeDeleted(
-  deps: SyncDeps, files: FileStat[], previous: Map<string, ManifestEntry> | null,
+  deps: SyncDeps, files: FileStat[], previous: Map<string, ManifestEntry> | null, indexed: string[],
   next: Map<string, ManifestEntry>, only: string[] | undefined, report: ReindexReport,
 ): Promise<void> {
   const present = new Set(files.map((f) => f.path));
-  const candidates = only ?? (previous ? [...previous.keys()] : await deps.index.listPaths());
+  const candidates = only ?? (previous ? [...previous.keys()] : indexed);
   const gone = [...new Set(candidates)].filter((p) => !present.has(p));
   for (let i = 0; i < gone.length; i += 100) {
     const paths = gone.slice(i, i + 100);

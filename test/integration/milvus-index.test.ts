@@ -84,6 +84,9 @@ describe('MilvusIndex on Milvus Lite', () => {
   it('counts, lists paths and deletes stale chunks of one path', async () => {
     expect(await index.count({ users: 'all' })).toBe(5);
     expect((await index.listPaths()).sort()).toEqual(['alice/semantic/a1.md', 'alice/semantic/a2.md', 'alice/semantic/a3.md', 'bob/semantic/b1.md', 'bob/semantic/b2.md']);
+    expect((await index.listChunks()).sort((x, y) => x.chunkId.localeCompare(y.chunkId))).toEqual(
+      ['a1', 'a2', 'a3', 'b1', 'b2'].map((id) => ({ chunkId: id, path: `${id[0] === 'a' ? 'alice' : 'bob'}/semantic/${id}.md` })),
+    );
     await index.upsert([row('a1b', 'alice', 'Second chunk of a1', [0, 0, 0, 1], { path: 'alice/semantic/a1.md' })]);
     await index.deleteStale(['alice/semantic/a1.md', 'alice/semantic/a2.md'], ['a1b', 'a2']);
     expect(await index.count({ users: ['alice'], paths: ['alice/semantic/a1.md'] })).toBe(1);

@@ -34,7 +34,7 @@ export class InMemoryIndex implements VectorIndex {
   readonly location = 'memory://test';
   readonly rows = new Map<string, IndexedChunk>();
   model: EmbeddingModelIdentity | null = null;
-  readonly calls = { open: 0, drop: 0, upsert: 0, deleteStale: 0, delete: 0, flush: 0, search: 0, count: 0, listPaths: 0 };
+  readonly calls = { open: 0, drop: 0, upsert: 0, deleteStale: 0, delete: 0, flush: 0, search: 0, count: 0, listPaths: 0, listChunks: 0 };
 
   async open(model: EmbeddingModelIdentity): Promise<void> {
     this.calls.open++;
@@ -100,6 +100,11 @@ export class InMemoryIndex implements VectorIndex {
   async listPaths(): Promise<string[]> {
     this.calls.listPaths++;
     return [...new Set([...this.rows.values()].map((r) => r.path))];
+  }
+
+  async listChunks(): Promise<{ chunkId: string; path: string }[]> {
+    this.calls.listChunks++;
+    return [...this.rows.values()].map((r) => ({ chunkId: r.chunkId, path: r.path }));
   }
 
   async close(): Promise<void> {}

@@ -14,6 +14,11 @@ function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
 }
 
+function symlinkProblem(target: string | NodeJS.ErrnoException): string {
+  if (typeof target === 'string') return 'symbolic link to a file outside the memory root';
+  return target.code === 'ELOOP' ? 'symbolic link loop' : `broken symbolic link (${target.code ?? target.message})`;
+}
+
 export class FsMemoryFiles implements MemoryFiles {
   readonly root: string;
 
@@ -61,9 +66,9 @@ export class FsMemoryFiles implements MemoryFiles {
           if (entry.isSymbolicLink()) {
             // Symlinked files count only when they resolve to a regular file inside the root;
             // symlinked folders are never followed (no loops, no escape).
-            const target = await realpath(abs).catch(() => null);
-            if (!target || !target.startsWith(realRoot + sep)) {
-              problems.push({ path: rel, message: 'symbolic link that leaves the memory root or is broken: skipped' });
+            const target = await realpath(abs).catch((err: NodeJS.ErrnoException) => err);
+            if (typeof target !== 'string' || !target.startsWith(realRoot + sep)) {
+              problems.push({ path: rel, message: `${symlinkProblem(target)}: skipped` });
               continue;
             }
           } else if (!entry.isFile()) continue;

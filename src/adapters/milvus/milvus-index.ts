@@ -15,6 +15,8 @@ export interface MilvusIndexOptions {
   address: string;
   token?: string;
   collection: string;
+  /** Added to "unavailable" errors: what the person can do (e.g. that a local server restarts on the next command). */
+  unavailableHint?: string;
 }
 
 interface Status {
@@ -89,7 +91,8 @@ export class MilvusIndex implements VectorIndex {
       return await fn();
     } catch (err) {
       if (err instanceof IndexUnavailableError || err instanceof ModelMismatchError) throw err;
-      throw new IndexUnavailableError(`Milvus at ${this.options.address} unavailable during ${what}: ${errorMessage(err)}`, { cause: err });
+      const hint = this.options.unavailableHint ? `. ${this.options.unavailableHint}` : '';
+      throw new IndexUnavailableError(`Milvus at ${this.options.address} unavailable during ${what}: ${errorMessage(err)}${hint}`, { cause: err });
     }
   }
 
@@ -186,23 +189,34 @@ export class MilvusIndex implements VectorIndex {
 
   async listPaths(): Promise<string[]> {
     const paths = new Set<string>();
+    await this.scanRows(['path'], (row) => paths.add(String(row.path)));
+    return [...paths];
+  }
+
+  async listChunks(): Promise<{ chunkId: string; path: string }[]> {
+    const chunks: { chunkId: string; path: string }[] = [];
+    await this.scanRows(['chunk_id', 'path'], (row) => chunks.push({ chunkId: String(row.chunk_id), path: String(row.path) }));
+    return chunks;
+  }
+
+  /** Every row of the collection, by chunk id prefix (Lite has no usable iterator), each seen exactly once. */
+  private async scanRows(fields: string[], visit: (row: Record<string, unknown>) => void): Promise<void> {
     const hex = '0123456789abcdef';
     const queue = [...hex];
     while (queue.length > 0) {
       const prefix = queue.shift()!;
       const res = await this.call('query', async () =>
         this.client.query({
-          collection_name: this.name, filter: buildFilter({ users: 'all', chunkIdPrefix: prefix }), output_fields: ['path'],
+          collection_name: this.name, filter: buildFilter({ users: 'all', chunkIdPrefix: prefix }), output_fields: fields,
           limit: QUERY_WINDOW, consistency_level: ConsistencyLevelEnum.Strong,
         }),
       );
       check(res, 'query');
-      const rows = (res.data ?? []) as { path: string }[];
-      for (const r of rows) paths.add(r.path);
-      // A full window may have cut rows off: look again with longer prefixes.
+      const rows = (res.data ?? []) as Record<string, unknown>[];
+      // A full window may have cut rows off: look again with longer prefixes (and count none of these twice).
       if (rows.length >= QUERY_WINDOW) queue.push(...[...hex].map((c) => prefix + c));
+      else rows.forEach(visit);
     }
-    return [...paths];
   }
 
   async close(): Promise<void> {

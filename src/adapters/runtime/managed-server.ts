@@ -11,6 +11,9 @@ import writeFileAtomic from 'write-file-atomic';
 
 import { RuntimeSetupError } from '../../errors.js';
 import { FileLock } from '../state/file-lock.js';
+import { isAlive } from '../state/process-alive.js';
+
+export { isAlive };
 
 export interface ServerSpec {
   name: string;
@@ -31,14 +34,6 @@ export interface ServerRecord {
   startedAt: string;
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

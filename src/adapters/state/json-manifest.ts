@@ -1,5 +1,5 @@
 // ManifestStore as one JSON file under `.mem/`, replaced atomically on save.
-import { access, readFile } from 'node:fs/promises';
+import { access, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
@@ -36,6 +36,10 @@ export class JsonManifest implements ManifestStore {
     } catch {
       return null; // A damaged manifest only costs a full re-scan; the files are the truth.
     }
+  }
+
+  async clear(): Promise<void> {
+    await rm(this.file, { force: true });
   }
 
   async save(entries: Map<string, ManifestEntry>): Promise<void> {

@@ -15,6 +15,7 @@ export interface AddOptions extends GlobalOptions {
   ttl?: string;
   supersedes?: string;
   force?: boolean;
+  allowSecrets?: boolean;
 }
 
 export async function addCommand(text: string, opts: AddOptions, io: Io): Promise<void> {
@@ -32,6 +33,7 @@ export async function addCommand(text: string, opts: AddOptions, io: Io): Promis
       ...(opts.ttl ? { ttl: opts.ttl } : {}),
       ...(opts.supersedes ? { supersedes: opts.supersedes } : {}),
       ...(opts.force ? { force: true } : {}),
+      ...(opts.allowSecrets ? { allowSecrets: true } : {}),
     }),
   );
   io.result(result, () => {

@@ -1,11 +1,12 @@
 // Turns flag strings into typed values, with usage errors (exit 2) for bad ones.
 import { UsageError } from '../../errors.js';
+import { assertUserId } from '../../memory/ids.js';
 import { MEMORY_TYPES, type MemoryType } from '../../memory/model.js';
 
 export function requireUser(flagValue: string | undefined): string {
   const user = flagValue ?? process.env.MEM_USER;
   if (!user) throw new UsageError('--user is required (or set MEM_USER)');
-  return user;
+  return assertUserId(user);
 }
 
 export function parseList(value: string): string[] {

@@ -1,5 +1,6 @@
 // `mem search`: a user's eligible memories for a query, as text, JSON or a prompt-ready context block.
 import { MemError, UsageError } from '../../errors.js';
+import { assertUserId } from '../../memory/ids.js';
 import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
 import { configFrom, withMemory } from '../context.js';
@@ -70,6 +71,8 @@ class DaemonError extends MemError {
 
 export async function searchCommand(query: string, opts: SearchOptions, io: Io): Promise<void> {
   const user = opts.allUsers ? undefined : (opts.user ?? process.env.MEM_USER);
+  // Checked before anything starts: a malformed user id is a usage error, not a reason to start servers.
+  if (user !== undefined) assertUserId(user);
   const types = parseTypes(opts.type);
   const format = opts.json ? 'json' : (opts.format ?? 'text');
   const budget = parsePositiveInt(opts.budget, '--budget', 1_000_000);

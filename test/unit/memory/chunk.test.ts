@@ -1,7 +1,7 @@
 // Covers chunkMarkdown / embedTextOf: heading sections and paths, file line ranges, fence-aware and size-bounded splitting.
 import { describe, expect, it } from 'vitest';
 
-import { chunkMarkdown, embedTextOf, type ChunkOptions } from '../../../src/memory/chunk.js';
+import { MAX_NESTING, chunkMarkdown, embedTextOf, nestingDepth, type ChunkOptions } from '../../../src/memory/chunk.js';
 import { parseMemory } from '../../../src/memory/parse.js';
 
 const opts = (maxChars: number): ChunkOptions => ({ maxChars });
@@ -138,6 +138,63 @@ describe('chunkMarkdown', () => {
   it('keeps the whole text of a small document in one chunk', () => {
     const body = 'Alice likes green tea.\n\nShe drinks it every morning.\n\n- sencha\n- matcha';
     expect(chunkMarkdown(body, 1)).toEqual([{ heading: '', text: body, lineStart: 1, lineEnd: 6 }]);
+  });
+});
+
+describe('pathological Markdown', { timeout: 30_000 }, () => {
+  // Each of these took remark seconds to minutes before (inline parsing, or nesting growing quadratically);
+  // a regression shows up as this file hitting the test timeout.
+  it('measures container nesting from quote markers, list markers and indentation', () => {
+    expect(nestingDepth('plain\n\n# Heading')).toBe(0);
+    expect(nestingDepth('> a\n> > b\n- c\n  - d')).toBe(2);
+    expect(nestingDepth('1. one\n   2) two')).toBe(1);
+    expect(nestingDepth('>>>> x')).toBe(4);
+    expect(nestingDepth('- - - x')).toBe(3);
+    expect(nestingDepth(`${' '.repeat(40)}code`)).toBe(10);
+    expect(nestingDepth('-not a marker *nor this')).toBe(0);
+  });
+
+  it('chunks deeply nested lists and quotes as plain blocks, keeping every line and its number', () => {
+    const list = Array.from({ length: 2000 }, (_, i) => `${'  '.repeat(i)}- item ${i}`).join('\n');
+    const quotes = Array.from({ length: 2000 }, (_, i) => `${'>'.repeat(i + 1)} level ${i}`).join('\n');
+    for (const body of [list, quotes, `${'- '.repeat(8000)}x`, `${'>'.repeat(100_000)} deep`]) {
+      expect(nestingDepth(body)).toBeGreaterThan(MAX_NESTING);
+      const chunks = chunkMarkdown(body, 3, opts(1500));
+      expect(chunks.length).toBeGreaterThan(0);
+      expect(chunks.every((c) => c.heading === '' && c.text.length <= 1500)).toBe(true);
+      expect(chunks.map((c) => c.text).join('').replace(/\s/g, '')).toBe(body.replace(/\s/g, ''));
+      const lines = `---\n---\n${body}`.split('\n');
+      for (const c of chunks) expect(lines.slice(c.lineStart - 1, c.lineEnd).join('\n')).toContain(c.text);
+    }
+  });
+
+  it('keeps headings and sections for nesting up to the limit', () => {
+    const body = `# Deep\n\n${'> '.repeat(MAX_NESTING)}still parsed\n\n## Next\n\ntext`;
+    expect(chunkMarkdown(body, 1).map((c) => c.heading)).toEqual(['Deep', 'Deep > Next']);
+  });
+
+  it('treats runs of emphasis markers, backticks and brackets as text', () => {
+    const body = `# Title with *stars* and \`code\`\n\n${'*'.repeat(8000)}x${'*'.repeat(8000)}\n\n${'['.repeat(8000)}y\n\n${Array.from({ length: 300 }, (_, i) => '`'.repeat(i + 1)).join(' ')}`;
+    const chunks = chunkMarkdown(body, 1, opts(1500));
+    expect(chunks[0]!.heading).toBe('Title with *stars* and `code`');
+    expect(chunks.every((c) => c.heading === 'Title with *stars* and `code`')).toBe(true);
+    expect(chunks.map((c) => c.text).join('').replace(/\s/g, '')).toBe(body.replace(/\s/g, ''));
+  });
+
+  it('splits a single one-megabyte line into bounded pieces on line 1', () => {
+    const body = 'word '.repeat(200_000);
+    const chunks = chunkMarkdown(body, 1, opts(1500));
+    expect(chunks.length).toBeGreaterThan(600);
+    expect(chunks.every((c) => c.lineStart === 1 && c.lineEnd === 1 && c.text.length <= 1500)).toBe(true);
+  });
+
+  it('handles thousands of headings of every level, and 7+ hashes as text', () => {
+    const body = Array.from({ length: 1200 }, (_, i) => `${'#'.repeat(1 + (i % 6))} H${i}\n\ntext ${i}`).join('\n\n');
+    const chunks = chunkMarkdown(body, 1, opts(1500));
+    expect(chunks).toHaveLength(1200);
+    expect(chunks[5]!.heading).toBe('H0 > H1 > H2 > H3 > H4 > H5');
+    expect(chunks[6]!.heading).toBe('H6');
+    expect(chunkMarkdown('####### seven\n\ntext', 1)).toEqual([{ heading: '', text: '####### seven\n\ntext', lineStart: 1, lineEnd: 3 }]);
   });
 });
 

@@ -1,0 +1,28 @@
+// `mem doctor [--fix]`: where files, manifest and index disagree; exit 1 while any problem remains.
+import type { DoctorProblem } from '../../services/doctor.js';
+import { withMemory } from '../context.js';
+import { ReportedFailure, type GlobalOptions, type Io } from '../io.js';
+
+export interface DoctorCliOptions extends GlobalOptions {
+  fix?: boolean;
+}
+
+const line = (p: DoctorProblem) => `${p.kind}: ${p.path ? `${p.path}${p.line !== undefined ? `:${p.line}` : ''}: ` : ''}${p.detail}`;
+
+export async function doctorCommand(opts: DoctorCliOptions, io: Io): Promise<void> {
+  const report = await withMemory(opts, io, (memory) => memory.doctor({ fix: Boolean(opts.fix) }));
+  io.result(report, () => {
+    const lines = [`${report.files} files, ${report.manifestEntries} manifest entries, ${report.indexRows} index rows`];
+    for (const p of report.repaired) lines.push(`repaired ${line(p)}`);
+    for (const p of report.problems) lines.push(`${p.fixable ? '' : '(needs you) '}${line(p)}`);
+    if (report.ok) lines.push('files, manifest and index agree');
+    return lines.join('\n');
+  });
+  if (report.ok) return;
+  const fixable = report.problems.filter((p) => p.fixable).length;
+  throw new ReportedFailure(
+    opts.fix || fixable === 0
+      ? `${report.problems.length} problem(s) remain; fix the files named above`
+      : `${report.problems.length} problem(s); \`mem doctor --fix\` repairs ${fixable} of them`,
+  );
+}

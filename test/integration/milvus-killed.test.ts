@@ -1,0 +1,119 @@
+// Milvus Lite killed (SIGKILL) in the middle of a command: a clear error and exit 1, nothing lost, and the next
+// command restarts the server and converges. The kill lands at a deterministic step (test/support/kill-at.mjs).
+import { spawn } from 'node:child_process';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { loadConfig, type MemConfig } from '../../src/config.js';
+import { MEM_BIN, cleanEnv, runMem, type MemRun } from '../support/harness.js';
+import { expectedChunks, indexedChunks } from '../support/index-truth.js';
+import { tempRoot } from '../support/temp-root.js';
+
+const KILL_HOOK = fileURLToPath(new URL('../support/kill-at.mjs', import.meta.url));
+
+const note = (i: number, v: number) => `# Note ${i}\n\nAlice practised the cello, session ${i}, version ${v}.\n`;
+
+/** Runs `mem <args> --json` with the step counter; at step `killAt` the root's Milvus Lite server is killed. */
+function memKillingMilvus(root: string, args: string[], killAt: number, stepsFile?: string): Promise<MemRun> {
+  const env = cleanEnv({
+    MEMDIR_KILL_AT: String(killAt),
+    MEMDIR_KILL_PID_FILE: join(root, '.mem', 'servers', 'milvus-lite.json'),
+    ...(stepsFile ? { MEMDIR_STEPS_FILE: stepsFile } : {}),
+  });
+  const child = spawn(process.execPath, ['--import', KILL_HOOK, MEM_BIN, '--root', root, ...args, '--json'], { env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code: code ?? -1, stdout, stderr, json });
+    }),
+  );
+}
+
+async function milvusPid(root: string): Promise<number> {
+  return (JSON.parse(await readFile(join(root, '.mem', 'servers', 'milvus-lite.json'), 'utf8')) as { pid: number }).pid;
+}
+
+async function expectConverged(config: MemConfig): Promise<void> {
+  const status = await runMem(['status', '--json'], { root: config.root });
+  expect(status.json.drift).toMatchObject({ inSync: true, rowsMismatch: false });
+  const expected = await expectedChunks(config);
+  expect([...(await indexedChunks(config.root)).entries()].sort()).toEqual([...expected.entries()].sort());
+}
+
+function expectClearIndexError(run: MemRun): void {
+  expect(run.code).toBe(1);
+  expect(run.json.error.code).toBe('INDEX_UNAVAILABLE');
+  expect(run.json.error.message).toMatch(/Milvus Lite server of this root stopped/);
+  expect(run.json.error.message).toMatch(/run the command again/);
+}
+
+describe('Milvus Lite killed during a command', () => {
+  let root: string;
+  let config: MemConfig;
+
+  beforeAll(async () => {
+    root = await tempRoot(Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`alice/semantic/n${i}.md`, note(i, 0)])), 'memdir-it-milvus-kill-');
+    config = loadConfig(cleanEnv(), { root });
+    expect((await runMem(['reindex', '--json'], { root })).code).toBe(0);
+  });
+  afterAll(async () => {
+    await runMem(['server', 'stop'], { root });
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('reindex: clear error; the next reindex restarts it and converges', async () => {
+    for (let i = 0; i < 3; i++) await writeFile(join(root, `alice/semantic/n${i}.md`), note(i, 1));
+    // Halfway through the sync's steps (measured on a run that kills nothing).
+    const stepsFile = join(root, '..', 'milvus-kill-steps');
+    await writeFile(join(root, 'alice/semantic/n5.md'), note(5, 1));
+    expect((await memKillingMilvus(root, ['reindex'], Number.POSITIVE_INFINITY, stepsFile)).code).toBe(0);
+    const steps = Number(await readFile(stepsFile, 'utf8'));
+    for (let i = 0; i < 3; i++) await writeFile(join(root, `alice/semantic/n${i}.md`), note(i, 2));
+
+    const before = await milvusPid(root);
+    const killed = await memKillingMilvus(root, ['reindex'], Math.ceil(steps / 2));
+    expectClearIndexError(killed);
+    const again = await runMem(['reindex', '--json'], { root });
+    expect(again.code).toBe(0);
+    expect(await milvusPid(root)).not.toBe(before);
+    // The restarted server (on a new port) keeps the same manifest: unchanged files are not read again.
+    expect(again.json.skipped).toBeGreaterThanOrEqual(2);
+    await expectConverged(config);
+  });
+
+  it('search: clear error; the next search restarts it and answers', async () => {
+    const stepsFile = join(root, '..', 'milvus-kill-search-steps');
+    expect((await memKillingMilvus(root, ['search', 'cello practice', '--user', 'alice'], Number.POSITIVE_INFINITY, stepsFile)).code).toBe(0);
+    // At the search's last Milvus calls (the first steps are the servers' health checks, which restart a dead server).
+    const killed = await memKillingMilvus(root, ['search', 'cello practice', '--user', 'alice'], Number(await readFile(stepsFile, 'utf8')) - 3);
+    expectClearIndexError(killed);
+    const again = await runMem(['search', 'cello practice', '--user', 'alice', '--json'], { root });
+    expect(again.code).toBe(0);
+    expect(again.json.results.length).toBeGreaterThan(0);
+  });
+
+  it('add: clear error, the memory file is kept, and the next reindex indexes it', async () => {
+    // Step 3: just before the memory file is written (steps 1-2 are the embedder's health check).
+    const killed = await memKillingMilvus(root, ['add', 'Alice bought a new cello bow in Leipzig', '--user', 'alice'], 3);
+    expectClearIndexError(killed);
+    const { stdout: files } = await runMem(['status', '--json'], { root });
+    expect(JSON.parse(files).drift.unindexed).toHaveLength(1);
+    const written = (await runMem(['reindex', '--json'], { root })).json;
+    expect(written.errors).toEqual([]);
+    const found = await runMem(['search', 'cello bow Leipzig', '--user', 'alice', '--json'], { root });
+    expect(found.json.results[0].content).toContain('Alice bought a new cello bow in Leipzig');
+    await expectConverged(config);
+  });
+});

@@ -1,0 +1,48 @@
+// Preloaded into a `mem` process by the crash tests (node --import): counts the command's steps, one before and
+// one after each Milvus call, embedding request and atomic file replacement, and at step MEMDIR_KILL_AT sends
+// SIGKILL to itself, or to the process recorded in MEMDIR_KILL_PID_FILE (a managed server). Deterministic, unlike
+// killing after a delay; MEMDIR_STEPS_FILE receives the number of steps of a run that was not killed.
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+
+import { MilvusClient } from '@zilliz/milvus2-sdk-node';
+
+const killAt = Number(process.env.MEMDIR_KILL_AT ?? Number.POSITIVE_INFINITY);
+const pidFile = process.env.MEMDIR_KILL_PID_FILE;
+const stepsFile = process.env.MEMDIR_STEPS_FILE;
+let step = 0;
+
+function tick() {
+  if (++step !== killAt) return;
+  if (pidFile) {
+    process.kill(JSON.parse(fs.readFileSync(pidFile, 'utf8')).pid, 'SIGKILL');
+  } else {
+    process.kill(process.pid, 'SIGKILL');
+  }
+}
+
+if (stepsFile) process.on('exit', () => fs.writeFileSync(stepsFile, String(step)));
+
+function wrap(owner, name) {
+  const original = owner[name];
+  owner[name] = async function wrapped(...args) {
+    tick();
+    const result = await original.apply(this, args);
+    tick();
+    return result;
+  };
+}
+
+for (const name of ['hasCollection', 'createCollection', 'describeCollection', 'loadCollection', 'dropCollection', 'upsert', 'delete', 'flush', 'query', 'count', 'search']) {
+  wrap(MilvusClient.prototype, name);
+}
+wrap(globalThis, 'fetch');
+const rename = fs.rename;
+fs.rename = function renameCounted(from, to, callback) {
+  tick();
+  rename(from, to, (err) => {
+    if (!err) tick();
+    callback(err);
+  });
+};
+syncBuiltinESMExports();

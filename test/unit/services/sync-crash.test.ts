@@ -1,0 +1,164 @@
+// Crash safety of sync, exhaustively: the sync is stopped before and after each of its effects in turn (index calls,
+// embedding, cache writes, manifest saves), and the next sync must reach exactly the state an uninterrupted run reaches.
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import type { ManifestEntry, ManifestStore, VectorCache } from '../../../src/services/ports.js';
+import { syncIndex, type SyncDeps, type SyncOptions } from '../../../src/services/sync.js';
+import { edit, setup, type Setup } from '../../support/sync-fixture.js';
+
+class Crash extends Error {}
+
+/** Deps whose effects count steps (one before and one after each call) and throw Crash at step `at`. */
+function crashingAt(deps: SyncDeps, at: number): { deps: SyncDeps; steps: () => number } {
+  let step = 0;
+  const tick = () => {
+    if (++step === at) throw new Crash(`crash at step ${at}`);
+  };
+  function wrap<T extends object>(target: T, methods: (keyof T)[]): T {
+    const copy = Object.create(target) as T;
+    for (const m of methods) {
+      const original = target[m] as unknown as (...a: unknown[]) => Promise<unknown>;
+      (copy as Record<keyof T, unknown>)[m] = async (...args: unknown[]) => {
+        tick();
+        const result = await original.apply(target, args);
+        tick();
+        return result;
+      };
+    }
+    return copy;
+  }
+  return {
+    deps: {
+      ...deps,
+      index: wrap(deps.index, ['open', 'drop', 'upsert', 'deleteStale', 'delete', 'flush', 'listPaths']),
+      embedder: wrap(deps.embedder, ['embedDocuments']),
+      cache: wrap(deps.cache, ['putMany']),
+      manifest: wrap(deps.manifest, ['save', 'clear']),
+      // Save progress after every batch, so kills land between saves too.
+      manifestSaveIntervalMs: 0,
+    },
+    steps: () => step,
+  };
+}
+
+const para = (i: number, v: number) => `Memory number ${i} says something about topic ${i % 7}, version ${v}.`;
+// Nine chunks a file: editing nine files fills two batches of 64 records, so progress is saved between them.
+const TAIL = (i: number) => Array.from({ length: 8 }, (_, p) => `Paragraph ${p + 2} of memory ${i}, long enough to be a chunk.`).join('\n\n');
+function corpus(): Record<string, string> {
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < 12; i++) tree[`u${i % 3}/semantic/m${i}.md`] = `${para(i, 0)}\n\n${TAIL(i)}\n`;
+  return tree;
+}
+
+interface Scenario {
+  name: string;
+  /** Changes the files (and state) after the first sync; returns the options of the sync that gets killed. */
+  change(s: Setup): Promise<SyncOptions>;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'incremental: most files edited, some deleted, some added, one broken',
+    async change({ root }) {
+      for (let i = 0; i < 9; i++) await edit(root, `u${i % 3}/semantic/m${i}.md`, `${para(i, 1)}\n\n${TAIL(i)}\n`);
+      await unlink(join(root, 'u0/semantic/m9.md'));
+      await unlink(join(root, 'u1/semantic/m10.md'));
+      await edit(root, 'u2/semantic/m11.md', '---\nimportance: high\n---\nbroken now\n');
+      await edit(root, 'u0/semantic/new-a.md', 'A brand new memory, first of two.\n');
+      await edit(root, 'u1/semantic/new-b.md', 'A brand new memory, second of two.\n');
+      return {};
+    },
+  },
+  {
+    name: 'rebuild with edits',
+    async change({ root }) {
+      for (let i = 0; i < 4; i++) await edit(root, `u${i % 3}/semantic/m${i}.md`, `${para(i, 2)}\n`);
+      await unlink(join(root, 'u0/semantic/m9.md'));
+      return { rebuild: true };
+    },
+  },
+  {
+    name: 'lost manifest, with rows of a deleted file left in the index',
+    async change({ root, deps }) {
+      await deps.manifest.clear();
+      await unlink(join(root, 'u0/semantic/m3.md'));
+      for (let i = 6; i < 9; i++) await edit(root, `u${i % 3}/semantic/m${i}.md`, `${para(i, 3)}\n`);
+      return {};
+    },
+  },
+];
+
+/** Index rows and manifest entries, without what depends on when the files were written (mtimes, dates taken from them). */
+async function stateOf(s: Setup) {
+  const rows = [...s.index.rows.values()]
+    .map(({ vector: _v, created: _c, updated: _u, ...r }) => r)
+    .sort((a, b) => a.chunkId.localeCompare(b.chunkId));
+  const manifest = [...((await s.deps.manifest.load()) ?? new Map())]
+    .map(([path, { size: _s, mtimeMs: _m, ...e }]) => [path, e] as const)
+    .sort(([a], [b]) => a.localeCompare(b));
+  return { rows, manifest };
+}
+
+// Cache, manifest and lock in memory: their files (written with fsync) are not what this test is about, and are slow.
+class MapCache implements VectorCache {
+  private readonly vectors = new Map<string, number[]>();
+  async getMany(hashes: string[]) {
+    return new Map(hashes.filter((h) => this.vectors.has(h)).map((h) => [h, this.vectors.get(h)!]));
+  }
+  async putMany(entries: Map<string, number[]>) {
+    for (const [h, v] of entries) this.vectors.set(h, v);
+  }
+  async removeMany(hashes: string[]) {
+    for (const h of hashes) this.vectors.delete(h);
+  }
+}
+
+/** The manifest in memory, saved as a copy (as a file would be). */
+class MapManifest implements ManifestStore {
+  private saved: Map<string, ManifestEntry> | null = null;
+  async exists() {
+    return this.saved !== null;
+  }
+  async load() {
+    return this.saved && structuredClone(this.saved);
+  }
+  async save(entries: Map<string, ManifestEntry>) {
+    this.saved = structuredClone(entries);
+  }
+  async clear() {
+    this.saved = null;
+  }
+}
+
+async function prepared(scenario: Scenario): Promise<{ s: Setup; options: SyncOptions }> {
+  const s = await setup(corpus(), { embedBatchSize: 16, cache: new MapCache(), manifest: new MapManifest(), lock: { run: (fn) => fn() } });
+  await syncIndex(s.deps);
+  const options = await scenario.change(s);
+  return { s, options };
+}
+
+describe('sync killed at every step converges on the next run', () => {
+  it.each(SCENARIOS)('$name', async (scenario) => {
+    // The uninterrupted run: the state every interrupted one must reach after one more sync.
+    const ref = await prepared(scenario);
+    const counted = crashingAt(ref.s.deps, Number.POSITIVE_INFINITY);
+    const upserts = ref.s.index.calls.upsert;
+    await syncIndex(counted.deps, ref.options);
+    if (!ref.options.rebuild) expect(ref.s.index.calls.upsert - upserts).toBeGreaterThan(1); // progress saved between batches
+    await syncIndex(ref.s.deps);
+    const expected = await stateOf(ref.s);
+    const total = counted.steps();
+    expect(total).toBeGreaterThan(16); // enough effects for the kill points to mean something
+    expect(expected.rows.length).toBeGreaterThan(20);
+
+    for (let at = 1; at <= total; at++) {
+      const { s, options } = await prepared(scenario);
+      await expect(syncIndex(crashingAt(s.deps, at).deps, options), `step ${at} of ${total}`).rejects.toBeInstanceOf(Crash);
+      await syncIndex(s.deps);
+      expect(await stateOf(s), `killed at step ${at} of ${total}`).toEqual(expected);
+    }
+  }, 120_000);
+});
