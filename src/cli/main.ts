@@ -112,6 +112,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .description("append a conversation (JSON turns or Markdown) to the user's episodic log; with an LLM, store the memories in it")
     .option('-u, --user <user>', 'whose conversation it is (default: $MEM_USER)')
     .addOption(new Option('--format <format>', 'transcript format (default: JSON if it starts with [ or {)').choices(['json', 'markdown']))
+    .option('--allow-secrets', 'store the conversation even if it looks like it contains an API key, private key or password')
     .action(run(() => import('./commands/ingest.js').then((m) => m.ingestCommand)));
 
   program

@@ -141,13 +141,14 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     if (decision.action === 'NOOP') return { ...base, action: 'NOOP', id: target!.id, path: target!.path };
 
     if (decision.action === 'UPDATE') {
+      const undo = await snapshot(deps, [target!.path]);
       const meta = await rewriteMemory(deps, target!.path, (m) => ({
         ...m,
         updated: now.toISOString(),
         importance: Math.max(m.importance, input.importance ?? 0),
         tags: [...new Set([...m.tags, ...(input.tags ?? [])])],
       }), `${decision.text ?? text}\n`);
-      await indexAndCommit(deps, [target!.path], 'UPDATE', { id: meta.id, user: input.user, type: meta.type, decided_by: decision.by, reason: decision.reason });
+      await undoOnFailure(deps, [target!.path], undo, () => indexAndCommit(deps, [target!.path], 'UPDATE', { id: meta.id, user: input.user, type: meta.type, decided_by: decision.by, reason: decision.reason }));
       return { ...base, type: meta.type, action: 'UPDATE', id: meta.id, path: target!.path };
     }
 
@@ -167,6 +168,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     if (input.key) meta.key = input.key;
     if (decision.action === 'SUPERSEDE') meta.supersedes = target!.id;
     const path = `${input.user}/${type}/${id}.md`;
+    const undo = await snapshot(deps, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path]);
     await deps.files.write(path, serializeMemory(meta, text));
     const paths = [path];
     if (decision.action === 'SUPERSEDE') {
@@ -174,9 +176,9 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
       await rewriteMemory(deps, target!.path, (m) => ({ ...m, status: 'superseded', superseded_by: id, updated: now.toISOString() }));
       paths.push(target!.path);
     }
-    await indexAndCommit(deps, paths, decision.action, {
+    await undoOnFailure(deps, paths, undo, () => indexAndCommit(deps, paths, decision.action, {
       id, user: input.user, type, supersedes: meta.supersedes, decided_by: decision.by, reason: decision.reason,
-    });
+    }));
     return { ...base, action: decision.action, id, path, ...(meta.supersedes ? { supersedes: meta.supersedes } : {}) };
   });
 }
@@ -186,4 +188,31 @@ async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string,
   const problem = report.errors.find((e) => paths.includes(e.path));
   if (problem) throw new UsageError(`${problem.path}:${problem.line}: ${problem.message}`);
   await deps.audit.commit(paths, commitMessage(action, fields));
+}
+
+/** The current bytes of these files (null: absent), and how to put them back. */
+async function snapshot(deps: MemoryDeps, paths: string[]): Promise<() => Promise<void>> {
+  const before = new Map<string, Uint8Array | null>();
+  for (const path of paths) before.set(path, (await deps.files.stat(path)) ? await deps.files.read(path) : null);
+  return async () => {
+    for (const [path, bytes] of before) {
+      if (bytes === null) await deps.files.remove(path).catch(() => {});
+      else await deps.files.write(path, new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes)); // keeps a BOM
+    }
+  };
+}
+
+/**
+ * An add whose index or commit step fails puts the files back as they were: no memory that is on disk
+ * but neither indexed nor committed, and a retry does not write a duplicate.
+ */
+async function undoOnFailure(deps: MemoryDeps, paths: string[], undo: () => Promise<void>, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    await undo();
+    // Rows the failed step may have written go too; if the index is what failed, the next sync does it.
+    await syncLocked(deps, { only: paths }).catch(() => {});
+    throw err;
+  }
 }

@@ -11,6 +11,7 @@ import { requireUser } from './parse-options.js';
 export interface IngestOptions extends GlobalOptions {
   user?: string;
   format?: 'json' | 'markdown';
+  allowSecrets?: boolean;
 }
 
 export const OFFLINE_NOTE = 'no LLM configured (set MEM_LLM_MODEL): stored the conversation log only, no memories extracted';
@@ -38,7 +39,7 @@ export async function ingestCommand(file: string, opts: IngestOptions, io: Io): 
     throw new UsageError(`cannot read ${file}: ${errorMessage(err)}`);
   }
   const result = await withMemory(opts, io, (memory) =>
-    memory.ingest({ user, text, source: basename(file), ...(opts.format ? { format: opts.format } : {}) }));
+    memory.ingest({ user, text, source: basename(file), ...(opts.format ? { format: opts.format } : {}), ...(opts.allowSecrets ? { allowSecrets: true } : {}) }));
   io.result(result, () => describe(result));
   if (result.extraction.status === 'offline' && io.json) io.note(OFFLINE_NOTE);
   // The log is stored, but the memories the caller asked for are not: a failure, after the report.

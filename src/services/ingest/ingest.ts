@@ -6,6 +6,7 @@ import { decodeMemoryText } from '../../memory/decode.js';
 import { assertUserId } from '../../memory/ids.js';
 import type { MemoryType } from '../../memory/model.js';
 import { parseMemory } from '../../memory/parse.js';
+import { assertNoSecrets } from '../../memory/secrets.js';
 import { addMemory, type AddResult } from '../add.js';
 import { commitMessage, type MemoryDeps } from '../deps.js';
 import { syncLocked } from '../sync.js';
@@ -22,6 +23,8 @@ export interface IngestInput {
   source: string;
   /** Default: JSON when the text starts like a JSON array or object, else Markdown. */
   format?: TranscriptFormat;
+  /** Store the transcript (and extracted memories) even if they look like they contain a secret. */
+  allowSecrets?: boolean;
 }
 
 export interface IngestedMemory extends AddResult {
@@ -87,6 +90,8 @@ export async function ingestConversation(deps: MemoryDeps, input: IngestInput): 
   assertUserId(input.user);
   const source = checkSource(input.source);
   const turns = parseTranscript(input.text, source, input.format);
+  // Checked before anything is written: the log is plain Markdown committed to git, like any memory.
+  if (!input.allowSecrets) assertNoSecrets(turns.map((t) => t.content).join('\n'));
   const log = await appendToLog(deps, input.user, turns, source);
   const result: IngestResult = { user: input.user, turns: turns.length, log, extraction: { status: 'offline', memories: [], warnings: [] } };
   if (!deps.llm) return result;
@@ -105,6 +110,7 @@ export async function ingestConversation(deps: MemoryDeps, input: IngestInput): 
         text: m.text, user: input.user, type: TYPE_OF_KIND[m.kind], importance: m.importance,
         tags: [m.kind, ...(m.tags ?? []).filter((t) => t !== m.kind)], source: `ingest:${source}`,
         ...(m.key ? { key: m.key } : {}),
+        ...(input.allowSecrets ? { allowSecrets: true } : {}),
       });
       result.extraction.memories.push({ ...added, text: m.text, kind: m.kind, importance: m.importance });
     } catch (err) {

@@ -156,6 +156,18 @@ describe('ingestConversation', () => {
     expect(await t.read('ann/episodic/2026-11-30.md')).toBe('---\nuser: [a, b]\n---\nold\n');
   });
 
+  it('refuses a transcript holding a secret before writing anything, unless allowed', async () => {
+    const t = await setup();
+    const leaky = JSON.stringify([{ role: 'user', content: 'my db is postgres://admin:hunter2secret@db.example.com/prod', time: '2026-11-30T09:00:00Z' }]);
+    const err = await ingestConversation(t.deps, { user: 'ann', text: leaky, source: 'leak.json' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/looks like a secret/);
+    expect((err as Error).message).not.toContain('hunter2secret');
+    expect(t.commits).toHaveLength(0);
+    const allowed = await ingestConversation(t.deps, { user: 'ann', text: leaky, source: 'leak.json', allowSecrets: true });
+    expect(allowed.log.appended).toBe(true);
+  });
+
   it('long conversations are sent in parts; a memory found in two parts is stored once', async () => {
     const llm = new FakeLlm(() => ({ memories: [{ text: 'The user plays the cello.', kind: 'fact', importance: 0.7 }] }));
     const t = await setup(llm);

@@ -1,0 +1,49 @@
+// Covers addMemory's undo: when indexing or committing fails, the files are as they were before the add.
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { IndexUnavailableError } from '../../../src/errors.js';
+import { addMemory } from '../../../src/services/add.js';
+import { InMemoryIndex } from '../../support/fakes.js';
+import { tempRoot } from '../../support/temp-root.js';
+import { unitDeps } from '../../support/unit-deps.js';
+
+const roots: string[] = [];
+afterEach(async () => {
+  await Promise.all(roots.splice(0).map((r) => rm(r, { recursive: true, force: true })));
+});
+
+/** An index that fails its next upsert, as a dead Milvus would. */
+class FailingIndex extends InMemoryIndex {
+  failNext = false;
+  override async upsert(rows: Parameters<InMemoryIndex['upsert']>[0]): Promise<void> {
+    if (this.failNext) {
+      this.failNext = false;
+      throw new IndexUnavailableError('Milvus went away');
+    }
+    return super.upsert(rows);
+  }
+}
+
+describe('addMemory when indexing fails', () => {
+  it('removes the new file of an ADD and restores the old file of a SUPERSEDE byte for byte', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const index = new FailingIndex();
+    const deps = unitDeps(root, { index });
+    const first = await addMemory(deps, { text: 'Alice lives in Munich', user: 'alice', key: 'residence' });
+    const before = await readFile(join(root, first.path));
+
+    index.failNext = true;
+    await expect(addMemory(deps, { text: 'Alice moved to Berlin', user: 'alice', key: 'residence' })).rejects.toThrow(/Milvus went away/);
+    expect(await readdir(join(root, 'alice', 'semantic'))).toEqual([first.path.split('/').pop()]);
+    expect(Buffer.compare(await readFile(join(root, first.path)), before)).toBe(0);
+
+    // A retry is a normal correction, not a duplicate.
+    const retry = await addMemory(deps, { text: 'Alice moved to Berlin', user: 'alice', key: 'residence' });
+    expect(retry).toMatchObject({ action: 'SUPERSEDE', supersedes: first.id });
+    expect(await readdir(join(root, 'alice', 'semantic'))).toHaveLength(2);
+  });
+});
