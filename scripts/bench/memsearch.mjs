@@ -120,7 +120,7 @@ function memoryWatch(rootPid, named = {}) {
 const mib = (bytes) => Math.round(bytes / 1024 / 1024);
 
 /** Runs a command, timing it end to end and recording its peak RSS (whole tree) and the servers'. */
-function run(cmd, argv, { env = process.env, cwd = REPO, named = {}, allowFail = false } = {}) {
+function run(cmd, argv, { env = process.env, cwd = REPO, named = {}, allowFail = false, echoErr = false } = {}) {
   return new Promise((resolvePromise, reject) => {
     const t0 = performance.now();
     const child = spawn(cmd, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -128,7 +128,10 @@ function run(cmd, argv, { env = process.env, cwd = REPO, named = {}, allowFail =
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
+    child.stderr.on('data', (d) => {
+      err += d;
+      if (echoErr) process.stderr.write(d);
+    });
     child.on('error', reject);
     child.on('close', async (code) => {
       const ms = performance.now() - t0;
@@ -185,7 +188,7 @@ function memsearchSystem(root, corpus, embedderPort) {
       return { ...r, results: JSON.parse(r.out) };
     },
     version: () => run(bin, ['--version'], { env, cwd: home }),
-    driver: async (cmd, extra = [], named) => lastJson((await run(py, [DRIVER, cmd, ...extra], { env, cwd: home, named })).out),
+    driver: async (cmd, extra = [], named) => lastJson((await run(py, [DRIVER, cmd, ...extra], { env, cwd: home, named, echoErr: true })).out),
     driverArgs,
   };
 }
