@@ -9,7 +9,7 @@
 // step still embeds its changed chunk with the real model; dense rankings are meaningless, latencies are not.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS, generateCorpus, prng } from './corpus.mjs';
+import { du, embed } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -87,29 +88,6 @@ function mem(root, cliArgs, { allowFail = false } = {}) {
 
 
 
-async function du(dir) {
-  let total = 0;
-  let files = 0;
-  const walk = async (d) => {
-    let entries;
-    try {
-      entries = await readdir(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (e.isFile()) {
-        total += (await stat(p)).size;
-        files++;
-      }
-    }
-  };
-  await walk(dir);
-  return { bytes: total, files };
-}
-
 /** The texts memdir embeds for the corpus, computed with memdir's own (built) parser and chunker. */
 async function chunkTexts(root, files) {
   const { parseMemory } = await import(join(REPO, 'dist', 'memory', 'parse.js'));
@@ -122,17 +100,6 @@ async function chunkTexts(root, files) {
   return out;
 }
 
-async function embed(port, texts, model = 'e5-passage') {
-  const res = await fetch(`http://127.0.0.1:${port}/v1/embeddings`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model, input: texts, encoding_format: 'float' }),
-  });
-  if (!res.ok) throw new BenchFailure(`embedding server answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
-  const body = await res.json();
-  if (!Array.isArray(body.data) || body.data.length !== texts.length) throw new BenchFailure('embedding server returned the wrong number of vectors');
-  return body;
-}
 
 
 /** Random unit vectors (seeded) for every chunk text, written where memdir's sync looks for cached vectors. */
