@@ -204,6 +204,11 @@ async function readAndParse(
     chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
   };
   if (meta.expires) entry.expires = Date.parse(meta.expires);
+  if (meta.key) entry.key = meta.key;
+  if (meta.source) entry.source = meta.source;
+  if (meta.supersedes) entry.supersedes = meta.supersedes;
+  if (meta.sources?.length) entry.sources = meta.sources;
+  entry.created = Date.parse(meta.created);
   return { stat, sha, records, entry };
 }
 

@@ -8,12 +8,14 @@ import { syncBuiltinESMExports } from 'node:module';
 import { MilvusClient } from '@zilliz/milvus2-sdk-node';
 
 const killAt = Number(process.env.MEMDIR_KILL_AT ?? Number.POSITIVE_INFINITY);
+// Or: the first call of this Milvus method (steps of calls made in parallel are not ordered).
+const killOn = process.env.MEMDIR_KILL_ON;
 const pidFile = process.env.MEMDIR_KILL_PID_FILE;
 const stepsFile = process.env.MEMDIR_STEPS_FILE;
 let step = 0;
 
-function tick() {
-  if (++step !== killAt) return;
+function tick(method) {
+  if (++step !== killAt && !(killOn && method === killOn)) return;
   if (pidFile) {
     process.kill(JSON.parse(fs.readFileSync(pidFile, 'utf8')).pid, 'SIGKILL');
   } else {
@@ -26,7 +28,7 @@ if (stepsFile) process.on('exit', () => fs.writeFileSync(stepsFile, String(step)
 function wrap(owner, name) {
   const original = owner[name];
   owner[name] = async function wrapped(...args) {
-    tick();
+    tick(name);
     const result = await original.apply(this, args);
     tick();
     return result;

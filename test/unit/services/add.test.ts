@@ -47,3 +47,19 @@ describe('addMemory when indexing fails', () => {
     expect(await readdir(join(root, 'alice', 'semantic'))).toHaveLength(2);
   });
 });
+
+describe('sync records lifecycle links in the manifest', () => {
+  it('keeps key, source, supersedes, sources and created of every file', async () => {
+    const root = await tempRoot({
+      'alice/semantic/old.md': '---\nkey: residence\nsource: system:crm\ncreated: 2026-01-02T00:00:00Z\n---\nLives in Munich\n',
+      'alice/semantic/summary.md': '---\nsupersedes: old\nsources: [a, b]\n---\nSummary\n',
+    });
+    roots.push(root);
+    const deps = unitDeps(root);
+    const { syncIndex } = await import('../../../src/services/sync.js');
+    await syncIndex(deps);
+    const manifest = (await deps.manifest.load())!;
+    expect(manifest.get('alice/semantic/old.md')).toMatchObject({ key: 'residence', source: 'system:crm', created: Date.parse('2026-01-02T00:00:00Z') });
+    expect(manifest.get('alice/semantic/summary.md')).toMatchObject({ supersedes: 'old', sources: ['a', 'b'] });
+  });
+});
