@@ -109,7 +109,6 @@ export interface ManifestEntry {
   source?: string;
   supersedes?: string;
   sources?: string[];
-  created?: number;
   chunks: { id: string; textHash: string }[];
 }
 

@@ -208,7 +208,6 @@ async function readAndParse(
   if (meta.source) entry.source = meta.source;
   if (meta.supersedes) entry.supersedes = meta.supersedes;
   if (meta.sources?.length) entry.sources = meta.sources;
-  entry.created = Date.parse(meta.created);
   return { stat, sha, records, entry };
 }
 

@@ -5,11 +5,9 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
-import { FileLock } from '../../src/adapters/state/file-lock.js';
-import { FileVectorCache } from '../../src/adapters/state/file-vector-cache.js';
-import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
 import type { SyncDeps } from '../../src/services/sync.js';
 import { HashEmbedder, InMemoryIndex } from './fakes.js';
+import { unitDeps } from './unit-deps.js';
 import { tempRoot } from './temp-root.js';
 
 const roots: string[] = [];
@@ -40,19 +38,8 @@ export async function setup(tree: Record<string, string | Uint8Array>, overrides
   const index = new InMemoryIndex();
   const embedder = new HashEmbedder(8);
   const files = new CountingFiles(root);
-  const deps: SyncDeps = {
-    files,
-    index,
-    embedder,
-    cache: new FileVectorCache(root, 'hash-test-8'),
-    manifest: new JsonManifest(root, 'test'),
-    lock: new FileLock(join(root, '.mem'), 'write', 10_000),
-    chunking: { maxChars: 80 },
-    defaultUser: 'default',
-    embedBatchSize: 2,
-    maxFileBytes: 4096,
-    ...overrides,
-  };
+  // The unit-test deps, with small chunks, batches and file limit so the edge cases are cheap to reach.
+  const deps: SyncDeps = unitDeps(root, { files, index, embedder, chunking: { maxChars: 80 }, embedBatchSize: 2, maxFileBytes: 4096, ...overrides });
   return { root, deps, index, embedder, files };
 }
 

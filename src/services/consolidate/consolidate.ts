@@ -48,7 +48,8 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
     const eligible = [...manifest]
       .filter(([, e]) => e.user === user && e.type === type && e.status === 'active' && (e.expires === undefined || e.expires > now.getTime()))
-      .sort((a, b) => (a[1].created ?? 0) - (b[1].created ?? 0) || a[0].localeCompare(b[0]));
+      // By path: deterministic, and memdir's ids start with their date.
+      .sort((a, b) => a[0].localeCompare(b[0]));
     const vectors = await vectorsOf(deps, eligible);
     const groups = groupBySimilarity(eligible.map(([path, e]) => ({ id: e.memoryId, path, vector: vectors.get(path)! })), threshold);
     if (input.dryRun || groups.length === 0) {

@@ -49,7 +49,7 @@ describe('addMemory when indexing fails', () => {
 });
 
 describe('sync records lifecycle links in the manifest', () => {
-  it('keeps key, source, supersedes, sources and created of every file', async () => {
+  it('keeps key, source, supersedes and sources of every file', async () => {
     const root = await tempRoot({
       'alice/semantic/old.md': '---\nkey: residence\nsource: system:crm\ncreated: 2026-01-02T00:00:00Z\n---\nLives in Munich\n',
       'alice/semantic/summary.md': '---\nsupersedes: old\nsources: [a, b]\n---\nSummary\n',
@@ -59,7 +59,7 @@ describe('sync records lifecycle links in the manifest', () => {
     const { syncIndex } = await import('../../../src/services/sync.js');
     await syncIndex(deps);
     const manifest = (await deps.manifest.load())!;
-    expect(manifest.get('alice/semantic/old.md')).toMatchObject({ key: 'residence', source: 'system:crm', created: Date.parse('2026-01-02T00:00:00Z') });
+    expect(manifest.get('alice/semantic/old.md')).toMatchObject({ key: 'residence', source: 'system:crm' });
     expect(manifest.get('alice/semantic/summary.md')).toMatchObject({ supersedes: 'old', sources: ['a', 'b'] });
   });
 });
