@@ -7,7 +7,7 @@ import { MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.
 import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage, type MemoryDeps } from './deps.js';
-import { findPath, manifestEntries } from './documents.js';
+import { manifestEntries, pathOf } from './documents.js';
 import { findCandidates } from './reconcile/candidates.js';
 import type { Candidate, Decision, Incoming } from './reconcile/decision.js';
 import { decideWithLlm } from './reconcile/llm-decide.js';
@@ -99,10 +99,9 @@ async function decide(deps: MemoryDeps, input: AddInput, incoming: Incoming, can
   }
   if (input.force) return { action: 'ADD', reason: 'forced: reconciliation skipped', by: 'explicit' };
   const rules = decideByRules(incoming, candidates, { duplicateThreshold: deps.lifecycle.duplicateThreshold });
-  // An identical text is certain; a model is only asked when there is something to weigh.
-  const certain = rules.action === 'NOOP' && rules.reason.startsWith('same text');
+  // A model is only asked when there is something to weigh.
   let decision = rules;
-  if (deps.llm && candidates.length > 0 && !certain) {
+  if (deps.llm && candidates.length > 0 && !rules.certain) {
     const answer = await decideWithLlm(deps.llm, incoming, candidates);
     if ('invalid' in answer) decision = { ...rules, reason: `${rules.reason} (LLM answer unusable: ${answer.invalid}; offline rules applied)` };
     // A keyed slot holds one active value: the model may refine or replace it, not add a second.
@@ -128,7 +127,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     const candidates = await findCandidates(deps, { text, user: input.user, type, ...(input.key ? { key: input.key } : {}) }, manifest, now);
     if (input.supersedes && !candidates.some((c) => c.id === input.supersedes)) {
       // An explicit target may be of another type or not similar in wording.
-      const path = await findPath(deps, input.supersedes);
+      const path = pathOf(manifest, input.supersedes);
       const entry = path ? manifest.get(path) : undefined;
       if (path && entry && entry.user === input.user && entry.status === 'active') {
         candidates.push({ id: entry.memoryId, path, text: '', created: '', similarity: 0, ...(entry.source ? { source: entry.source } : {}) });

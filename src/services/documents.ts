@@ -21,11 +21,15 @@ export async function manifestEntries(deps: SyncDeps): Promise<Map<string, Manif
   return (await deps.manifest.load()) ?? new Map();
 }
 
-/** Where the memory with this id lives, per the manifest (hand-made files may carry any id). */
-export async function findPath(deps: SyncDeps, id: string): Promise<string | undefined> {
-  const entries = await manifestEntries(deps);
+/** Where the memory with this id lives among these manifest entries (hand-made files may carry any id). */
+export function pathOf(entries: Map<string, ManifestEntry>, id: string): string | undefined {
   for (const [path, entry] of entries) if (entry.memoryId === id) return path;
   return undefined;
+}
+
+/** Where the memory with this id lives, per the manifest. */
+export async function findPath(deps: SyncDeps, id: string): Promise<string | undefined> {
+  return pathOf(await manifestEntries(deps), id);
 }
 
 /** A memory as the library returns it: its metadata and its Markdown body. */

@@ -28,6 +28,8 @@ export interface Decision {
   text?: string;
   /** Who decided: explicit flag, offline rules, or the LLM. */
   by: 'explicit' | 'rules' | 'llm';
+  /** Beyond doubt (the very same text): no model is asked. */
+  certain?: boolean;
 }
 
 /** Case, spacing and trailing punctuation do not make a fact new. */

@@ -10,7 +10,7 @@ export interface RuleOptions {
 export function decideByRules(incoming: Incoming, candidates: Candidate[], options: RuleOptions): Decision {
   const text = normalizeText(incoming.text);
   const same = candidates.find((c) => normalizeText(c.text) === text);
-  if (same) return { action: 'NOOP', target: same.id, reason: `same text as ${same.id}`, by: 'rules' };
+  if (same) return { action: 'NOOP', target: same.id, reason: `same text as ${same.id}`, by: 'rules', certain: true };
 
   if (incoming.key) {
     // The newest memory filling the same slot is the one a correction replaces.
