@@ -1,6 +1,6 @@
 // Reads configuration for a CLI command and opens the memory root (the CLI's only route to the adapters).
 import { loadConfig, type MemConfig } from '../config.js';
-import type { Memory } from '../services/memory.js';
+import type { Memory } from '../services/facade.js';
 import type { GlobalOptions, Io } from './io.js';
 
 export function configFrom(opts: GlobalOptions): MemConfig {

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 import { UsageError, errorMessage } from '../../errors.js';
-import type { IngestResult } from '../../services/ingest/ingest.js';
+import type { IngestResult } from '../../services/ingest.js';
 import { withMemory } from '../context.js';
 import { ReportedFailure, type GlobalOptions, type Io } from '../io.js';
 import { requireUser } from './parse-options.js';

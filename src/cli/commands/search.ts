@@ -49,7 +49,7 @@ function formatResults(results: SearchResult[], explain: boolean): string {
 async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResult[]> {
   if (process.env.MEM_DAEMON === 'off') return withMemory(opts, io, (memory) => memory.search(input));
   const config = configFrom(opts);
-  const { askDaemon, startDaemon } = await import('../daemon/client.js');
+  const { askDaemon, startDaemon } = await import('../../daemon/client.js');
   const response = await askDaemon(config, 'search', input);
   if (response?.ok) return response.results as SearchResult[];
   if (response && !response.ok && 'error' in response) throw new DaemonError(response.error);

@@ -12,7 +12,7 @@ function describe(servers: ServerState[]): string {
 }
 
 export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> {
-  const { runDaemon } = await import('../daemon/server.js');
+  const { runDaemon } = await import('../../daemon/server.js');
   await runDaemon(configFrom(opts), { idleMs: 15 * 60_000, onLog: (l) => io.note(l) });
 }
 
@@ -23,7 +23,7 @@ export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<v
 
 export async function serverStopCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const config = configFrom(opts);
-  const { askDaemon } = await import('../daemon/client.js');
+  const { askDaemon } = await import('../../daemon/client.js');
   const daemon = await askDaemon(config, 'stop', undefined, 5_000);
   const stopped = [...(daemon?.ok ? ['memd'] : []), ...(await stopLocalServers(config))];
   io.result({ stopped }, () => (stopped.length ? `stopped ${stopped.join(', ')}` : 'no server was running'));
@@ -32,7 +32,7 @@ export async function serverStopCommand(opts: GlobalOptions, io: Io): Promise<vo
 export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const config = configFrom(opts);
   const state = await localServerStatus(config);
-  const { askDaemon } = await import('../daemon/client.js');
+  const { askDaemon } = await import('../../daemon/client.js');
   const ping = await askDaemon(config, 'ping', undefined, 2_000);
   const daemon: ServerState = ping?.ok && ping.pid ? { name: 'memd', running: true, pid: ping.pid } : { name: 'memd', running: false };
   io.result({ ...state, daemon }, () => `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})\n${describe([...state.servers, daemon])}`);

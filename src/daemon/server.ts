@@ -4,10 +4,10 @@
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 
-import type { MemConfig } from '../../config.js';
-import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../../errors.js';
-import { openMemory } from '../../open-memory.js';
-import type { SearchInput } from '../../services/search.js';
+import type { MemConfig } from '../config.js';
+import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
+import { openMemory } from '../open-memory.js';
+import type { SearchInput } from '../services/search.js';
 import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
 
 export interface DaemonOptions {

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
-import type { MemConfig } from '../../config.js';
+import type { MemConfig } from '../config.js';
 
 /** Bumped when the request or response shape changes; a daemon of another version is not used. */
 export const PROTOCOL_VERSION = 1;

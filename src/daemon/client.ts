@@ -6,10 +6,10 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import type { MemConfig } from '../../config.js';
+import type { MemConfig } from '../config.js';
 import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
 
-const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
+const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));
 
 /** The daemon's answer, or null when there is no usable daemon (the caller then searches itself). */
 export function askDaemon(config: MemConfig, op: DaemonRequest['op'], input?: unknown, timeoutMs = 30_000): Promise<DaemonResponse | null> {
