@@ -6,7 +6,7 @@ import { ConfigError } from './errors.js';
 import { parseDuration } from './memory/duration.js';
 import { isValidUserId } from './memory/ids.js';
 import { MEMORY_TYPES } from './memory/model.js';
-import { DEFAULT_LIFECYCLE, type LifecycleConfig } from './services/lifecycle-config.js';
+import { DEFAULT_LIFECYCLE, type LifecycleConfig } from './memory/lifecycle.js';
 
 export type IndexConfig =
   | { kind: 'embedded' }

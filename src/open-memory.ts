@@ -3,8 +3,8 @@ import { join } from 'node:path';
 
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
-import type { MemoryDeps } from './services/deps.js';
-import { createMemory, type Memory } from './services/memory.js';
+import type { MemoryDeps } from './services/core/deps.js';
+import { createMemory, type Memory } from './services/facade.js';
 import type { Embedder, VectorIndex } from './services/ports.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';

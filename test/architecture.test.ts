@@ -73,7 +73,7 @@ function consoleAndExitUses(file: SourceFile): string[] {
 describe('architecture', () => {
   it('finds the source files of every layer and reads their imports', () => {
     for (const layer of ['memory', 'services', 'adapters', 'cli', 'mcp']) expect(inLayer(layer).length).toBeGreaterThan(0);
-    const sync = FILES.find((f) => f.path === 'services/sync.ts')!;
+    const sync = FILES.find((f) => f.path === 'services/core/sync.ts')!;
     expect(sync.imports).toContain('memory/parse.ts');
     expect(sync.imports).toContain('services/ports.ts');
     const openMemory = FILES.find((f) => f.path === 'open-memory.ts')!;

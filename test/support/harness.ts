@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { loadConfig, type MemConfig } from '../../src/config.js';
 import { openMemory, stopLocalServers } from '../../src/open-memory.js';
-import type { Memory } from '../../src/services/memory.js';
+import type { Memory } from '../../src/services/facade.js';
 import { tempRoot } from './temp-root.js';
 
 export const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));

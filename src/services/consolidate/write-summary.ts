@@ -2,8 +2,8 @@
 import { newMemoryId } from '../../memory/ids.js';
 import type { MemoryDoc, MemoryMeta } from '../../memory/model.js';
 import { serializeMemory } from '../../memory/serialize.js';
-import type { MemoryDeps } from '../deps.js';
-import { rewriteMemory } from '../rewrite.js';
+import type { MemoryDeps } from '../core/deps.js';
+import { rewriteMemory } from '../core/rewrite.js';
 import { llmSummary } from './llm-summary.js';
 import { extractiveSummary, summaryBody, summaryTitle, type SourceMemory } from './summary.js';
 

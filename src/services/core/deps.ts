@@ -1,8 +1,8 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog, Llm, WatchFiles } from './ports.js';
-import type { LifecycleConfig } from './lifecycle-config.js';
-import type { FusionOptions } from './retrieval/fuse.js';
-import type { ScoringConfig } from './retrieval/rescore.js';
+import type { AccessStats, AuditLog, Llm, WatchFiles } from '../ports.js';
+import type { LifecycleConfig } from '../../memory/lifecycle.js';
+import type { FusionOptions } from '../retrieval/fuse.js';
+import type { ScoringConfig } from '../retrieval/rescore.js';
 import type { SyncDeps } from './sync.js';
 
 export interface MemoryDeps extends SyncDeps {
@@ -17,13 +17,4 @@ export interface MemoryDeps extends SyncDeps {
   watchFiles?: WatchFiles;
   /** Injected so tests can move time (expiry). */
   now: () => Date;
-}
-
-/** One structured commit message per write: a subject line, then key: value lines for tools. */
-export function commitMessage(action: string, fields: Record<string, string | undefined>, body?: string): string {
-  const subject = `memdir: ${action} ${fields.id ?? fields.user ?? ''}`.trim();
-  const lines = Object.entries({ action, ...fields })
-    .filter(([, v]) => v !== undefined && v !== '')
-    .map(([k, v]) => `${k}: ${v}`);
-  return [subject, '', ...lines, ...(body ? ['', body] : [])].join('\n');
 }

@@ -56,7 +56,7 @@ describe('sync records lifecycle links in the manifest', () => {
     });
     roots.push(root);
     const deps = unitDeps(root);
-    const { syncIndex } = await import('../../../src/services/sync.js');
+    const { syncIndex } = await import('../../../src/services/core/sync.js');
     await syncIndex(deps);
     const manifest = (await deps.manifest.load())!;
     expect(manifest.get('alice/semantic/old.md')).toMatchObject({ key: 'residence', source: 'system:crm' });
