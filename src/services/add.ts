@@ -3,6 +3,7 @@
 import { UsageError } from '../errors.js';
 import { parseDuration } from '../memory/duration.js';
 import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
+import { memoryPath } from '../memory/layout.js';
 import { MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
 import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
@@ -10,7 +11,7 @@ import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { manifestEntries, pathOf } from './core/documents.js';
 import { findCandidates } from './reconcile/candidates.js';
-import type { Candidate, Decision, Incoming } from './reconcile/decision.js';
+import type { Candidate, Decision, Incoming, ReconcileAction } from './reconcile/decision.js';
 import { decideWithLlm } from './reconcile/llm-decide.js';
 import { outrankedBy } from './reconcile/provenance.js';
 import { decideByRules } from './reconcile/rules.js';
@@ -40,8 +41,7 @@ export interface AddInput {
   allowSecrets?: boolean;
 }
 
-/** What write-time reconciliation decided: a new memory, a rewrite of an existing one, a correction, or nothing. */
-export type ReconcileAction = 'ADD' | 'UPDATE' | 'SUPERSEDE' | 'NOOP';
+export type { ReconcileAction } from './reconcile/decision.js';
 
 export interface AddResult {
   action: ReconcileAction;
@@ -169,7 +169,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     if (expires) meta.expires = expires;
     if (input.key) meta.key = input.key;
     if (decision.action === 'SUPERSEDE') meta.supersedes = target!.id;
-    const path = `${input.user}/${type}/${id}.md`;
+    const path = memoryPath(input.user, type, id);
     const undo = await snapshot(deps, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path]);
     await deps.files.write(path, serializeMemory(meta, text));
     const paths = [path];

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type { MemConfig } from '../../config.js';
-import { openMemory, stopLocalServers } from '../../open-memory.js';
+import { openMemory } from '../../open-memory.js';
+import { stopLocalServers } from '../../server-control.js';
 import type { SearchInput } from '../../services/search.js';
 import type { ReindexReport } from '../../services/core/sync.js';
 import { loadLocomo, type Conversation } from './dataset.js';

@@ -1,6 +1,6 @@
 // `mem server start|stop|status` and `mem setup`: control the embedded runtime's local servers.
-import { localServerStatus, startLocalServers, stopLocalServers } from '../../open-memory.js';
-import { configFrom } from '../context.js';
+import { localServerStatus, startLocalServers, stopLocalServers } from '../../server-control.js';
+import { configFrom, withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 
 type ServerState = { name: string; running: boolean; pid?: number; port?: number };
@@ -13,7 +13,8 @@ function describe(servers: ServerState[]): string {
 
 export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const { runDaemon } = await import('../../daemon/server.js');
-  await runDaemon(configFrom(opts), { idleMs: 15 * 60_000, onLog: (l) => io.note(l) });
+  const config = configFrom(opts);
+  await withMemory(opts, io, (memory) => runDaemon(memory, config, { idleMs: 15 * 60_000, onLog: (l) => io.note(l) }));
 }
 
 export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<void> {
