@@ -92,7 +92,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
     chunking: { maxChars: config.chunkMaxChars },
-    defaultUser: config.defaultUser,
+    defaultUser: config.defaultOwner,
     embedBatchSize: config.embedBatchSize,
     maxFileBytes: config.maxFileBytes,
     now: () => new Date(),
