@@ -1,6 +1,6 @@
 // Use case: add a memory with write-time reconciliation: ADD a new file, UPDATE an existing one, SUPERSEDE
 // an older one (both files change), or NOOP; index what changed and commit it with the decision and reason.
-import { UsageError } from '../errors.js';
+import { InvalidMemoryError, UsageError } from '../errors.js';
 import { parseDuration } from '../memory/duration.js';
 import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
 import { memoryPath } from '../memory/layout.js';
@@ -188,7 +188,8 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
 async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string, fields: Record<string, string | undefined>) {
   const report = await syncIndex(deps, { only: paths });
   const problem = report.errors.find((e) => paths.includes(e.path));
-  if (problem) throw new UsageError(`${problem.path}:${problem.line}: ${problem.message}`);
+  // The file this add wrote does not index (e.g. over the size limit): not a typing error, exit 1.
+  if (problem) throw new InvalidMemoryError(problem.path, problem.line, problem.message);
   await deps.audit.commit(paths, commitMessage(action, fields));
 }
 

@@ -1,7 +1,7 @@
 // Use case: ingest a conversation. The transcript is appended to the user's episodic log for its day
 // (atomic write, index, one commit); with an LLM, the memories worth keeping are extracted and each goes
 // through add (and so through write-time reconciliation). Offline, only the log is written.
-import { UsageError, errorMessage } from '../errors.js';
+import { InvalidMemoryError, UsageError, errorMessage } from '../errors.js';
 import { decodeMemoryText } from '../memory/decode.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryType } from '../memory/model.js';
@@ -81,7 +81,7 @@ async function appendToLog(deps: MemoryDeps, user: string, turns: Turn[], source
     await deps.files.write(path, text);
     const report = await syncIndex(deps, { only: [path] });
     const problem = report.errors.find((e) => e.path === path);
-    if (problem) throw new UsageError(`${path}:${problem.line}: ${problem.message}`);
+    if (problem) throw new InvalidMemoryError(path, problem.line, problem.message);
     await deps.audit.commit([path], commitMessage('INGEST', { id, user, source, turns: String(turns.length) }));
     return { id, path, appended: true };
   });

@@ -1,5 +1,5 @@
 // `mem search`: a user's eligible memories for a query, as text, JSON or a prompt-ready context block.
-import { MemError, UsageError } from '../../errors.js';
+import { DaemonError, UsageError } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
@@ -56,17 +56,6 @@ async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Prom
   const results = await withMemory(opts, io, (memory) => memory.search(input));
   startDaemon(config);
   return results;
-}
-
-/** An error the daemon reported, with the code and exit code it would have had in-process. */
-class DaemonError extends MemError {
-  override readonly code: string;
-  override readonly exitCode: number;
-  constructor(error: { code: string; message: string; exitCode: number }) {
-    super(error.message);
-    this.code = error.code;
-    this.exitCode = error.exitCode;
-  }
 }
 
 export async function searchCommand(query: string, opts: SearchOptions, io: Io): Promise<void> {
