@@ -302,7 +302,6 @@ async function main() {
     const chunkFile = join(root, 'memsearch-chunks.json');
     const msChunkInfo = await ms.driver('chunks', ['--corpus', msCorpus, '--out', chunkFile]);
     const msFiles = JSON.parse(await readFile(chunkFile, 'utf8')).files;
-    const msTexts = msFiles.flatMap((f) => f.texts);
     out.corpus = {
       ...summary,
       memdir: { chunks: mdTexts.length, distinctTexts: uniqueMd, avgChars: Math.round(mdTexts.reduce((a, r) => a + r.content.length, 0) / mdTexts.length) },

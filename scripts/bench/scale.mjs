@@ -141,10 +141,18 @@ function queryList(n, skip = 0) {
   const r = prng(777);
   const seen = new Set();
   const out = [];
-  for (const q of QUERIES) if (!seen.has(q)) seen.add(q), out.push(q);
+  for (const q of QUERIES) {
+    if (!seen.has(q)) {
+      seen.add(q);
+      out.push(q);
+    }
+  }
   for (let tries = 0; out.length < n + skip && tries < 100_000; tries++) {
     const q = r.pick(QT)(r);
-    if (!seen.has(q)) seen.add(q), out.push(q);
+    if (!seen.has(q)) {
+      seen.add(q);
+      out.push(q);
+    }
   }
   while (out.length < n + skip) out.push(`${out[out.length % QUERIES.length]} (${out.length})`);
   return out.slice(skip, skip + n);
