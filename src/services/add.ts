@@ -59,7 +59,14 @@ export interface AddResult {
 export function validateAddInput(input: AddInput): void {
   assertUserId(input.user);
   if (!input.text || !input.text.trim()) throw new UsageError('the memory text is empty');
-  if (!input.allowSecrets) assertNoSecrets(input.text);
+  // Every field is stored in the file, and the key and reason reach the commit message too.
+  if (!input.allowSecrets) {
+    assertNoSecrets(input.text);
+    for (const tag of input.tags ?? []) assertNoSecrets(tag, 'tags');
+    for (const [field, value] of [['user id', input.user], ['key', input.key], ['source', input.source], ['supersedes id', input.supersedes]] as const) {
+      if (value !== undefined) assertNoSecrets(value, field);
+    }
+  }
   if (input.type !== undefined && !MEMORY_TYPES.includes(input.type)) {
     throw new UsageError(`type must be one of ${MEMORY_TYPES.join(', ')}`);
   }

@@ -1,4 +1,5 @@
 // Everything the use cases need, assembled once by the composition root.
+import { redactSecrets } from '../memory/secrets.js';
 import type { AccessStats, AuditLog, Llm, WatchFiles } from './ports.js';
 import type { LifecycleConfig } from './lifecycle-config.js';
 import type { FusionOptions } from './retrieval/fuse.js';
@@ -19,11 +20,14 @@ export interface MemoryDeps extends SyncDeps {
   now: () => Date;
 }
 
-/** One structured commit message per write: a subject line, then key: value lines for tools. */
+/**
+ * One structured commit message per write: a subject line, then key: value lines for tools. Anything that looks
+ * like a secret is redacted, even when the memory was stored with allowSecrets: history outlives a forget.
+ */
 export function commitMessage(action: string, fields: Record<string, string | undefined>, body?: string): string {
   const subject = `memdir: ${action} ${fields.id ?? fields.user ?? ''}`.trim();
   const lines = Object.entries({ action, ...fields })
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => `${k}: ${v}`);
-  return [subject, '', ...lines, ...(body ? ['', body] : [])].join('\n');
+  return redactSecrets([subject, '', ...lines, ...(body ? ['', body] : [])].join('\n'));
 }
