@@ -12,6 +12,7 @@ import { findCandidates } from './reconcile/candidates.js';
 import type { Candidate, Decision, Incoming } from './reconcile/decision.js';
 import { decideWithLlm } from './reconcile/llm-decide.js';
 import { outrankedBy } from './reconcile/provenance.js';
+import { beginWrite, endWrite, writeLocked } from './interrupted-write.js';
 import { decideByRules } from './reconcile/rules.js';
 import { rewriteMemory } from './rewrite.js';
 import { syncLocked } from './sync.js';
@@ -128,13 +129,13 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
   const type = input.type ?? 'semantic';
   const text = input.text.trim();
   const incoming: Incoming = { text, source: input.source ?? 'user', ...(input.key ? { key: input.key } : {}) };
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     const now = deps.now();
     const manifest = await manifestEntries(deps);
     const candidates = await findCandidates(deps, { text, user: input.user, type, ...(input.key ? { key: input.key } : {}) }, manifest, now);
     if (input.supersedes && !candidates.some((c) => c.id === input.supersedes)) {
       // An explicit target may be of another type or not similar in wording.
-      const path = pathOf(manifest, input.supersedes);
+      const path = pathOf(manifest, input.supersedes, input.user);
       const entry = path ? manifest.get(path) : undefined;
       if (path && entry && entry.user === input.user && entry.status === 'active') {
         candidates.push({ id: entry.memoryId, path, text: '', created: '', similarity: 0, ...(entry.source ? { source: entry.source } : {}) });
@@ -147,7 +148,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     if (decision.action === 'NOOP') return { ...base, action: 'NOOP', id: target!.id, path: target!.path };
 
     if (decision.action === 'UPDATE') {
-      const undo = await snapshot(deps, [target!.path]);
+      const undo = await beginWrite(deps, 'UPDATE', [target!.path], now);
       const meta = await rewriteMemory(deps, target!.path, (m) => ({
         ...m,
         updated: now.toISOString(),
@@ -174,7 +175,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     if (input.key) meta.key = input.key;
     if (decision.action === 'SUPERSEDE') meta.supersedes = target!.id;
     const path = `${input.user}/${type}/${id}.md`;
-    const undo = await snapshot(deps, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path]);
+    const undo = await beginWrite(deps, decision.action, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path], now);
     await deps.files.write(path, serializeMemory(meta, text));
     const paths = [path];
     if (decision.action === 'SUPERSEDE') {
@@ -196,29 +197,21 @@ async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string,
   await deps.audit.commit(paths, commitMessage(action, fields));
 }
 
-/** The current bytes of these files (null: absent), and how to put them back. */
-async function snapshot(deps: MemoryDeps, paths: string[]): Promise<() => Promise<void>> {
-  const before = new Map<string, Uint8Array | null>();
-  for (const path of paths) before.set(path, (await deps.files.stat(path)) ? await deps.files.read(path) : null);
-  return async () => {
-    for (const [path, bytes] of before) {
-      if (bytes === null) await deps.files.remove(path).catch(() => {});
-      else await deps.files.write(path, new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes)); // keeps a BOM
-    }
-  };
-}
-
 /**
  * An add whose index or commit step fails puts the files back as they were: no memory that is on disk
- * but neither indexed nor committed, and a retry does not write a duplicate.
+ * but neither indexed nor committed, and a retry does not write a duplicate. One killed outright is put
+ * back by the next writing command (interrupted-write.ts), from the same record.
  */
 async function undoOnFailure(deps: MemoryDeps, paths: string[], undo: () => Promise<void>, step: () => Promise<void>): Promise<void> {
   try {
     await step();
   } catch (err) {
     await undo();
+    await deps.audit.unstage(paths).catch(() => {});
     // Rows the failed step may have written go too; if the index is what failed, the next sync does it.
     await syncLocked(deps, { only: paths }).catch(() => {});
+    await endWrite(deps).catch(() => {});
     throw err;
   }
+  await endWrite(deps);
 }

@@ -1,6 +1,6 @@
 // Everything the use cases need, assembled once by the composition root.
 import { redactSecrets } from '../memory/secrets.js';
-import type { AccessStats, AuditLog, Llm, WatchFiles } from './ports.js';
+import type { AccessStats, AuditLog, Llm, WatchFiles, WriteJournal } from './ports.js';
 import type { LifecycleConfig } from './lifecycle-config.js';
 import type { FusionOptions } from './retrieval/fuse.js';
 import type { ScoringConfig } from './retrieval/rescore.js';
@@ -8,6 +8,8 @@ import type { SyncDeps } from './sync.js';
 
 export interface MemoryDeps extends SyncDeps {
   audit: AuditLog;
+  /** The write in progress, so one killed midway is settled by the next writer. */
+  journal: WriteJournal;
   access: AccessStats;
   scoring: ScoringConfig;
   fusion: FusionOptions;

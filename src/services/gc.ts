@@ -6,6 +6,7 @@ import type { ManifestEntry } from './ports.js';
 import { removeEverywhere, type Regenerated } from './remove.js';
 import { rewriteMemory } from './rewrite.js';
 import { syncLocked } from './sync.js';
+import { writeLocked } from './interrupted-write.js';
 
 export interface GcInput {
   /** Only this user's memories. */
@@ -25,7 +26,7 @@ export interface GcResult {
 
 export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Promise<GcResult> {
   if (input.user !== undefined) assertUserId(input.user);
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     await syncLocked(deps);
     const now = deps.now();
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();

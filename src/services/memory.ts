@@ -13,7 +13,8 @@ import { listMemories, type ListInput, type ListResult } from './list.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
 import { memoryStatus, type StatusReport } from './status.js';
-import { syncIndex, type ReindexReport } from './sync.js';
+import { syncLocked, type ReindexReport } from './sync.js';
+import { writeLocked } from './interrupted-write.js';
 import { watchMemory, type WatchOptions, type Watching } from './watch.js';
 
 export interface Memory {
@@ -49,7 +50,8 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     show: (input) => showMemory(deps, input),
     list: (input) => listMemories(deps, input),
     ingest: (input) => ingestConversation(deps, input),
-    reindex: (options = {}) => syncIndex(deps, options),
+    // A reindex writes: it settles a write a killed process left unfinished before syncing.
+    reindex: (options = {}) => writeLocked(deps, () => syncLocked(deps, options)),
     forget: (input) => forgetMemories(deps, input),
     gc: (input = {}) => collectGarbage(deps, input),
     consolidate: (input) => consolidateMemories(deps, input),

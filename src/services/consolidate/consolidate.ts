@@ -9,6 +9,7 @@ import type { ManifestEntry } from '../ports.js';
 import { syncLocked } from '../sync.js';
 import { groupBySimilarity, meanVector } from './group.js';
 import { writeSummary, type WrittenSummary } from './write-summary.js';
+import { writeLocked } from '../interrupted-write.js';
 
 export interface ConsolidateInput {
   user: string;
@@ -42,7 +43,7 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
   const type = input.type ?? 'episodic';
   const threshold = input.threshold ?? deps.lifecycle.consolidateThreshold;
   if (!(threshold > 0 && threshold <= 1)) throw new UsageError('the threshold must be a number above 0 and at most 1');
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     await syncLocked(deps);
     const now = deps.now();
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();

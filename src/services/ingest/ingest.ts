@@ -14,6 +14,7 @@ import { appendedLogText, logPath, newLogText, renderSession, sessionDay, transc
 import { extractMemories } from './extract.js';
 import type { MemoryKind } from './extract-prompt.js';
 import { parseTranscript, type TranscriptFormat, type Turn } from './transcript.js';
+import { writeLocked } from '../interrupted-write.js';
 
 export interface IngestInput {
   user: string;
@@ -65,7 +66,7 @@ async function appendToLog(deps: MemoryDeps, user: string, turns: Turn[], source
   const path = logPath(user, day);
   const hash = transcriptHash(turns);
   const section = renderSession(turns, { source, ingestedAt: now, hash });
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     let id: string;
     let text: string | null;
     if (await deps.files.stat(path)) {
