@@ -3,11 +3,12 @@
 import { ModelMismatchError, errorMessage } from '../errors.js';
 import { sha256 } from '../memory/hash.js';
 import type { MemoryMeta } from '../memory/model.js';
-import { commitMessage, type MemoryDeps } from './deps.js';
-import { duplicateIdErrors, duplicateKeys, type IdEntry } from './duplicates.js';
-import { settleInterruptedWrite } from './interrupted-write.js';
+import { commitMessage } from './core/commit-message.js';
+import type { MemoryDeps } from './core/deps.js';
+import { duplicateIdErrors, duplicateKeys, type IdEntry } from './core/duplicates.js';
+import { settleInterruptedWrite } from './core/interrupted-write.js';
 import type { FileStat, ManifestEntry } from './ports.js';
-import { recordsOf, syncLocked, tooLargeError } from './sync.js';
+import { recordsOf, syncIndex, tooLargeError } from './core/sync.js';
 
 export type ProblemKind =
   /** The index was built with another embedding model or layout. */
@@ -182,7 +183,7 @@ async function inspect(deps: MemoryDeps, stat: FileStat): Promise<{ sha: string;
  */
 async function repair(deps: MemoryDeps, problems: DoctorProblem[]): Promise<void> {
   if (problems.some((p) => p.kind === 'model-mismatch')) {
-    await syncLocked(deps, { rebuild: true });
+    await syncIndex(deps, { rebuild: true });
     return;
   }
   if (problems.some((p) => p.kind === 'interrupted-write')) await settleInterruptedWrite(deps);
@@ -202,5 +203,5 @@ async function resync(deps: MemoryDeps, paths: string[]): Promise<void> {
     for (const path of paths) manifest.delete(path);
     await deps.manifest.save(manifest);
   }
-  await syncLocked(deps, { only: paths });
+  await syncIndex(deps, { only: paths });
 }

@@ -2,13 +2,14 @@
 // including summaries derived from them; one commit; optionally purged from git history too.
 import { NotFoundError, UsageError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
-import { commitMessage, type MemoryDeps } from './deps.js';
-import { resolveId, sameId } from './duplicates.js';
+import { commitMessage } from './core/commit-message.js';
+import type { MemoryDeps } from './core/deps.js';
+import { resolveId, sameId } from './core/duplicates.js';
+import { writeLocked } from './core/interrupted-write.js';
 import type { ManifestEntry } from './ports.js';
-import { removeEverywhere, type Regenerated } from './remove.js';
+import { removeEverywhere, type Regenerated } from './core/remove.js';
 import { searchMemories, type SearchResult } from './search.js';
-import { syncLocked } from './sync.js';
-import { writeLocked } from './interrupted-write.js';
+import { syncIndex } from './core/sync.js';
 
 export interface ForgetInput {
   ids?: string[];
@@ -78,7 +79,7 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
   }
   return writeLocked(deps, async () => {
     // Sync first so hand edits since the last run are known (a memory's id may live in any file).
-    await syncLocked(deps);
+    await syncIndex(deps);
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
     const targets = await selectTargets(deps, manifest, ids, input.user);
     const missing = ids.filter((id) => !targets.some(([, e]) => sameId(e.memoryId, id)));

@@ -1,10 +1,10 @@
 // Use case: read one memory by id, within a user's scope when one is given.
 import { NotFoundError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
-import type { MemoryDeps } from './deps.js';
-import { findPath, loadDoc, toRecord, type MemoryRecord } from './documents.js';
-import { sameId } from './duplicates.js';
-import { syncIndex } from './sync.js';
+import type { MemoryDeps } from './core/deps.js';
+import { findPath, loadDoc, toRecord, type MemoryRecord } from './core/documents.js';
+import { sameId } from './core/duplicates.js';
+import { ensureIndexed } from './core/ensure-indexed.js';
 
 export interface GetInput {
   id: string;
@@ -15,11 +15,12 @@ export interface GetInput {
 export async function getMemory(deps: MemoryDeps, input: GetInput): Promise<MemoryRecord> {
   const id = assertMemoryId(input.id);
   if (input.user !== undefined) assertUserId(input.user);
+  await ensureIndexed(deps);
   // Only the caller's memories are looked at: another user's file with the same id is neither found nor a clash.
   let path = await findPath(deps, id, input.user);
   if (path === undefined) {
     // A file written by hand since the last sync is still found.
-    await syncIndex(deps);
+    await ensureIndexed(deps, 'current');
     path = await findPath(deps, id, input.user);
   }
   const notFound = () => new NotFoundError(`no memory with id ${id}${input.user !== undefined ? ` for user ${input.user}` : ''}`);

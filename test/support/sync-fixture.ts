@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
-import type { MemoryDeps } from '../../src/services/deps.js';
-import type { SyncDeps } from '../../src/services/sync.js';
+import type { MemoryDeps } from '../../src/services/core/deps.js';
+import type { SyncDeps } from '../../src/services/core/sync.js';
 import { HashEmbedder, InMemoryIndex } from './fakes.js';
 import { unitDeps } from './unit-deps.js';
 import { tempRoot } from './temp-root.js';

@@ -1,17 +1,17 @@
 // WriteJournal as one JSON file under `.mem/`, written atomically before a write changes any memory file.
 import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
 
+import { stateLayout } from '../../memory/layout.js';
 import type { PendingWrite, WriteJournal } from '../../services/ports.js';
-import { ensureStateDir, STATE_DIR } from './state-dir.js';
+import { ensureStateDir } from './state-dir.js';
 
 export class JsonWriteJournal implements WriteJournal {
   private readonly file: string;
 
   constructor(private readonly root: string) {
-    this.file = join(root, STATE_DIR, 'pending-write.json');
+    this.file = stateLayout(root).pendingWrite;
   }
 
   async begin(write: PendingWrite): Promise<void> {

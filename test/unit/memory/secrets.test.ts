@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { assertNoSecrets, findSecrets, redactSecrets } from '../../../src/memory/secrets.js';
 import { validateAddInput } from '../../../src/services/add.js';
-import { commitMessage } from '../../../src/services/deps.js';
+import { commitMessage } from '../../../src/services/core/commit-message.js';
 import { thrown } from '../../support/thrown.js';
 
 // Built at run time so no scanner mistakes this test file for a leak.

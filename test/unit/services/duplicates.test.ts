@@ -5,9 +5,9 @@ import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { DuplicateIdError } from '../../../src/errors.js';
-import { duplicateIdErrors, duplicateKeys, resolveId } from '../../../src/services/duplicates.js';
+import { duplicateIdErrors, duplicateKeys, resolveId } from '../../../src/services/core/duplicates.js';
 import type { ManifestEntry } from '../../../src/services/ports.js';
-import { syncIndex } from '../../../src/services/sync.js';
+import { syncIndex } from '../../../src/services/core/sync.js';
 import { tempRoot } from '../../support/temp-root.js';
 import { unitDeps } from '../../support/unit-deps.js';
 

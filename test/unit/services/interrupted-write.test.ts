@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { addMemory } from '../../../src/services/add.js';
-import { beginWrite, settleInterruptedWrite } from '../../../src/services/interrupted-write.js';
-import { syncIndex } from '../../../src/services/sync.js';
+import { beginWrite, settleInterruptedWrite } from '../../../src/services/core/interrupted-write.js';
+import { syncIndex } from '../../../src/services/core/sync.js';
 import { tempRoot } from '../../support/temp-root.js';
 import { unitDeps } from '../../support/unit-deps.js';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { listText, recordText, searchText } from '../../../../src/mcp/format.js';
-import type { MemoryRecord } from '../../../../src/services/documents.js';
+import type { MemoryRecord } from '../../../../src/services/core/documents.js';
 import { formatContext } from '../../../../src/services/retrieval/context.js';
 import { defuseField, defuseText } from '../../../../src/services/retrieval/defuse.js';
 

@@ -1,7 +1,7 @@
 // Writes that survive being killed: a write records what its files were before it changes them, and the next
 // writing command settles a write that never finished (rolls it back to those bytes, or accepts it if committed).
 import type { MemoryDeps } from './deps.js';
-import { syncLocked } from './sync.js';
+import { syncIndex } from './sync.js';
 
 export interface SettledWrite {
   action: string;
@@ -50,7 +50,7 @@ export async function settleInterruptedWrite(deps: MemoryDeps): Promise<SettledW
     await restore(deps, pending.before);
     await deps.audit.unstage(paths);
   }
-  await syncLocked(deps, { only: paths });
+  await syncIndex(deps, { only: paths });
   await deps.journal.end();
   return { action: pending.action, started: pending.started, paths, outcome: committed ? 'committed' : 'rolled-back' };
 }

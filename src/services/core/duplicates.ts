@@ -1,9 +1,13 @@
 // Ids and keys that must be unique but are not: one id for several files of one user (hand-written files may
 // carry any id), several active memories filling one key. Found from the manifest, reported by path and line.
-import { DuplicateIdError } from '../errors.js';
-import { decodeMemoryText } from '../memory/decode.js';
-import type { FileError, SyncDeps } from './sync.js';
-import type { ManifestEntry } from './ports.js';
+import { DuplicateIdError } from '../../errors.js';
+import { decodeMemoryText } from '../../memory/decode.js';
+import type { ManifestEntry, MemoryFiles } from '../ports.js';
+
+/** Only the files are read (for the line of an id); sync imports this module, so nothing of sync's is used. */
+type FilesDeps = { files: MemoryFiles };
+/** The shape of sync's FileError: path, 1-based line, message. */
+type FileError = { path: string; line: number; message: string };
 
 /** What the checks need of a file: its manifest entry, or the same fields read from the file itself (doctor). */
 export type IdEntry = Pick<ManifestEntry, 'memoryId' | 'user' | 'status' | 'key' | 'expires'>;
@@ -19,7 +23,7 @@ export function pathsOf(entries: Map<string, ManifestEntry>, id: string, user?: 
 }
 
 /** Line of the `id:` key in a memory file's front matter (1 when the id comes from the file name). */
-export async function idLine(deps: Pick<SyncDeps, 'files'>, path: string): Promise<number> {
+export async function idLine(deps: FilesDeps, path: string): Promise<number> {
   try {
     const lines = decodeMemoryText(await deps.files.read(path), path).split(/\r?\n/);
     if (lines[0]?.trim() !== '---') return 1;
@@ -30,14 +34,14 @@ export async function idLine(deps: Pick<SyncDeps, 'files'>, path: string): Promi
   return 1;
 }
 
-async function placesOf(deps: Pick<SyncDeps, 'files'>, paths: string[]): Promise<string> {
+async function placesOf(deps: FilesDeps, paths: string[]): Promise<string> {
   const places = await Promise.all(paths.map(async (p) => `${p}:${await idLine(deps, p)}`));
   return places.join(', ');
 }
 
 /** The one path of the memory with this id in scope, undefined when there is none; several are an error naming each. */
 export async function resolveId(
-  deps: Pick<SyncDeps, 'files'>, entries: Map<string, ManifestEntry>, id: string, user?: string,
+  deps: FilesDeps, entries: Map<string, ManifestEntry>, id: string, user?: string,
 ): Promise<string | undefined> {
   const paths = pathsOf(entries, id, user);
   if (paths.length <= 1) return paths[0];
@@ -47,7 +51,7 @@ export async function resolveId(
 }
 
 /** Every file whose id another file of the same user also carries, as errors by path and line. */
-export async function duplicateIdErrors(deps: Pick<SyncDeps, 'files'>, entries: Map<string, IdEntry>): Promise<FileError[]> {
+export async function duplicateIdErrors(deps: FilesDeps, entries: Map<string, IdEntry>): Promise<FileError[]> {
   const groups = new Map<string, string[]>();
   for (const [path, e] of entries) {
     const key = groupKey(e.user, e.memoryId);
