@@ -58,6 +58,11 @@ export class NotFoundError extends MemError {
   override readonly code = 'NOT_FOUND';
 }
 
+/** Several files in one scope carry the id asked for: which one is meant cannot be guessed. */
+export class DuplicateIdError extends MemError {
+  override readonly code = 'DUPLICATE_ID';
+}
+
 /** The index (Milvus) could not be reached or refused an operation. */
 export class IndexUnavailableError extends MemError {
   override readonly code = 'INDEX_UNAVAILABLE';

@@ -64,13 +64,14 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
 
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
-  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }, { JsonAccessStats }] = await Promise.all([
+  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }, { JsonAccessStats }, { JsonWriteJournal }] = await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
     import('./adapters/state/file-vector-cache.js'),
     import('./adapters/state/file-lock.js'),
     import('./adapters/git/git-audit.js'),
     import('./adapters/state/json-access-stats.js'),
+    import('./adapters/state/json-write-journal.js'),
   ]);
   const { index, embedder, indexIdentity } = await connect(config, options);
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
@@ -84,6 +85,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     manifest: new JsonManifest(config.root, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
     lock: new FileLock(stateLayout(config.root).dir),
     audit: new GitAudit(config.root, config.git),
+    journal: new JsonWriteJournal(config.root),
     access: new JsonAccessStats(config.root),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },

@@ -8,6 +8,7 @@ import { z } from 'zod';
 
 import { MEMORY_TYPES } from '../memory/model.js';
 import type { Memory } from '../services/facade.js';
+import { defuseField } from '../services/retrieval/defuse.js';
 import { listText, recordText, searchText } from './format.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -63,7 +64,8 @@ export function createMcpServer({ memory, user }: McpServerOptions): McpServer {
     // Provenance decides which memory wins a conflict: a user's statement outranks an agent's inference.
     const result = await (await memory()).add({ ...input, user, source: stated ? 'user:mcp' : 'agent:mcp' });
     const extra = [result.supersedes ? `supersedes ${result.supersedes}` : '', result.reason ?? ''].filter(Boolean).join('; ');
-    return text(`${result.action} ${result.id}${extra ? ` (${extra})` : ''}`);
+    // The reason may quote a stored key or an LLM's words: data, defused like the memories themselves.
+    return text(defuseField(`${result.action} ${result.id}${extra ? ` (${extra})` : ''}`));
   });
 
   server.registerTool('memory_get', {
@@ -93,8 +95,8 @@ export function createMcpServer({ memory, user }: McpServerOptions): McpServer {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   }, async ({ ids }) => {
     const result = await (await memory()).forget({ ids, user });
-    const lines = result.removed.map((r) => `forgot ${r.id}`);
-    for (const id of result.missing) lines.push(`not found: ${id}`);
+    const lines = result.removed.map((r) => `forgot ${defuseField(r.id)}`);
+    for (const id of result.missing) lines.push(`not found: ${defuseField(id)}`);
     return text(lines.join('\n'));
   });
 

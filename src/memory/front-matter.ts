@@ -78,6 +78,10 @@ export function normaliseFrontMatter(
   for (const [k, v] of Object.entries(raw)) {
     if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;
   }
+  // Every id must be one a lookup accepts: a file name that cannot be one needs an explicit id.
+  if (fm.id === undefined && !isValidMemoryId(defaults.id)) {
+    throw new InvalidMemoryError(path, 1, `the file name does not make a valid memory id ${JSON.stringify(defaults.id).slice(0, 80)}: rename the file or give it an id: in its front matter`);
+  }
   const created = fm.created ?? defaults.time;
   const meta: MemoryMeta = {
     id: fm.id ?? defaults.id,

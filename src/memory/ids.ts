@@ -5,15 +5,18 @@ import { UsageError } from '../errors.js';
 
 // Letters (any script), digits and a few separators; must start with a letter or digit.
 const USER_ID = /^[\p{L}\p{N}][\p{L}\p{N}._@-]{0,63}$/u;
-// Memory ids may contain "/" (hand-written files get their relative path as id) but no "." segments.
-const MEMORY_ID = /^[\p{L}\p{N}_][\p{L}\p{N}._\-/]{0,199}$/u;
+// A hand-written file's id is its relative path, so an id may hold whatever a file name may (spaces, brackets,
+// quotes, combining marks: `alice/my note (1)`, `josé/diary`): every id a search returns must be accepted. Ids are
+// only ever looked up in the manifest and quoted by the filter builder, never used as a path. Refused: control
+// characters and line separators, blanks at either end, and empty, "." or ".." segments.
+const MEMORY_ID = /^[^\p{Cc}\p{Zl}\p{Zp}]{1,200}$/u;
 
 export function isValidUserId(value: string): boolean {
   return USER_ID.test(value);
 }
 
 export function isValidMemoryId(value: string): boolean {
-  if (!MEMORY_ID.test(value)) return false;
+  if (!MEMORY_ID.test(value) || value.trim() !== value) return false;
   return value.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 

@@ -25,6 +25,8 @@ export interface StateLayout {
   vectors(modelKey: string): string;
   /** Access statistics (last access per memory). */
   access: string;
+  /** The write in progress (its files' before-state), so one killed midway is settled by the next writer. */
+  pendingWrite: string;
   /** Records, logs and sockets of the local servers and the search daemon. */
   servers: string;
   /** Milvus Lite's data folder. */
@@ -42,6 +44,7 @@ export function stateLayout(root: string): StateLayout {
     manifest: (scope) => join(dir, `manifest-${scope}.json`),
     vectors: (modelKey) => join(dir, 'vectors', modelKey.replace(/[^A-Za-z0-9._-]+/g, '_')),
     access: join(dir, 'access.json'),
+    pendingWrite: join(dir, 'pending-write.json'),
     servers,
     milvusData: join(dir, 'milvus'),
     daemonSocket: join(servers, 'memd.sock'),

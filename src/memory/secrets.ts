@@ -65,9 +65,10 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
-/** Every obvious secret in the text, in order of position; empty when there is none. */
-export function findSecrets(text: string): SecretFinding[] {
-  const found: (SecretFinding & { start: number; end: number })[] = [];
+type Located = SecretFinding & { start: number; end: number };
+
+function locateSecrets(text: string): Located[] {
+  const found: Located[] = [];
   for (const d of DETECTORS) {
     for (const m of text.matchAll(d.pattern)) {
       const start = m.index;
@@ -78,16 +79,35 @@ export function findSecrets(text: string): SecretFinding[] {
       found.push({ kind: d.kind, reason: d.reason, redacted, line: lineAt(text, start), start, end });
     }
   }
-  return found.sort((a, b) => a.start - b.start).map(({ start: _s, end: _e, ...f }) => f);
+  return found.sort((a, b) => a.start - b.start);
 }
 
-/** Refuses text with an obvious secret (a usage error, exit 2) and says what was found and why. */
-export function assertNoSecrets(text: string): void {
+/** Every obvious secret in the text, in order of position; empty when there is none. */
+export function findSecrets(text: string): SecretFinding[] {
+  return locateSecrets(text).map(({ start: _s, end: _e, ...f }) => f);
+}
+
+/** The text with every obvious secret replaced by its redacted form (for what must never hold one: commit messages). */
+export function redactSecrets(text: string): string {
+  let out = '';
+  let at = 0;
+  for (const f of locateSecrets(text)) {
+    out += text.slice(at, f.start) + f.redacted;
+    at = f.end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * Refuses text with an obvious secret (a usage error, exit 2) and says what was found and why.
+ * `field` names a one-line value (the key, a tag…) for the message; without it the text is the memory's, by line.
+ */
+export function assertNoSecrets(text: string, field?: string): void {
   const found = findSecrets(text);
   if (found.length === 0) return;
-  const list = found.map((f) => `${f.kind} on line ${f.line} (${f.redacted}: ${f.reason})`).join('; ');
+  const list = found.map((f) => `${f.kind}${field ? '' : ` on line ${f.line}`} (${f.redacted}: ${f.reason})`).join('; ');
   throw new UsageError(
-    `refusing to store what looks like a secret: ${list}. Memories are plain Markdown committed to git; ` +
+    `refusing to store what looks like a secret${field ? ` in the ${field}` : ''}: ${list}. Memories are plain Markdown committed to git; ` +
       'remove it, or pass --allow-secrets (allowSecrets: true) to store it anyway',
   );
 }

@@ -10,6 +10,7 @@ import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { manifestEntries, pathOf } from './core/documents.js';
+import { beginWrite, endWrite, writeLocked } from './core/interrupted-write.js';
 import { findCandidates } from './reconcile/candidates.js';
 import type { Candidate, Decision, Incoming, ReconcileAction } from './reconcile/decision.js';
 import { decideWithLlm } from './reconcile/llm-decide.js';
@@ -61,7 +62,14 @@ export interface AddResult {
 export function validateAddInput(input: AddInput): void {
   assertUserId(input.user);
   if (!input.text || !input.text.trim()) throw new UsageError('the memory text is empty');
-  if (!input.allowSecrets) assertNoSecrets(input.text);
+  // Every field is stored in the file, and the key and reason reach the commit message too.
+  if (!input.allowSecrets) {
+    assertNoSecrets(input.text);
+    for (const tag of input.tags ?? []) assertNoSecrets(tag, 'tags');
+    for (const [field, value] of [['user id', input.user], ['key', input.key], ['source', input.source], ['supersedes id', input.supersedes]] as const) {
+      if (value !== undefined) assertNoSecrets(value, field);
+    }
+  }
   if (input.type !== undefined && !MEMORY_TYPES.includes(input.type)) {
     throw new UsageError(`type must be one of ${MEMORY_TYPES.join(', ')}`);
   }
@@ -123,14 +131,14 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
   const type = input.type ?? 'semantic';
   const text = input.text.trim();
   const incoming: Incoming = { text, source: input.source ?? 'user', ...(input.key ? { key: input.key } : {}) };
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     const now = deps.now();
     await ensureIndexed(deps);
     const manifest = await manifestEntries(deps);
     const candidates = await findCandidates(deps, { text, user: input.user, type, ...(input.key ? { key: input.key } : {}) }, manifest, now);
     if (input.supersedes && !candidates.some((c) => c.id === input.supersedes)) {
       // An explicit target may be of another type or not similar in wording.
-      const path = pathOf(manifest, input.supersedes);
+      const path = pathOf(manifest, input.supersedes, input.user);
       const entry = path ? manifest.get(path) : undefined;
       if (path && entry && entry.user === input.user && entry.status === 'active') {
         candidates.push({ id: entry.memoryId, path, text: '', created: '', similarity: 0, ...(entry.source ? { source: entry.source } : {}) });
@@ -143,7 +151,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     if (decision.action === 'NOOP') return { ...base, action: 'NOOP', id: target!.id, path: target!.path };
 
     if (decision.action === 'UPDATE') {
-      const undo = await snapshot(deps, [target!.path]);
+      const undo = await beginWrite(deps, 'UPDATE', [target!.path], now);
       const meta = await rewriteMemory(deps, target!.path, (m) => ({
         ...m,
         updated: now.toISOString(),
@@ -170,7 +178,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     if (input.key) meta.key = input.key;
     if (decision.action === 'SUPERSEDE') meta.supersedes = target!.id;
     const path = memoryPath(input.user, type, id);
-    const undo = await snapshot(deps, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path]);
+    const undo = await beginWrite(deps, decision.action, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path], now);
     await deps.files.write(path, serializeMemory(meta, text));
     const paths = [path];
     if (decision.action === 'SUPERSEDE') {
@@ -193,29 +201,21 @@ async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string,
   await deps.audit.commit(paths, commitMessage(action, fields));
 }
 
-/** The current bytes of these files (null: absent), and how to put them back. */
-async function snapshot(deps: MemoryDeps, paths: string[]): Promise<() => Promise<void>> {
-  const before = new Map<string, Uint8Array | null>();
-  for (const path of paths) before.set(path, (await deps.files.stat(path)) ? await deps.files.read(path) : null);
-  return async () => {
-    for (const [path, bytes] of before) {
-      if (bytes === null) await deps.files.remove(path).catch(() => {});
-      else await deps.files.write(path, new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes)); // keeps a BOM
-    }
-  };
-}
-
 /**
  * An add whose index or commit step fails puts the files back as they were: no memory that is on disk
- * but neither indexed nor committed, and a retry does not write a duplicate.
+ * but neither indexed nor committed, and a retry does not write a duplicate. One killed outright is put
+ * back by the next writing command (interrupted-write.ts), from the same record.
  */
 async function undoOnFailure(deps: MemoryDeps, paths: string[], undo: () => Promise<void>, step: () => Promise<void>): Promise<void> {
   try {
     await step();
   } catch (err) {
     await undo();
+    await deps.audit.unstage(paths).catch(() => {});
     // Rows the failed step may have written go too; if the index is what failed, the next sync does it.
     await syncIndex(deps, { only: paths }).catch(() => {});
+    await endWrite(deps).catch(() => {});
     throw err;
   }
+  await endWrite(deps);
 }

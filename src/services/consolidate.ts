@@ -6,6 +6,7 @@ import type { MemoryDoc, MemoryType } from '../memory/model.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { loadDoc } from './core/documents.js';
+import { writeLocked } from './core/interrupted-write.js';
 import type { ManifestEntry } from './ports.js';
 import { syncIndex } from './core/sync.js';
 import { groupBySimilarity, meanVector } from './consolidate/group.js';
@@ -43,7 +44,7 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
   const type = input.type ?? 'episodic';
   const threshold = input.threshold ?? deps.lifecycle.consolidateThreshold;
   if (!(threshold > 0 && threshold <= 1)) throw new UsageError('the threshold must be a number above 0 and at most 1');
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     await syncIndex(deps);
     const now = deps.now();
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();

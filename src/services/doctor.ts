@@ -1,8 +1,14 @@
-// Use case: compare the files, the manifest and the index row by row; report where they disagree and, with fix, repair it.
+// Use case: compare the files, the manifest, the index and git row by row, and check the rules files must keep
+// (one file per id and user, one active memory per key); report where they disagree and, with fix, repair it.
 import { ModelMismatchError, errorMessage } from '../errors.js';
 import { sha256 } from '../memory/hash.js';
+import type { MemoryMeta } from '../memory/model.js';
+import { commitMessage } from './core/commit-message.js';
+import type { MemoryDeps } from './core/deps.js';
+import { duplicateIdErrors, duplicateKeys, type IdEntry } from './core/duplicates.js';
+import { settleInterruptedWrite } from './core/interrupted-write.js';
 import type { FileStat, ManifestEntry } from './ports.js';
-import { recordsOf, syncIndex, tooLargeError, type SyncDeps } from './core/sync.js';
+import { recordsOf, syncIndex, tooLargeError } from './core/sync.js';
 
 export type ProblemKind =
   /** The index was built with another embedding model or layout. */
@@ -20,7 +26,15 @@ export type ProblemKind =
   /** Rows of a file that no longer match its content (an older version). */
   | 'stale-rows'
   /** Rows of a path that has no file. */
-  | 'orphaned-rows';
+  | 'orphaned-rows'
+  /** A write (mem add…) was killed before it finished: its files may be on disk but not indexed or committed. */
+  | 'interrupted-write'
+  /** A memory file that differs from the last git commit: untracked, changed, staged or deleted (fix commits it). */
+  | 'uncommitted'
+  /** Two files of one user carry the same id: lookups by that id cannot tell them apart. */
+  | 'duplicate-id'
+  /** Two active memories of one user fill the same key: the slot should hold one value. */
+  | 'duplicate-key';
 
 export interface DoctorProblem {
   kind: ProblemKind;
@@ -52,7 +66,7 @@ type Diagnosis = Omit<DoctorReport, 'repaired'>;
 const keyOf = (p: DoctorProblem) => `${p.kind}\u0000${p.path ?? ''}`;
 
 /** Holds the write lock throughout, so a sync running elsewhere is never mistaken for damage. */
-export async function doctor(deps: SyncDeps, options: DoctorOptions = {}): Promise<DoctorReport> {
+export async function doctor(deps: MemoryDeps, options: DoctorOptions = {}): Promise<DoctorReport> {
   return deps.lock.run(async () => {
     const before = await diagnose(deps);
     if (!options.fix || !before.problems.some((p) => p.fixable)) return { ...before, repaired: [] };
@@ -63,7 +77,7 @@ export async function doctor(deps: SyncDeps, options: DoctorOptions = {}): Promi
   });
 }
 
-async function diagnose(deps: SyncDeps): Promise<Diagnosis> {
+async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
   const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
   const { files, problems: scanProblems } = await deps.files.scan();
   try {
@@ -77,6 +91,7 @@ async function diagnose(deps: SyncDeps): Promise<Diagnosis> {
   // The chunk ids each path must have in the index.
   const expected = new Map<string, Set<string>>();
   const invalid = new Set<string>();
+  const metas = new Map<string, MemoryMeta>();
   for (const stat of files) {
     const entry = manifest.get(stat.path);
     const seen = await inspect(deps, stat);
@@ -88,6 +103,7 @@ async function diagnose(deps: SyncDeps): Promise<Diagnosis> {
       continue;
     }
     expected.set(stat.path, seen.ids);
+    metas.set(stat.path, seen.meta);
     if (!entry) problems.push({ kind: 'unindexed', path: stat.path, detail: 'not in the manifest: never indexed', fixable: true });
     else if (entry.sha !== seen.sha) problems.push({ kind: 'changed', path: stat.path, detail: 'changed since it was indexed', fixable: true });
   }
@@ -112,11 +128,42 @@ async function diagnose(deps: SyncDeps): Promise<Diagnosis> {
   for (const [path, ids] of indexed) {
     if (!expected.has(path)) problems.push({ kind: 'orphaned-rows', path, detail: `${ids.size} rows of a file that is not there`, fixable: true });
   }
+  problems.push(...(await ruleProblems(deps, metas)), ...(await gitProblems(deps)));
   return { ok: problems.length === 0, files: files.length, manifestEntries: manifest.size, indexRows: rows.length, problems };
 }
 
-/** The content hash and chunk ids a file must have, or why it cannot be indexed. */
-async function inspect(deps: SyncDeps, stat: FileStat): Promise<{ sha: string; ids: Set<string> } | { line: number; message: string }> {
+/** Ids used by two files of one user, keys filled by two active memories of one user: by what the files say now. */
+async function ruleProblems(deps: MemoryDeps, metas: Map<string, MemoryMeta>): Promise<DoctorProblem[]> {
+  const entries = new Map<string, IdEntry>([...metas].map(([path, m]) => [path, {
+    memoryId: m.id, user: m.user, status: m.status,
+    ...(m.key ? { key: m.key } : {}), ...(m.expires ? { expires: Date.parse(m.expires) } : {}),
+  }]));
+  const problems: DoctorProblem[] = (await duplicateIdErrors(deps, entries))
+    .map((e) => ({ kind: 'duplicate-id', path: e.path, line: e.line, detail: e.message, fixable: false }));
+  for (const group of duplicateKeys(entries, deps.now().getTime())) {
+    for (const path of group.paths) {
+      const others = group.paths.filter((p) => p !== path).join(', ');
+      problems.push({ kind: 'duplicate-key', path, detail: `user ${group.user} has ${group.paths.length} active memories with key ${JSON.stringify(group.key)}: also ${others} (supersede or forget all but one)`, fixable: false });
+    }
+  }
+  return problems;
+}
+
+/** A write left unfinished by a killed process, and memory files git does not have as they are. */
+async function gitProblems(deps: MemoryDeps): Promise<DoctorProblem[]> {
+  const problems: DoctorProblem[] = [];
+  const pending = await deps.journal.pending();
+  if (pending) {
+    problems.push({ kind: 'interrupted-write', detail: `${pending.action} started ${pending.started} was killed before it finished (${Object.keys(pending.before).join(', ')}); fix rolls it back`, fixable: true });
+  }
+  for (const path of await deps.audit.uncommitted()) {
+    problems.push({ kind: 'uncommitted', path, detail: 'not committed to git as it is (untracked, changed, staged or deleted); fix commits it', fixable: true });
+  }
+  return problems;
+}
+
+/** The content hash, chunk ids and metadata a file must have, or why it cannot be indexed. */
+async function inspect(deps: MemoryDeps, stat: FileStat): Promise<{ sha: string; ids: Set<string>; meta: MemoryMeta } | { line: number; message: string }> {
   if (stat.size > deps.maxFileBytes) return tooLargeError(stat, deps.maxFileBytes);
   let bytes: Uint8Array;
   try {
@@ -126,16 +173,30 @@ async function inspect(deps: SyncDeps, stat: FileStat): Promise<{ sha: string; i
   }
   const parsed = recordsOf(deps, stat, bytes);
   if ('message' in parsed) return parsed;
-  return { sha: sha256(bytes), ids: new Set(parsed.records.map((r) => r.chunkId)) };
+  return { sha: sha256(bytes), ids: new Set(parsed.records.map((r) => r.chunkId)), meta: parsed.meta };
 }
 
-/** A model mismatch needs a rebuild; anything else, a sync of the affected paths that trusts no manifest entry of theirs. */
-async function repair(deps: SyncDeps, problems: DoctorProblem[]): Promise<void> {
+/**
+ * A model mismatch needs a rebuild; an interrupted write is rolled back (or accepted if it was committed);
+ * anything else, a sync of the affected paths that trusts no manifest entry of theirs, then a commit of the
+ * memory files git does not have as they are.
+ */
+async function repair(deps: MemoryDeps, problems: DoctorProblem[]): Promise<void> {
   if (problems.some((p) => p.kind === 'model-mismatch')) {
     await syncIndex(deps, { rebuild: true });
     return;
   }
-  const paths = [...new Set(problems.filter((p) => p.fixable && p.path !== undefined).map((p) => p.path!))];
+  if (problems.some((p) => p.kind === 'interrupted-write')) await settleInterruptedWrite(deps);
+  await resync(deps, [...new Set(problems.filter((p) => p.fixable && p.kind !== 'uncommitted' && p.path !== undefined).map((p) => p.path!))]);
+  if (problems.some((p) => p.kind === 'uncommitted')) {
+    // Asked again: a rolled-back write's files are gone and need no commit.
+    const left = await deps.audit.uncommitted();
+    await deps.audit.commit(left, commitMessage('COMMIT-FILES', { count: String(left.length) }, left.map((p) => `file: ${p}`).join('\n')));
+  }
+}
+
+async function resync(deps: MemoryDeps, paths: string[]): Promise<void> {
+  if (paths.length === 0) return;
   const manifest = await deps.manifest.load();
   if (manifest) {
     // An entry may vouch for rows the index lacks: without it, the sync re-reads the file and rewrites its rows.

@@ -4,6 +4,8 @@ import { NotFoundError, UsageError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
+import { resolveId, sameId } from './core/duplicates.js';
+import { writeLocked } from './core/interrupted-write.js';
 import type { ManifestEntry } from './ports.js';
 import { removeEverywhere, type Regenerated } from './core/remove.js';
 import { searchMemories, type SearchResult } from './search.js';
@@ -41,9 +43,15 @@ export interface ForgetResult {
 const MATCH_SIMILARITY = 0.85;
 const matchesQuery = (r: SearchResult) => r.scores.bm25 !== undefined || (r.scores.dense ?? 0) >= MATCH_SIMILARITY;
 
-function selectTargets(manifest: Map<string, ManifestEntry>, ids: string[], user: string | undefined) {
-  const wanted = new Set(ids);
-  return [...manifest].filter(([, e]) => (user === undefined || e.user === user) && (wanted.size === 0 || wanted.has(e.memoryId)));
+/** The files to remove: each id must name one file in the scope (several are an error naming them, nothing is removed). */
+async function selectTargets(deps: MemoryDeps, manifest: Map<string, ManifestEntry>, ids: string[], user: string | undefined) {
+  if (ids.length === 0) return [...manifest].filter(([, e]) => user === undefined || e.user === user);
+  const paths = new Set<string>();
+  for (const id of ids) {
+    const path = await resolveId(deps, manifest, id, user);
+    if (path !== undefined) paths.add(path);
+  }
+  return [...manifest].filter(([path]) => paths.has(path));
 }
 
 function validate(input: ForgetInput): string[] {
@@ -69,13 +77,12 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     if (matches.length === 0) return { removed: [], missing: [], regenerated: [] };
     ids = [...new Set(matches.map((m) => m.id))];
   }
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     // Sync first so hand edits since the last run are known (a memory's id may live in any file).
     await syncIndex(deps);
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
-    const targets = selectTargets(manifest, ids, input.user);
-    const found = new Set(targets.map(([, e]) => e.memoryId));
-    const missing = ids.filter((id) => !found.has(id));
+    const targets = await selectTargets(deps, manifest, ids, input.user);
+    const missing = ids.filter((id) => !targets.some(([, e]) => sameId(e.memoryId, id)));
     if (targets.length === 0) {
       if (ids.length > 0) throw new NotFoundError(`no memory with id ${missing.join(', ')}${input.user ? ` for user ${input.user}` : ''}`);
       return { removed: [], missing, regenerated: [] };

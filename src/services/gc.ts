@@ -4,6 +4,7 @@ import { assertUserId } from '../memory/ids.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import type { ManifestEntry } from './ports.js';
+import { writeLocked } from './core/interrupted-write.js';
 import { removeEverywhere, type Regenerated } from './core/remove.js';
 import { rewriteMemory } from './core/rewrite.js';
 import { syncIndex } from './core/sync.js';
@@ -26,7 +27,7 @@ export interface GcResult {
 
 export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Promise<GcResult> {
   if (input.user !== undefined) assertUserId(input.user);
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     await syncIndex(deps);
     const now = deps.now();
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();

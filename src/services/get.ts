@@ -3,6 +3,7 @@ import { NotFoundError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
 import type { MemoryDeps } from './core/deps.js';
 import { findPath, loadDoc, toRecord, type MemoryRecord } from './core/documents.js';
+import { sameId } from './core/duplicates.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
 export interface GetInput {
@@ -15,15 +16,16 @@ export async function getMemory(deps: MemoryDeps, input: GetInput): Promise<Memo
   const id = assertMemoryId(input.id);
   if (input.user !== undefined) assertUserId(input.user);
   await ensureIndexed(deps);
-  let path = await findPath(deps, id);
+  // Only the caller's memories are looked at: another user's file with the same id is neither found nor a clash.
+  let path = await findPath(deps, id, input.user);
   if (path === undefined) {
     // A file written by hand since the last sync is still found.
     await ensureIndexed(deps, 'current');
-    path = await findPath(deps, id);
+    path = await findPath(deps, id, input.user);
   }
   const notFound = () => new NotFoundError(`no memory with id ${id}${input.user !== undefined ? ` for user ${input.user}` : ''}`);
   if (path === undefined) throw notFound();
   const record = toRecord(await loadDoc(deps, path));
-  if (record.id !== id || (input.user !== undefined && record.user !== input.user)) throw notFound();
+  if (!sameId(record.id, id) || (input.user !== undefined && record.user !== input.user)) throw notFound();
   return record;
 }

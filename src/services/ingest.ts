@@ -10,6 +10,7 @@ import { assertNoSecrets } from '../memory/secrets.js';
 import { addMemory, type AddResult } from './add.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
+import { writeLocked } from './core/interrupted-write.js';
 import { syncIndex } from './core/sync.js';
 import { appendedLogText, logPath, newLogText, renderSession, sessionDay, transcriptHash } from './ingest/episodic-log.js';
 import { extractMemories } from './ingest/extract.js';
@@ -66,7 +67,7 @@ async function appendToLog(deps: MemoryDeps, user: string, turns: Turn[], source
   const path = logPath(user, day);
   const hash = transcriptHash(turns);
   const section = renderSession(turns, { source, ingestedAt: now, hash });
-  return deps.lock.run(async () => {
+  return writeLocked(deps, async () => {
     let id: string;
     let text: string | null;
     if (await deps.files.stat(path)) {

@@ -135,6 +135,13 @@ export interface AuditLog {
   history(path: string): Promise<AuditEntry[]>;
   /** Rewrites the repository's history so these paths are gone from every commit (and unreachable objects pruned). */
   purge(paths: string[]): Promise<void>;
+  /**
+   * Memory files (`.md`, relative paths) under the root, or among `paths`, whose working copy or staged state
+   * differs from the last commit: untracked, changed, staged or deleted. Empty when disabled or not in a repository.
+   */
+  uncommitted(paths?: string[]): Promise<string[]>;
+  /** Puts the staged state of these paths back to the last commit (what a rolled-back write had staged). */
+  unstage(paths: string[]): Promise<void>;
   /** Does nothing when disabled. */
   readonly enabled: boolean;
 }
@@ -156,6 +163,23 @@ export interface AccessStats {
 }
 
 export const accessKey = (user: string, memoryId: string) => `${user}\u0000${memoryId}`;
+
+/** A write in progress: recorded before its files change, so that one killed midway is found and settled. */
+export interface PendingWrite {
+  action: string;
+  /** ISO time the write began. */
+  started: string;
+  /** Every path the write may change, with its bytes before (base64; null: there was no file). */
+  before: Record<string, string | null>;
+}
+
+/** At most one write is in progress per root (writes hold the lock); a record left behind means it was interrupted. */
+export interface WriteJournal {
+  begin(write: PendingWrite): Promise<void>;
+  /** The write finished (or was settled): forget it. */
+  end(): Promise<void>;
+  pending(): Promise<PendingWrite | null>;
+}
 
 export interface WriteLock {
   /** Runs `fn` while holding the memory root's write lock (across processes). */

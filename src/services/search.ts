@@ -70,6 +70,7 @@ const MIN_CANDIDATES = 40;
 
 export function eligibilityScope(input: SearchInput, now: Date): IndexScope {
   if (!input.allUsers && !input.user) throw new UsageError('a search needs --user (or --all-users, explicitly)');
+  if (input.allUsers && input.user !== undefined) throw new UsageError('give either a user or all users, not both');
   return {
     users: input.allUsers ? 'all' : [assertUserId(input.user!)],
     ...(input.history ? {} : { statuses: ['active'] as MemoryStatus[], notExpiredAt: now.getTime() }),
@@ -136,7 +137,8 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   const best = new Map<string, (typeof scored)[number]>();
   for (const s of scored) {
     const r = s.c.hit.record;
-    const key = unit === 'chunk' ? r.chunkId : accessKey(r.user, r.memoryId);
+    // One result per file: two files that (wrongly) share an id stay two results, and sync reports the clash.
+    const key = unit === 'chunk' ? r.chunkId : r.path;
     const seen = best.get(key);
     if (!seen || s.parts.score > seen.parts.score) best.set(key, s);
   }

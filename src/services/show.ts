@@ -31,8 +31,9 @@ const linkOf = (r: MemoryRecord): ChainLink => ({ id: r.id, status: r.status, cr
 /** The manifest is read once per show: every link is looked up in it. */
 type Entries = Map<string, ManifestEntry>;
 
-async function link(deps: MemoryDeps, entries: Entries, id: string): Promise<{ link: ChainLink; record?: MemoryRecord }> {
-  const path = pathOf(entries, id);
+async function link(deps: MemoryDeps, entries: Entries, id: string, user: string): Promise<{ link: ChainLink; record?: MemoryRecord }> {
+  // The user's own memory with that id first (ids are unique per user, not across users).
+  const path = pathOf(entries, id, user) ?? pathOf(entries, id);
   const record = path ? await loadDoc(deps, path).then(toRecord, () => undefined) : undefined;
   return record ? { link: linkOf(record), record } : { link: { id, status: 'missing' } };
 }
@@ -45,7 +46,7 @@ async function walk(
   let id = next(start);
   while (id && !seen.has(id) && links.length < MAX_CHAIN) {
     seen.add(id);
-    const { link: l, record } = await link(deps, entries, id);
+    const { link: l, record } = await link(deps, entries, id, user);
     // Links never cross users: a hand-written id of another user's memory shows as missing.
     if (record && record.user !== user) {
       links.push({ id, status: 'missing' });
@@ -65,7 +66,7 @@ export async function showMemory(deps: MemoryDeps, input: GetInput): Promise<Sho
   const newer = await walk(deps, entries, memory, (r) => r.superseded_by, memory.user);
   const sources = [];
   for (const id of memory.sources ?? []) {
-    const { link: l, record } = await link(deps, entries, id);
+    const { link: l, record } = await link(deps, entries, id, memory.user);
     sources.push(record && record.user !== memory.user ? { id, status: 'missing' as const } : l);
   }
   return { memory, chain: [...older.reverse(), linkOf(memory), ...newer], sources, history: await deps.audit.history(memory.path) };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
+import type { MemoryDeps } from '../../src/services/core/deps.js';
 import type { SyncDeps } from '../../src/services/core/sync.js';
 import { HashEmbedder, InMemoryIndex } from './fakes.js';
 import { unitDeps } from './unit-deps.js';
@@ -26,7 +27,7 @@ export class CountingFiles extends FsMemoryFiles {
 
 export interface Setup {
   root: string;
-  deps: SyncDeps;
+  deps: MemoryDeps;
   index: InMemoryIndex;
   embedder: HashEmbedder;
   files: CountingFiles;
@@ -39,7 +40,7 @@ export async function setup(tree: Record<string, string | Uint8Array>, overrides
   const embedder = new HashEmbedder(8);
   const files = new CountingFiles(root);
   // The unit-test deps, with small chunks, batches and file limit so the edge cases are cheap to reach.
-  const deps: SyncDeps = unitDeps(root, { files, index, embedder, chunking: { maxChars: 80 }, embedBatchSize: 2, maxFileBytes: 4096, ...overrides });
+  const deps: MemoryDeps = unitDeps(root, { files, index, embedder, chunking: { maxChars: 80 }, embedBatchSize: 2, maxFileBytes: 4096, ...overrides });
   return { root, deps, index, embedder, files };
 }
 

@@ -7,6 +7,7 @@ import { FileLock } from '../../src/adapters/state/file-lock.js';
 import { FileVectorCache } from '../../src/adapters/state/file-vector-cache.js';
 import { JsonAccessStats } from '../../src/adapters/state/json-access-stats.js';
 import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
+import { JsonWriteJournal } from '../../src/adapters/state/json-write-journal.js';
 import type { MemoryDeps } from '../../src/services/core/deps.js';
 import type { AuditLog } from '../../src/services/ports.js';
 import { DEFAULT_LIFECYCLE } from '../../src/memory/lifecycle.js';
@@ -25,6 +26,9 @@ export function recordingAudit(): RecordingAudit {
     commit: async (paths, message) => void commits.push({ paths, message }),
     history: async () => [],
     purge: async () => {},
+    // Everything a recorded commit named counts as committed; the rest (never committed) does not.
+    uncommitted: async (paths) => (paths ?? []).filter((p) => !commits.some((c) => c.paths.includes(p))),
+    unstage: async () => {},
   };
 }
 
@@ -41,6 +45,7 @@ export function unitDeps(root: string, overrides: Partial<MemoryDeps> = {}): Mem
     embedBatchSize: 8,
     maxFileBytes: 1 << 20,
     audit: recordingAudit(),
+    journal: new JsonWriteJournal(root),
     access: new JsonAccessStats(root),
     scoring: DEFAULT_SCORING,
     fusion: DEFAULT_FUSION,

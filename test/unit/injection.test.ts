@@ -115,15 +115,16 @@ describe('hostile ids', () => {
         expect(v.length).toBeLessThanOrEqual(200);
         expect(isAbsolute(v)).toBe(false);
         expect(v.split('/')).not.toContain('..');
-        expect(v).not.toMatch(/["'\\\s]/u);
+        // Never a path of its own (ids are looked up in the manifest), but nothing that breaks a line or a terminal.
+        expect(v).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
         const inside = resolve('/root', `${v}.md`);
-        expect(relative('/root', inside).startsWith('..')).toBe(false);
+        expect(relative('/root', inside).split('/')[0]).not.toBe('..');
       }),
       RUNS,
     );
   });
 
-  it.each(['/etc/passwd', 'C:\\Windows', '\\\\server\\share', '../../x', 'a/../../b', 'a\u0000b', 'a\nb', 'x'.repeat(201), '~/x', 'a//b'])(
+  it.each(['/etc/passwd', '../../x', 'a/../../b', 'a\u0000b', 'a\nb', 'x'.repeat(201), 'a//b', '\u001b[31mred'])(
     'refuses the memory id %j', (id) => {
       expect(() => assertMemoryId(id)).toThrow(UsageError);
     },

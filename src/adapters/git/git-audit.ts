@@ -64,6 +64,34 @@ export class GitAudit implements AuditLog {
     });
   }
 
+  async uncommitted(paths?: string[]): Promise<string[]> {
+    if (!this.enabled || paths?.length === 0 || !(await this.insideRepo())) return [];
+    const git = await this.repo();
+    // Porcelain paths are relative to the top of the work tree; ours to the root, which may sit inside it.
+    const prefix = (await git.raw(['rev-parse', '--show-prefix'])).trim();
+    const targets = paths ? paths.map((p) => join(this.root, p)) : [this.root];
+    const out = await git.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...targets]);
+    const found = new Set<string>();
+    for (const entry of out.split('\0')) {
+      if (entry.length < 4) continue;
+      const path = entry.slice(3);
+      if (!path.startsWith(prefix)) continue;
+      const rel = path.slice(prefix.length);
+      if (/\.md$/i.test(rel) && !rel.split('/').includes('.mem')) found.add(rel);
+    }
+    return [...found].sort();
+  }
+
+  async unstage(paths: string[]): Promise<void> {
+    if (!this.enabled || paths.length === 0 || !(await this.insideRepo())) return;
+    const git = await this.repo();
+    const abs = paths.map((p) => join(this.root, p));
+    const hasHead = await git.raw(['rev-parse', '--verify', '--quiet', 'HEAD']).then(() => true, () => false);
+    // Without a first commit there is nothing to go back to: the paths leave the index.
+    if (hasHead) await git.raw(['reset', '--quiet', 'HEAD', '--', ...abs]);
+    else await git.raw(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', ...abs]);
+  }
+
   private async insideRepo(): Promise<boolean> {
     try {
       return (await simpleGit({ baseDir: this.root }).raw(['rev-parse', '--is-inside-work-tree'])).trim() === 'true';

@@ -59,6 +59,8 @@ async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Prom
 }
 
 export async function searchCommand(query: string, opts: SearchOptions, io: Io): Promise<void> {
+  // Both at once is ambiguous: searching everyone when one user was named would widen the scope silently.
+  if (opts.allUsers && opts.user !== undefined) throw new UsageError('give either --user or --all-users, not both');
   const user = opts.allUsers ? undefined : actingUser(opts.user);
   // Checked before anything starts: a malformed user id is a usage error, not a reason to start servers.
   if (user !== undefined) assertUserId(user);

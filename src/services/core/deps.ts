@@ -1,5 +1,5 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog, Llm, WatchFiles } from '../ports.js';
+import type { AccessStats, AuditLog, Llm, WatchFiles, WriteJournal } from '../ports.js';
 import type { LifecycleConfig } from '../../memory/lifecycle.js';
 import type { FusionOptions } from '../retrieval/fuse.js';
 import type { ScoringConfig } from '../retrieval/rescore.js';
@@ -7,6 +7,8 @@ import type { SyncDeps } from './sync.js';
 
 export interface MemoryDeps extends SyncDeps {
   audit: AuditLog;
+  /** The write in progress, so one killed midway is settled by the next writer. */
+  journal: WriteJournal;
   access: AccessStats;
   scoring: ScoringConfig;
   fusion: FusionOptions;

@@ -3,6 +3,7 @@ import { decodeMemoryText } from '../../memory/decode.js';
 import { parseMemory } from '../../memory/parse.js';
 import type { MemoryDoc, MemoryMeta } from '../../memory/model.js';
 import type { ManifestEntry } from '../ports.js';
+import { pathsOf, resolveId } from './duplicates.js';
 import type { SyncDeps } from './sync.js';
 
 /** Reads and parses one memory file; throws InvalidMemoryError (path and line) when it is not a memory. */
@@ -20,15 +21,14 @@ export async function manifestEntries(deps: SyncDeps): Promise<Map<string, Manif
   return (await deps.manifest.load()) ?? new Map();
 }
 
-/** Where the memory with this id lives among these manifest entries (hand-made files may carry any id). */
-export function pathOf(entries: Map<string, ManifestEntry>, id: string): string | undefined {
-  for (const [path, entry] of entries) if (entry.memoryId === id) return path;
-  return undefined;
+/** Where the memory with this id lives among these manifest entries, within the user's scope when one is given. */
+export function pathOf(entries: Map<string, ManifestEntry>, id: string, user?: string): string | undefined {
+  return pathsOf(entries, id, user)[0];
 }
 
-/** Where the memory with this id lives, per the manifest. */
-export async function findPath(deps: SyncDeps, id: string): Promise<string | undefined> {
-  return pathOf(await manifestEntries(deps), id);
+/** Where the memory with this id lives in the user's scope, per the manifest; an id several files carry is an error. */
+export async function findPath(deps: SyncDeps, id: string, user?: string): Promise<string | undefined> {
+  return resolveId(deps, await manifestEntries(deps), id, user);
 }
 
 /** A memory as the library returns it: its metadata and its Markdown body. */

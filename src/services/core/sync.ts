@@ -11,6 +11,7 @@ import type {
   Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, VectorCache, VectorIndex, WriteLock,
 } from '../ports.js';
 import { silentProgress } from '../ports.js';
+import { duplicateIdErrors } from './duplicates.js';
 
 export interface SyncDeps {
   files: MemoryFiles;
@@ -141,6 +142,9 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
+  // Two files of one user with one id both stay indexed; each is reported where its id is (a partial sync: its own).
+  const duplicates = await duplicateIdErrors(deps, next);
+  report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
   return report;
 }
 

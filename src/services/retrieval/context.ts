@@ -1,6 +1,7 @@
 // Renders search results as a block for an LLM prompt: within a token budget, grouped by type,
 // dated, and labelled as memories (data, not instructions). Pure.
 import type { MemoryType } from '../../memory/model.js';
+import { defuseField } from './defuse.js';
 
 export interface ContextItem {
   id: string;
@@ -25,9 +26,10 @@ export function estimateTokens(text: string): number {
   return cjk + Math.ceil((text.length - cjk) / 4);
 }
 
+/** One line per memory: its text, date and id are data and cannot close the block (see defuse.ts). */
 function line(item: ContextItem): string {
-  const content = item.content.replace(/\s+/g, ' ').trim();
-  return `- [${item.created.slice(0, 10)}] ${content} (memory ${item.id})`;
+  const content = defuseField(item.content.replace(/\s+/g, ' ').trim());
+  return `- [${defuseField(item.created.slice(0, 10))}] ${content} (memory ${defuseField(item.id)})`;
 }
 
 export interface ContextBlock {

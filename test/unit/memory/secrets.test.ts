@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { UsageError } from '../../../src/errors.js';
-import { assertNoSecrets, findSecrets } from '../../../src/memory/secrets.js';
+import { assertNoSecrets, findSecrets, redactSecrets } from '../../../src/memory/secrets.js';
 import { validateAddInput } from '../../../src/services/add.js';
+import { commitMessage } from '../../../src/services/core/commit-message.js';
 import { thrown } from '../../support/thrown.js';
 
 // Built at run time so no scanner mistakes this test file for a leak.
@@ -99,5 +100,36 @@ describe('assertNoSecrets and mem add', () => {
     expect(() => validateAddInput({ text, user: 'alice' })).toThrow(UsageError);
     expect(() => validateAddInput({ text, user: 'alice', allowSecrets: true })).not.toThrow();
     expect(() => validateAddInput({ text: 'no secret here', user: 'alice' })).not.toThrow();
+  });
+
+  it('validateAddInput checks every stored field, not only the text', () => {
+    const secret = r('sk-proj-', 30);
+    const cases = [
+      [{ tags: ['ok', r('ghp_', 36)] }, 'in the tags'],
+      [{ key: secret }, 'in the key'],
+      [{ source: `agent ${r('AKIA', 16).toUpperCase()}` }, 'in the source'],
+      [{ supersedes: secret }, 'in the supersedes id'],
+    ] as const;
+    for (const [extra, where] of cases) {
+      const err = thrown(() => validateAddInput({ text: 'harmless', user: 'alice', ...extra }), UsageError);
+      expect(err.message).toContain(`secret ${where}:`);
+      expect(err.message).not.toContain(secret);
+      expect(() => validateAddInput({ text: 'harmless', user: 'alice', allowSecrets: true, ...extra })).not.toThrow();
+    }
+  });
+});
+
+describe('redactSecrets and commit messages', () => {
+  it('replaces each secret with its redacted form and keeps the rest', () => {
+    const key = r('sk-proj-', 30);
+    expect(redactSecrets(`a ${key} b postgres://u:hunter22@db c`)).toBe(`a sk-pr…(${key.length} chars) b postgres://u:****@db c`);
+    expect(redactSecrets('nothing here')).toBe('nothing here');
+  });
+
+  it('a commit message never carries a secret, even of a memory stored with allowSecrets', () => {
+    const key = r('sk-proj-', 30);
+    const message = commitMessage('SUPERSEDE', { id: 'm1', reason: `same key "${key}"` }, `key: ${key}`);
+    expect(message).not.toContain(key);
+    expect(message).toContain('reason: same key "sk-pr…');
   });
 });

@@ -1,0 +1,42 @@
+// WriteJournal as one JSON file under `.mem/`, written atomically before a write changes any memory file.
+import { readFile, rm } from 'node:fs/promises';
+
+import writeFileAtomic from 'write-file-atomic';
+
+import { stateLayout } from '../../memory/layout.js';
+import type { PendingWrite, WriteJournal } from '../../services/ports.js';
+import { ensureStateDir } from './state-dir.js';
+
+export class JsonWriteJournal implements WriteJournal {
+  private readonly file: string;
+
+  constructor(private readonly root: string) {
+    this.file = stateLayout(root).pendingWrite;
+  }
+
+  async begin(write: PendingWrite): Promise<void> {
+    await ensureStateDir(this.root);
+    // fsync: a machine that dies right after must still find the record that says what to undo.
+    await writeFileAtomic(this.file, JSON.stringify(write), { fsync: true });
+  }
+
+  async end(): Promise<void> {
+    await rm(this.file, { force: true });
+  }
+
+  async pending(): Promise<PendingWrite | null> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch {
+      return null;
+    }
+    try {
+      const data = JSON.parse(text) as PendingWrite;
+      return data && typeof data.before === 'object' && data.before !== null ? data : null;
+    } catch {
+      // Atomic replacement makes a torn record impossible; anything else was not written by us.
+      return null;
+    }
+  }
+}
