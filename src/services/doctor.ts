@@ -20,7 +20,9 @@ export type ProblemKind =
   /** Rows of a file that no longer match its content (an older version). */
   | 'stale-rows'
   /** Rows of a path that has no file. */
-  | 'orphaned-rows';
+  | 'orphaned-rows'
+  /** A front matter `updated:` later than the file's last write (in the future): ranked as of the file's last write instead (needs a person). */
+  | 'future-date';
 
 export interface DoctorProblem {
   kind: ProblemKind;
@@ -48,6 +50,16 @@ export interface DoctorOptions {
 }
 
 type Diagnosis = Omit<DoctorReport, 'repaired'>;
+
+// Clocks of machines that share a root disagree a little; only a date clearly ahead is reported.
+const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
+/** The file line of a front matter `updated:` key (1 when there is none). */
+function updatedLineOf(bytes: Uint8Array): number {
+  const head = new TextDecoder().decode(bytes.subarray(0, 64 * 1024)).split('\n');
+  const idx = head.findIndex((l) => /^["']?updated["']?\s*:/.test(l));
+  return idx === -1 ? 1 : idx + 1;
+}
 
 const keyOf = (p: DoctorProblem) => `${p.kind}\u0000${p.path ?? ''}`;
 
@@ -88,6 +100,15 @@ async function diagnose(deps: SyncDeps): Promise<Diagnosis> {
       continue;
     }
     expected.set(stat.path, seen.ids);
+    const updated = Date.parse(seen.updated);
+    // Later than the file's last write: written by hand, and capped for ranking (see toChunkRecords).
+    if (updated > stat.mtimeMs + FUTURE_TOLERANCE_MS) {
+      problems.push({
+        kind: 'future-date', path: stat.path, line: seen.updatedLine,
+        detail: `updated ${seen.updated} is in the future: ranked as of the file's last write (${new Date(stat.mtimeMs).toISOString()}); correct the date`,
+        fixable: false,
+      });
+    }
     if (!entry) problems.push({ kind: 'unindexed', path: stat.path, detail: 'not in the manifest: never indexed', fixable: true });
     else if (entry.sha !== seen.sha) problems.push({ kind: 'changed', path: stat.path, detail: 'changed since it was indexed', fixable: true });
   }
@@ -116,7 +137,9 @@ async function diagnose(deps: SyncDeps): Promise<Diagnosis> {
 }
 
 /** The content hash and chunk ids a file must have, or why it cannot be indexed. */
-async function inspect(deps: SyncDeps, stat: FileStat): Promise<{ sha: string; ids: Set<string> } | { line: number; message: string }> {
+async function inspect(
+  deps: SyncDeps, stat: FileStat,
+): Promise<{ sha: string; ids: Set<string>; updated: string; updatedLine: number } | { line: number; message: string }> {
   if (stat.size > deps.maxFileBytes) return tooLargeError(stat, deps.maxFileBytes);
   let bytes: Uint8Array;
   try {
@@ -126,7 +149,10 @@ async function inspect(deps: SyncDeps, stat: FileStat): Promise<{ sha: string; i
   }
   const parsed = recordsOf(deps, stat, bytes);
   if ('message' in parsed) return parsed;
-  return { sha: sha256(bytes), ids: new Set(parsed.records.map((r) => r.chunkId)) };
+  return {
+    sha: sha256(bytes), ids: new Set(parsed.records.map((r) => r.chunkId)),
+    updated: parsed.meta.updated, updatedLine: updatedLineOf(bytes),
+  };
 }
 
 /** A model mismatch needs a rebuild; anything else, a sync of the affected paths that trusts no manifest entry of theirs. */
