@@ -13,8 +13,14 @@ const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
 
 /** The daemon's answer, or null when there is no usable daemon (the caller then searches itself). */
 export function askDaemon(config: MemConfig, op: DaemonRequest['op'], input?: unknown, timeoutMs = 30_000): Promise<DaemonResponse | null> {
+  let path: string;
+  try {
+    path = socketPath(config.root);
+  } catch {
+    return Promise.resolve(null); // no safe place for a socket: search in-process
+  }
   return new Promise((resolve) => {
-    const socket = connect(socketPath(config.root));
+    const socket = connect(path);
     let data = '';
     let settled = false;
     const done = (value: DaemonResponse | null) => {

@@ -104,7 +104,7 @@ export async function runDaemon(config: MemConfig, options: DaemonOptions): Prom
   rearm();
   // A root that was deleted (or a socket removed) has nobody left to serve.
   const watch = setInterval(() => {
-    if (!existsSync(path)) stop();
+    if (!existsSync(path) || !existsSync(config.root)) stop();
   }, 10_000);
   watch.unref();
   process.once('SIGTERM', () => stop());
