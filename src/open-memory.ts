@@ -8,7 +8,7 @@ import { createMemory, type Memory } from './services/memory.js';
 import type { Embedder, VectorIndex } from './services/ports.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
-import { STATE_DIR } from './adapters/state/state-dir.js';
+import { stateDirOf } from './adapters/state/state-dir.js';
 
 export interface OpenOptions {
   /** Progress and set-up messages (provisioning the runtime, starting servers). */
@@ -16,13 +16,14 @@ export interface OpenOptions {
 }
 
 /** Connects to the index and embedder the configuration names, starting local ones if needed. */
-async function connect(config: MemConfig, options: OpenOptions): Promise<{ index: VectorIndex; embedder: Embedder; indexIdentity: string }> {
+async function connect(
+  config: MemConfig, options: OpenOptions, stateDir: string,
+): Promise<{ index: VectorIndex; embedder: Embedder; indexIdentity: string }> {
   const [{ MilvusIndex }, { OpenAIEmbedder }, { LOCAL_EMBEDDING, milvusLiteSpec, embeddingServerSpec }] = await Promise.all([
     import('./adapters/milvus/milvus-index.js'),
     import('./adapters/embedder/openai-embedder.js'),
     import('./adapters/runtime/local-servers.js'),
   ]);
-  const stateDir = join(config.root, STATE_DIR);
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
   let local: { milvusPort?: number; embedderPort?: number } = {};
   if (needsRuntime) {
@@ -74,19 +75,20 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/git/git-audit.js'),
     import('./adapters/state/json-access-stats.js'),
   ]);
-  const { index, embedder, indexIdentity } = await connect(config, options);
+  const stateDir = stateDirOf(config.root, config.runtimeHome);
+  const { index, embedder, indexIdentity } = await connect(config, options, stateDir);
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
   const deps: MemoryDeps = {
     files: new FsMemoryFiles(config.root),
     index,
     embedder,
-    cache: new FileVectorCache(config.root, sha256(model).slice(0, 16)),
+    cache: new FileVectorCache(stateDir, sha256(model).slice(0, 16)),
     // One manifest per (index, model): switching MILVUS_URI or model never trusts the other's.
-    manifest: new JsonManifest(config.root, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
-    lock: new FileLock(join(config.root, STATE_DIR)),
+    manifest: new JsonManifest(stateDir, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
+    lock: new FileLock(stateDir),
     audit: new GitAudit(config.root, config.git),
-    access: new JsonAccessStats(config.root),
+    access: new JsonAccessStats(stateDir),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),
@@ -119,7 +121,7 @@ const SERVER_NAMES = ['milvus-lite', 'embedder'];
 export async function localServerStatus(config: MemConfig): Promise<{ runtime: { dir: string; ready: boolean }; servers: LocalServerState[] }> {
   const { readRecord, isAlive } = await import('./adapters/runtime/managed-server.js');
   const { runtimeInfo } = await import('./adapters/runtime/python-runtime.js');
-  const stateDir = join(config.root, STATE_DIR, 'servers');
+  const stateDir = join(stateDirOf(config.root, config.runtimeHome), 'servers');
   const servers = await Promise.all(
     SERVER_NAMES.map(async (name) => {
       const rec = await readRecord({ stateDir, name });
@@ -133,7 +135,7 @@ export async function localServerStatus(config: MemConfig): Promise<{ runtime: {
 /** Stops the root's managed local servers; returns the names of those that were running. */
 export async function stopLocalServers(config: MemConfig): Promise<string[]> {
   const { stopServer } = await import('./adapters/runtime/managed-server.js');
-  const stateDir = join(config.root, STATE_DIR, 'servers');
+  const stateDir = join(stateDirOf(config.root, config.runtimeHome), 'servers');
   const stopped: string[] = [];
   for (const name of SERVER_NAMES) {
     if (await stopServer({ stateDir, name, stopSignal: 'SIGINT' })) stopped.push(name);

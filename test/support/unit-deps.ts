@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
 import { FileLock } from '../../src/adapters/state/file-lock.js';
+import { STATE_DIR } from '../../src/adapters/state/state-dir.js';
 import { FileVectorCache } from '../../src/adapters/state/file-vector-cache.js';
 import { JsonAccessStats } from '../../src/adapters/state/json-access-stats.js';
 import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
@@ -33,15 +34,15 @@ export function unitDeps(root: string, overrides: Partial<MemoryDeps> = {}): Mem
     files: new FsMemoryFiles(root),
     index: new InMemoryIndex(),
     embedder: new HashEmbedder(8),
-    cache: new FileVectorCache(root, 'hash-test-8'),
-    manifest: new JsonManifest(root, 'test'),
+    cache: new FileVectorCache(join(root, STATE_DIR), 'hash-test-8'),
+    manifest: new JsonManifest(join(root, STATE_DIR), 'test'),
     lock: new FileLock(join(root, '.mem'), 'write', 10_000),
     chunking: { maxChars: 1500 },
     defaultUser: 'default',
     embedBatchSize: 8,
     maxFileBytes: 1 << 20,
     audit: recordingAudit(),
-    access: new JsonAccessStats(root),
+    access: new JsonAccessStats(join(root, STATE_DIR)),
     scoring: DEFAULT_SCORING,
     fusion: DEFAULT_FUSION,
     lifecycle: DEFAULT_LIFECYCLE,

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { VectorCache } from '../../services/ports.js';
-import { STATE_DIR } from './state-dir.js';
 
 const PARALLEL = 64;
 
@@ -16,8 +15,9 @@ async function inParallel<T>(items: T[], fn: (item: T) => Promise<void>): Promis
 export class FileVectorCache implements VectorCache {
   private readonly dir: string;
 
-  constructor(root: string, modelKey: string) {
-    this.dir = join(root, STATE_DIR, 'vectors', modelKey.replace(/[^A-Za-z0-9._-]+/g, '_'));
+  /** `stateDir`: the root's `.mem/`. */
+  constructor(stateDir: string, modelKey: string) {
+    this.dir = join(stateDir, 'vectors', modelKey.replace(/[^A-Za-z0-9._-]+/g, '_'));
   }
 
   private fileOf(hash: string): string {

@@ -6,16 +6,17 @@ import writeFileAtomic from 'write-file-atomic';
 
 import type { AccessRecord, AccessStats } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
-import { ensureStateDir, STATE_DIR } from './state-dir.js';
+import { ensureStateDir } from './state-dir.js';
 
 export class JsonAccessStats implements AccessStats {
   private readonly file: string;
   private readonly lock: FileLock;
   private pending: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly root: string) {
-    this.file = join(root, STATE_DIR, 'access.json');
-    this.lock = new FileLock(join(root, STATE_DIR), 'access', 2_000);
+  /** `stateDir`: the root's `.mem/`. */
+  constructor(private readonly stateDir: string) {
+    this.file = join(stateDir, 'access.json');
+    this.lock = new FileLock(stateDir, 'access', 2_000);
   }
 
   private async load(): Promise<Record<string, AccessRecord>> {
@@ -32,7 +33,7 @@ export class JsonAccessStats implements AccessStats {
   }
 
   private async update(change: (all: Record<string, AccessRecord>) => void): Promise<void> {
-    await ensureStateDir(this.root);
+    await ensureStateDir(this.stateDir);
     await this.lock.run(async () => {
       const all = await this.load();
       change(all);

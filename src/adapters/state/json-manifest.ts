@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
-import { ensureStateDir, STATE_DIR } from './state-dir.js';
+import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
 const VERSION = 2;
@@ -13,9 +13,9 @@ const VERSION = 2;
 export class JsonManifest implements ManifestStore {
   private readonly file: string;
 
-  /** `scope` separates manifests of different indexes (e.g. embedding model) under one root. */
-  constructor(private readonly root: string, scope: string) {
-    this.file = join(root, STATE_DIR, `manifest-${scope}.json`);
+  /** `scope` separates manifests of different indexes (e.g. embedding model) of one root; `stateDir` is its `.mem/`. */
+  constructor(private readonly stateDir: string, scope: string) {
+    this.file = join(stateDir, `manifest-${scope}.json`);
   }
 
   async exists(): Promise<boolean> {
@@ -43,7 +43,7 @@ export class JsonManifest implements ManifestStore {
   }
 
   async save(entries: Map<string, ManifestEntry>): Promise<void> {
-    await ensureStateDir(this.root);
+    await ensureStateDir(this.stateDir);
     const data = { version: VERSION, files: Object.fromEntries(entries) };
     await writeFileAtomic(this.file, JSON.stringify(data));
   }

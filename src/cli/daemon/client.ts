@@ -1,13 +1,12 @@
 // Asks a running search daemon to answer a search, and starts one in the background when there is
 // none. Imports nothing heavy: this is the fast path of `mem search`.
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { openSync, closeSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import type { MemConfig } from '../../config.js';
-import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
+import { PROTOCOL_VERSION, configKey, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
 
 const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
 
@@ -49,8 +48,12 @@ export function askDaemon(config: MemConfig, op: DaemonRequest['op'], input?: un
 
 /** Starts a daemon for this root in the background (a second one started concurrently just exits). */
 export function startDaemon(config: MemConfig, env: NodeJS.ProcessEnv = process.env): void {
-  mkdirSync(serversDir(config.root), { recursive: true });
-  const log = openSync(join(serversDir(config.root), 'memd.log'), 'a');
+  let log: number;
+  try {
+    log = openSync(socketPath(config.root).replace(/\.sock$/, '.log'), 'a');
+  } catch {
+    return; // no safe place for a socket: searches stay in-process
+  }
   const child = spawn(process.execPath, [MEM_BIN, '--root', config.root, 'daemon'], {
     detached: true,
     stdio: ['ignore', log, log],

@@ -25,10 +25,6 @@ export type DaemonResponse =
   /** Not for this client (other version or settings), or the daemon lost its servers: search in-process. */
   | { ok: false; declined: true };
 
-export function serversDir(root: string): string {
-  return join(root, '.mem', 'servers');
-}
-
 // A Unix socket path holds at most 107 bytes: under a deep root `.mem/servers/memd.sock` did not fit,
 // so the socket lives in a short folder of its own, named by a hash of the root.
 function runtimeDir(): string {
@@ -39,8 +35,9 @@ function runtimeDir(): string {
 }
 
 /**
- * The socket of this root's daemon. Its folder is created owner-only; one that another user owns or
- * others can enter is refused (the caller then searches without a daemon).
+ * The socket of this root's daemon (and beside it, `.log`: its log). Its folder is created owner-only; one
+ * that another user owns or others can enter is refused (the caller then searches without a daemon). Not
+ * under the root: that may be read-only, and its path too long.
  */
 export function socketPath(root: string): string {
   const dir = runtimeDir();

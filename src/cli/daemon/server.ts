@@ -1,14 +1,14 @@
 // The search daemon (`mem daemon`): keeps one open Memory (SDK loaded, servers connected, model warm)
 // and answers searches over the root's Unix socket, so `mem search` skips seconds of start-up.
 // It exits after a quiet period, or on SIGTERM/SIGINT.
-import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 
 import type { MemConfig } from '../../config.js';
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../../errors.js';
 import { openMemory } from '../../open-memory.js';
 import type { SearchInput } from '../../services/search.js';
-import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
+import { PROTOCOL_VERSION, configKey, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
 
 export interface DaemonOptions {
   idleMs: number;
@@ -30,7 +30,6 @@ export async function runDaemon(config: MemConfig, options: DaemonOptions): Prom
   const memory = await openMemory(config, { onLog: options.onLog });
   const key = configKey(config);
   const path = socketPath(config.root);
-  mkdirSync(serversDir(config.root), { recursive: true });
 
   let idle: NodeJS.Timeout | undefined;
   let stop: () => void = () => {};
