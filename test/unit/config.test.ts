@@ -25,6 +25,7 @@ describe('loadConfig defaults', () => {
       chunkMaxChars: 1500,
       maxFileBytes: 5 * 1024 * 1024,
       embedBatchSize: 32,
+      embedTimeoutMs: 120_000,
       lifecycle: { ttl: { working: 86_400_000, episodic: 90 * 86_400_000 }, duplicateThreshold: 0.95, gcGraceMs: 30 * 86_400_000, consolidateThreshold: 0.88 },
     });
   });
