@@ -3,12 +3,18 @@ import { join } from 'node:path';
 
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
-import type { MemoryDeps } from './services/deps.js';
-import { createMemory, type Memory } from './services/memory.js';
+import { stateLayoutAt, type StateLayout } from './memory/layout.js';
+import type { MemoryDeps } from './services/core/deps.js';
+import { createMemory, type Memory } from './services/facade.js';
 import type { Embedder, VectorIndex } from './services/ports.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import { stateDirOf } from './adapters/state/state-dir.js';
+
+/** Where a root's state lives: its `.mem/`, or under the runtime home for a root that cannot be written. */
+export function stateLayoutOf(config: MemConfig): StateLayout {
+  return stateLayoutAt(stateDirOf(config.root, config.runtimeHome));
+}
 
 export interface OpenOptions {
   /** Progress and set-up messages (provisioning the runtime, starting servers). */
@@ -17,7 +23,7 @@ export interface OpenOptions {
 
 /** Connects to the index and embedder the configuration names, starting local ones if needed. */
 async function connect(
-  config: MemConfig, options: OpenOptions, stateDir: string,
+  config: MemConfig, options: OpenOptions, layout: StateLayout,
 ): Promise<{ index: VectorIndex; embedder: Embedder; indexIdentity: string }> {
   const [{ MilvusIndex }, { OpenAIEmbedder }, { LOCAL_EMBEDDING, milvusLiteSpec, embeddingServerSpec }] = await Promise.all([
     import('./adapters/milvus/milvus-index.js'),
@@ -31,8 +37,8 @@ async function connect(
     const { ensureServer } = await import('./adapters/runtime/managed-server.js');
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
     const [milvus, embedder] = await Promise.all([
-      config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, stateDir)) : undefined,
-      config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, stateDir)) : undefined,
+      config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, layout)) : undefined,
+      config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, layout)) : undefined,
     ]);
     local = { milvusPort: milvus?.port, embedderPort: embedder?.port };
   }
@@ -41,7 +47,7 @@ async function connect(
     config.index.kind === 'embedded'
       ? {
           address: `127.0.0.1:${local.milvusPort}`, collection,
-          unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(stateDir, 'servers', 'milvus-lite.log')}); ` +
+          unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(layout.servers, 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
@@ -54,7 +60,7 @@ async function connect(
           model: 'e5-passage', queryModel: 'e5-query',
           identityName: LOCAL_EMBEDDING.name, dimension: LOCAL_EMBEDDING.dimension,
           timeoutMs: config.embedTimeoutMs,
-          unavailableHint: `The embedding server of this root stopped or does not answer (log: ${join(stateDir, 'servers', 'embedder.log')}); ` +
+          unavailableHint: `The embedding server of this root stopped or does not answer (log: ${join(layout.servers, 'embedder.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         })
       : new OpenAIEmbedder({
@@ -77,20 +83,20 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/git/git-audit.js'),
     import('./adapters/state/json-access-stats.js'),
   ]);
-  const stateDir = stateDirOf(config.root, config.runtimeHome);
-  const { index, embedder, indexIdentity } = await connect(config, options, stateDir);
+  const layout = stateLayoutOf(config);
+  const { index, embedder, indexIdentity } = await connect(config, options, layout);
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
   const deps: MemoryDeps = {
     files: new FsMemoryFiles(config.root),
     index,
     embedder,
-    cache: new FileVectorCache(stateDir, sha256(model).slice(0, 16)),
+    cache: new FileVectorCache(layout.dir, sha256(model).slice(0, 16)),
     // One manifest per (index, model): switching MILVUS_URI or model never trusts the other's.
-    manifest: new JsonManifest(stateDir, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
-    lock: new FileLock(stateDir),
+    manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
+    lock: new FileLock(layout.dir),
     audit: new GitAudit(config.root, config.git),
-    access: new JsonAccessStats(stateDir),
+    access: new JsonAccessStats(layout.dir),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),
@@ -98,7 +104,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
     chunking: { maxChars: config.chunkMaxChars },
-    defaultUser: config.defaultUser,
+    defaultUser: config.defaultOwner,
     embedBatchSize: config.embedBatchSize,
     maxFileBytes: config.maxFileBytes,
     now: () => new Date(),
@@ -107,47 +113,4 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     await deps.access.settle();
     await index.close();
   });
-}
-
-export interface LocalServerState {
-  name: string;
-  running: boolean;
-  pid?: number;
-  port?: number;
-  startedAt?: string;
-}
-
-const SERVER_NAMES = ['milvus-lite', 'embedder'];
-
-/** State of the root's managed local servers (nothing is started). */
-export async function localServerStatus(config: MemConfig): Promise<{ runtime: { dir: string; ready: boolean }; servers: LocalServerState[] }> {
-  const { readRecord, isAlive } = await import('./adapters/runtime/managed-server.js');
-  const { runtimeInfo } = await import('./adapters/runtime/python-runtime.js');
-  const stateDir = join(stateDirOf(config.root, config.runtimeHome), 'servers');
-  const servers = await Promise.all(
-    SERVER_NAMES.map(async (name) => {
-      const rec = await readRecord({ stateDir, name });
-      return rec && isAlive(rec.pid) ? { name, running: true, ...rec } : { name, running: false };
-    }),
-  );
-  const info = await runtimeInfo(config.runtimeHome);
-  return { runtime: { dir: info.dir, ready: info.ready }, servers };
-}
-
-/** Stops the root's managed local servers; returns the names of those that were running. */
-export async function stopLocalServers(config: MemConfig): Promise<string[]> {
-  const { stopServer } = await import('./adapters/runtime/managed-server.js');
-  const stateDir = join(stateDirOf(config.root, config.runtimeHome), 'servers');
-  const stopped: string[] = [];
-  for (const name of SERVER_NAMES) {
-    if (await stopServer({ stateDir, name, stopSignal: 'SIGINT' })) stopped.push(name);
-  }
-  return stopped;
-}
-
-/** Provisions the runtime and starts the local servers the configuration uses (what `mem setup` does). */
-export async function startLocalServers(config: MemConfig, options: OpenOptions = {}): Promise<LocalServerState[]> {
-  const memory = await openMemory(config, options);
-  await memory.close();
-  return (await localServerStatus(config)).servers;
 }

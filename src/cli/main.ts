@@ -2,10 +2,10 @@
 // error to an exit code in one place (0 ok, 1 failure, 2 usage).
 import { Command, CommanderError, Option } from 'commander';
 
-import { MemError, errorMessage } from '../errors.js';
+import { InternalError, MemError, ReportedFailure, errorMessage } from '../errors.js';
 import { MEMORY_TYPES } from '../memory/model.js';
 import { configFrom } from './context.js';
-import { ReportedFailure, createIo, terminalSafe, type GlobalOptions, type Io } from './io.js';
+import { createIo, terminalSafe, type GlobalOptions, type Io } from './io.js';
 import { checkRoot, type RootUse } from './root-check.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types.
@@ -49,7 +49,9 @@ function report(err: unknown, io: Io): void {
   if (io.json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
   else process.stderr.write(`mem: ${terminalSafe(message)}\n`);
   if (io.debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
-  if (!(err instanceof MemError) && !isPermissionError(err)) process.stderr.write('mem: this is a bug in memdir; run again with --debug for the stack\n');
+  if ((!(err instanceof MemError) && !isPermissionError(err)) || err instanceof InternalError) {
+    process.stderr.write('mem: this is a bug in memdir; run again with --debug for the stack\n');
+  }
 }
 
 export function buildProgram(run: (load: () => Promise<Handler>) => (...args: unknown[]) => Promise<void>): Command {

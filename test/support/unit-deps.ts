@@ -4,13 +4,13 @@ import { join } from 'node:path';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
 import { FileLock } from '../../src/adapters/state/file-lock.js';
-import { STATE_DIR } from '../../src/adapters/state/state-dir.js';
 import { FileVectorCache } from '../../src/adapters/state/file-vector-cache.js';
 import { JsonAccessStats } from '../../src/adapters/state/json-access-stats.js';
 import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
-import type { MemoryDeps } from '../../src/services/deps.js';
+import { STATE_DIR } from '../../src/memory/layout.js';
+import type { MemoryDeps } from '../../src/services/core/deps.js';
 import type { AuditLog } from '../../src/services/ports.js';
-import { DEFAULT_LIFECYCLE } from '../../src/services/lifecycle-config.js';
+import { DEFAULT_LIFECYCLE } from '../../src/memory/lifecycle.js';
 import { DEFAULT_FUSION } from '../../src/services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from '../../src/services/retrieval/rescore.js';
 import { HashEmbedder, InMemoryIndex } from './fakes.js';

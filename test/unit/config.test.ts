@@ -1,10 +1,10 @@
 // Covers loadConfig(env, flags): defaults, env parsing (MEM_GIT, numbers, embedder, Milvus URI, collection) and config errors.
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadCliSettings, loadConfig } from '../../src/config.js';
 import { ConfigError, MemError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
 
@@ -16,11 +16,12 @@ describe('loadConfig defaults', () => {
   it('uses the documented defaults for an empty environment', () => {
     expect(loadConfig({})).toEqual({
       root: resolve('memories'),
-      defaultUser: 'default',
+      defaultOwner: 'default',
       git: true,
       index: { kind: 'embedded' },
       embedding: { kind: 'local' },
       runtimeHome: join(homedir(), '.cache', 'memdir'),
+      socketDir: join(tmpdir(), `memdir-${process.getuid!()}`),
       python: 'python3',
       chunkMaxChars: 1500,
       maxFileBytes: 5 * 1024 * 1024,
@@ -88,21 +89,33 @@ describe('loadConfig numbers', () => {
 });
 
 describe('loadConfig user', () => {
-  it('reads MEM_USER', () => {
-    expect(loadConfig({ MEM_USER: 'alice' }).defaultUser).toBe('alice');
+  it('MEM_USER is the CLI\'s acting user only; MEM_DEFAULT_OWNER owns files outside user folders', () => {
+    expect(loadCliSettings({ MEM_USER: 'alice' }).user).toBe('alice');
+    expect(loadConfig({ MEM_USER: 'alice' }).defaultOwner).toBe('default');
+    expect(loadConfig({ MEM_DEFAULT_OWNER: 'team' }).defaultOwner).toBe('team');
+    expect(loadCliSettings({ MEM_DEFAULT_OWNER: 'team' }).user).toBeUndefined();
   });
 
-  it('rejects an invalid MEM_USER with exit code 2', () => {
+  it('rejects an invalid MEM_USER or MEM_DEFAULT_OWNER with exit code 2, naming the variable', () => {
     for (const bad of ['a b', '../x', 'u" or user == "v']) {
-      let caught: unknown;
-      try {
-        loadConfig({ MEM_USER: bad });
-      } catch (err) {
-        caught = err;
+      for (const [name, load] of [['MEM_USER', loadCliSettings], ['MEM_DEFAULT_OWNER', loadConfig]] as const) {
+        let caught: unknown;
+        try {
+          load({ [name]: bad });
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).toBeInstanceOf(MemError);
+        expect((caught as MemError).exitCode).toBe(2);
+        expect((caught as MemError).message).toContain(name);
       }
-      expect(caught).toBeInstanceOf(MemError);
-      expect((caught as MemError).exitCode).toBe(2);
     }
+  });
+
+  it('MEM_DAEMON is on unless turned off', () => {
+    expect(loadCliSettings({}).daemon).toBe(true);
+    expect(loadCliSettings({ MEM_DAEMON: 'off' }).daemon).toBe(false);
+    expect(loadCliSettings({ MEM_DAEMON: 'on' }).daemon).toBe(true);
   });
 });
 
@@ -224,5 +237,12 @@ describe('loadConfig runtime', () => {
 
   it('reads MEM_PYTHON', () => {
     expect(loadConfig({ MEM_PYTHON: '/usr/bin/python3.12' }).python).toBe('/usr/bin/python3.12');
+  });
+});
+
+describe('the daemon socket folder', () => {
+  it('is $XDG_RUNTIME_DIR/memdir when that is short, else an owner-named folder under the temp folder', () => {
+    expect(loadConfig({ XDG_RUNTIME_DIR: '/run/user/1000' }).socketDir).toBe('/run/user/1000/memdir');
+    expect(loadConfig({ XDG_RUNTIME_DIR: `/${'x'.repeat(80)}` }).socketDir).toBe(join(tmpdir(), `memdir-${process.getuid!()}`));
   });
 });

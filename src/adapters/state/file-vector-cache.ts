@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { VectorCache } from '../../services/ports.js';
+import { stateLayoutAt } from '../../memory/layout.js';
 
 const PARALLEL = 64;
 
@@ -15,9 +16,9 @@ async function inParallel<T>(items: T[], fn: (item: T) => Promise<void>): Promis
 export class FileVectorCache implements VectorCache {
   private readonly dir: string;
 
-  /** `stateDir`: the root's `.mem/`. */
+  /** `stateDir`: the root's `.mem/` (see stateDirOf). */
   constructor(stateDir: string, modelKey: string) {
-    this.dir = join(stateDir, 'vectors', modelKey.replace(/[^A-Za-z0-9._-]+/g, '_'));
+    this.dir = stateLayoutAt(stateDir).vectors(modelKey);
   }
 
   private fileOf(hash: string): string {

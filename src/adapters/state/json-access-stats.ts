@@ -1,11 +1,10 @@
 // AccessStats as one JSON file under `.mem/`; best effort: a busy lock skips an update rather than delay a search.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-
 import writeFileAtomic from 'write-file-atomic';
 
 import type { AccessRecord, AccessStats } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
+import { stateLayoutAt } from '../../memory/layout.js';
 import { ensureStateDir } from './state-dir.js';
 
 export class JsonAccessStats implements AccessStats {
@@ -13,10 +12,11 @@ export class JsonAccessStats implements AccessStats {
   private readonly lock: FileLock;
   private pending: Promise<unknown> = Promise.resolve();
 
-  /** `stateDir`: the root's `.mem/`. */
+  /** `stateDir`: the root's `.mem/` (see stateDirOf). */
   constructor(private readonly stateDir: string) {
-    this.file = join(stateDir, 'access.json');
-    this.lock = new FileLock(stateDir, 'access', 2_000);
+    const layout = stateLayoutAt(stateDir);
+    this.file = layout.access;
+    this.lock = new FileLock(layout.dir, 'access', 2_000);
   }
 
   private async load(): Promise<Record<string, AccessRecord>> {

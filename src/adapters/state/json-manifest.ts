@@ -1,10 +1,9 @@
 // ManifestStore as one JSON file under `.mem/`, replaced atomically on save.
 import { access, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-
 import writeFileAtomic from 'write-file-atomic';
 
 import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
+import { stateLayoutAt } from '../../memory/layout.js';
 import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
@@ -15,7 +14,7 @@ export class JsonManifest implements ManifestStore {
 
   /** `scope` separates manifests of different indexes (e.g. embedding model) of one root; `stateDir` is its `.mem/`. */
   constructor(private readonly stateDir: string, scope: string) {
-    this.file = join(stateDir, `manifest-${scope}.json`);
+    this.file = stateLayoutAt(stateDir).manifest(scope);
   }
 
   async exists(): Promise<boolean> {

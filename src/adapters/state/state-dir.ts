@@ -5,7 +5,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export const STATE_DIR = '.mem';
+import { STATE_DIR } from '../../memory/layout.js';
 
 function writable(path: string): boolean {
   try {

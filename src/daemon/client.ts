@@ -5,16 +5,15 @@ import { openSync, closeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-import type { MemConfig } from '../../config.js';
-import { PROTOCOL_VERSION, configKey, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
+import { PROTOCOL_VERSION, configKey, socketPath, type DaemonRequest, type DaemonResponse, type DaemonTarget } from './protocol.js';
 
-const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
+const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));
 
 /** The daemon's answer, or null when there is no usable daemon (the caller then searches itself). */
-export function askDaemon(config: MemConfig, op: DaemonRequest['op'], input?: unknown, timeoutMs = 30_000): Promise<DaemonResponse | null> {
+export function askDaemon(config: DaemonTarget, op: DaemonRequest['op'], input?: unknown, timeoutMs = 30_000): Promise<DaemonResponse | null> {
   let path: string;
   try {
-    path = socketPath(config.root);
+    path = socketPath(config);
   } catch {
     return Promise.resolve(null); // no safe place for a socket: search in-process
   }
@@ -47,17 +46,17 @@ export function askDaemon(config: MemConfig, op: DaemonRequest['op'], input?: un
 }
 
 /** Starts a daemon for this root in the background (a second one started concurrently just exits). */
-export function startDaemon(config: MemConfig, env: NodeJS.ProcessEnv = process.env): void {
+export function startDaemon(config: DaemonTarget): void {
   let log: number;
   try {
-    log = openSync(socketPath(config.root).replace(/\.sock$/, '.log'), 'a');
+    log = openSync(socketPath(config).replace(/\.sock$/, '.log'), 'a');
   } catch {
     return; // no safe place for a socket: searches stay in-process
   }
+  // The daemon inherits this process's environment, so it loads the same configuration.
   const child = spawn(process.execPath, [MEM_BIN, '--root', config.root, 'daemon'], {
     detached: true,
     stdio: ['ignore', log, log],
-    env,
   });
   closeSync(log);
   child.on('error', () => undefined);

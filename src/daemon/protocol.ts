@@ -2,11 +2,9 @@
 // connection, over a Unix socket in an owner-only runtime folder (never a TCP port: no other user can reach it).
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { MemConfig } from '../../config.js';
-import { MemError } from '../../errors.js';
+import { MemError } from '../errors.js';
 
 /** Bumped when the request or response shape changes; a daemon of another version is not used. */
 export const PROTOCOL_VERSION = 1;
@@ -25,31 +23,30 @@ export type DaemonResponse =
   /** Not for this client (other version or settings), or the daemon lost its servers: search in-process. */
   | { ok: false; declined: true };
 
-// A Unix socket path holds at most 107 bytes: under a deep root `.mem/servers/memd.sock` did not fit,
-// so the socket lives in a short folder of its own, named by a hash of the root.
-function runtimeDir(): string {
-  const xdg = process.env.XDG_RUNTIME_DIR;
-  if (xdg && xdg.length <= 60) return join(xdg, 'memdir');
-  const tmp = tmpdir().length <= 60 ? tmpdir() : '/tmp';
-  return join(tmp, `memdir-${process.getuid?.() ?? 'user'}`);
+/** What a daemon and its clients know of the configuration: its root, the socket folder, and the whole of it to hash. */
+export interface DaemonTarget {
+  root: string;
+  /** Owner-only folder of daemon sockets (MemConfig.socketDir). */
+  socketDir: string;
 }
 
 /**
- * The socket of this root's daemon (and beside it, `.log`: its log). Its folder is created owner-only; one
- * that another user owns or others can enter is refused (the caller then searches without a daemon). Not
- * under the root: that may be read-only, and its path too long.
+ * The socket of this root's daemon (and beside it, `.log`: its log), named by a hash of the root. Not under
+ * the root: that may be read-only, and a Unix socket path holds at most 107 bytes (a deep root's
+ * `.mem/servers/memd.sock` did not fit). The folder is created owner-only; one that another user owns or
+ * others can enter is refused (the caller then searches without a daemon).
  */
-export function socketPath(root: string): string {
-  const dir = runtimeDir();
+export function socketPath(target: DaemonTarget): string {
+  const dir = target.socketDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
   const uid = process.getuid?.();
   if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) {
     throw new MemError(`${dir} is not a folder that only this user can use: no search daemon`);
   }
-  return join(dir, `${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sock`);
+  return join(dir, `${createHash('sha256').update(target.root).digest('hex').slice(0, 16)}.sock`);
 }
 
-export function configKey(config: MemConfig): string {
+export function configKey(config: DaemonTarget): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
 }
