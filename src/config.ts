@@ -1,6 +1,6 @@
 // Configuration: defaults, then environment, then flags. The only reader of the process environment in memdir
 // (a test enforces it): the CLI, the composition root and the adapters that start child processes get it from here.
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { ConfigError } from './errors.js';
@@ -38,11 +38,15 @@ export interface MemConfig {
   llm?: LlmConfig;
   /** Where the embedded runtime (Python venv) lives. */
   runtimeHome: string;
+  /** Owner-only folder of the search daemons' sockets: short, so any root works (socket paths hold 107 bytes). */
+  socketDir: string;
   /** Python used to create the runtime venv. */
   python: string;
   chunkMaxChars: number;
   maxFileBytes: number;
   embedBatchSize: number;
+  /** How long one embedding request may take; one that times out is not sent again. */
+  embedTimeoutMs: number;
   lifecycle: LifecycleConfig;
   /** Share of dense relevance in weighted fusion with BM25, 0..1 (unset: the built-in default). */
   denseWeight?: number;
@@ -146,6 +150,14 @@ function userId(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return value;
 }
 
+// $XDG_RUNTIME_DIR/memdir, else <tmp>/memdir-<uid>; a folder too long to leave room for a socket name is not used.
+function socketDirFrom(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_RUNTIME_DIR;
+  if (xdg && xdg.length <= 60) return join(xdg, 'memdir');
+  const tmp = tmpdir().length <= 60 ? tmpdir() : '/tmp';
+  return join(tmp, `memdir-${process.getuid?.() ?? 'user'}`);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): MemConfig {
   const root = resolve(flags.root ?? env.MEM_ROOT ?? 'memories');
   const llm = llmFrom(env);
@@ -164,10 +176,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     ...(llm ? { llm } : {}),
     lifecycle: lifecycleFrom(env),
     runtimeHome: env.MEMDIR_HOME || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memdir'),
+    socketDir: socketDirFrom(env),
     python: env.MEM_PYTHON || 'python3',
     chunkMaxChars: positiveInt(env, 'MEM_CHUNK_MAX_CHARS', 1500),
     maxFileBytes: positiveInt(env, 'MEM_MAX_FILE_MB', 5) * 1024 * 1024,
     embedBatchSize: positiveInt(env, 'MEM_EMBED_BATCH', 32),
+    embedTimeoutMs: duration(env, 'MEM_EMBED_TIMEOUT') ?? 120_000,
     ...(env.MEM_DENSE_WEIGHT ? { denseWeight: fraction(env, 'MEM_DENSE_WEIGHT') } : {}),
   };
 }

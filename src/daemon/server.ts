@@ -1,12 +1,12 @@
 // The search daemon (`mem daemon`): keeps one open Memory (SDK loaded, servers connected, model warm)
 // and answers searches over the root's Unix socket, so `mem search` skips seconds of start-up.
 // It exits after a quiet period, or on SIGTERM/SIGINT.
-import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
 import type { Memory } from '../services/facade.js';
-import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonResponse, type DaemonTarget } from './protocol.js';
+import { PROTOCOL_VERSION, configKey, socketPath, type DaemonResponse, type DaemonTarget } from './protocol.js';
 import { MAX_REQUEST_BYTES, parseRequest, parseSearchInput } from './request.js';
 
 export interface DaemonOptions {
@@ -30,8 +30,7 @@ function socketAlive(path: string): Promise<boolean> {
 /** Serves `memory` (opened by the caller with `config`, closed by it after this returns) until stopped or idle. */
 export async function runDaemon(memory: Memory, config: DaemonTarget, options: DaemonOptions): Promise<void> {
   const key = configKey(config);
-  const path = socketPath(config.root);
-  mkdirSync(serversDir(config.root), { recursive: true });
+  const path = socketPath(config);
 
   let idle: NodeJS.Timeout | undefined;
   let stop: () => void = () => {};
@@ -107,7 +106,7 @@ export async function runDaemon(memory: Memory, config: DaemonTarget, options: D
   rearm();
   // A root that was deleted (or a socket removed) has nobody left to serve.
   const watch = setInterval(() => {
-    if (!existsSync(path)) stop();
+    if (!existsSync(path) || !existsSync(config.root)) stop();
   }, 10_000);
   watch.unref();
   process.once('SIGTERM', () => stop());

@@ -3,6 +3,9 @@ import ms from 'ms';
 
 import { UsageError } from '../errors.js';
 
+// Longer than this is not a lifetime but a typo (and far enough past it, dates stop existing).
+const MAX_DURATION_MS = 1000 * 365.25 * 24 * 3_600_000;
+
 /** Milliseconds, or null for "none" / "never" (no expiry). Throws UsageError naming `what` on anything else. */
 export function parseDuration(value: string, what: string): number | null {
   const text = value.trim().toLowerCase();
@@ -12,5 +15,6 @@ export function parseDuration(value: string, what: string): number | null {
   if (typeof parsed !== 'number' || !Number.isFinite(parsed) || parsed <= 0) {
     throw new UsageError(`${what} must be a duration such as 12h, 7d, 2w or none, got ${JSON.stringify(value)}`);
   }
+  if (parsed > MAX_DURATION_MS) throw new UsageError(`${what} must be at most 1000 years (use none for no limit), got ${JSON.stringify(value)}`);
   return parsed;
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 
 import { InvalidMemoryError } from '../errors.js';
+import { parseStrictDate } from './dates.js';
 import { isValidMemoryId, isValidUserId } from './ids.js';
 import {
   DEFAULT_IMPORTANCE, DEFAULT_TYPE, KNOWN_KEYS, MEMORY_STATUSES, MEMORY_TYPES,
@@ -60,12 +61,41 @@ export function lineOfKey(frontMatterSource: string, key: string): number {
   return idx === -1 ? 1 : idx + 2; // +1 for 1-based, +1 for the opening "---"
 }
 
+const DATE_KEYS = ['created', 'updated', 'expires'] as const;
+
+/** The scalar as written on a top-level key's line (quotes and a trailing comment removed), if it is there. */
+function writtenScalar(frontMatterSource: string, key: string): string | undefined {
+  const line = frontMatterSource.split('\n')[lineOfKey(frontMatterSource, key) - 2];
+  const m = line === undefined ? null : /^["']?[\w-]+["']?\s*:\s*(.*?)\s*(?:\s#.*)?$/.exec(line);
+  if (!m || !m[1]) return undefined;
+  return m[1].replace(/^(["'])(.*)\1$/, '$2');
+}
+
+/**
+ * YAML rolls impossible dates over (2026-02-30 becomes March 2) and reads year 0000 as 1900, so every
+ * date is checked as it was written and replaced by the instant it names.
+ */
+function strictDates(raw: Record<string, unknown>, path: string, frontMatterSource: string): Record<string, unknown> {
+  const out = { ...raw };
+  for (const key of DATE_KEYS) {
+    const value = raw[key];
+    if (value === undefined || value === null || !(value instanceof Date || typeof value === 'string')) continue;
+    const written = typeof value === 'string' ? value : writtenScalar(frontMatterSource, key);
+    if (written === undefined) continue; // not on one line of its own: YAML's reading stands
+    const parsed = parseStrictDate(written);
+    if ('error' in parsed) throw new InvalidMemoryError(path, lineOfKey(frontMatterSource, key), `front matter "${key}": ${parsed.error}`);
+    out[key] = parsed.date;
+  }
+  return out;
+}
+
 export function normaliseFrontMatter(
-  raw: Record<string, unknown>,
+  rawAsParsed: Record<string, unknown>,
   defaults: MetaDefaults,
   path: string,
   frontMatterSource: string,
 ): MemoryMeta {
+  const raw = strictDates(rawAsParsed, path, frontMatterSource);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -15,7 +15,7 @@ export function memoryPath(user: string, type: MemoryType, name: string): string
   return `${user}/${type}/${name}.md`;
 }
 
-/** Absolute paths of everything memdir keeps under a root's `.mem/`. */
+/** Absolute paths of everything memdir keeps under a root's `.mem/` (or where a read-only root's state lives). */
 export interface StateLayout {
   /** `.mem/` itself (also the folder of the write lock and the access-stats lock). */
   dir: string;
@@ -27,17 +27,18 @@ export interface StateLayout {
   access: string;
   /** The write in progress (its files' before-state), so one killed midway is settled by the next writer. */
   pendingWrite: string;
-  /** Records, logs and sockets of the local servers and the search daemon. */
+  /** Records and logs of the local servers (the search daemon's socket lives elsewhere: see daemon/protocol.ts). */
   servers: string;
   /** Milvus Lite's data folder. */
   milvusData: string;
-  /** The search daemon's Unix socket and log. */
-  daemonSocket: string;
-  daemonLog: string;
 }
 
 export function stateLayout(root: string): StateLayout {
-  const dir = join(root, STATE_DIR);
+  return stateLayoutAt(join(root, STATE_DIR));
+}
+
+/** The same layout in a state folder given directly (a read-only root keeps it under the runtime home). */
+export function stateLayoutAt(dir: string): StateLayout {
   const servers = join(dir, 'servers');
   return {
     dir,
@@ -47,7 +48,5 @@ export function stateLayout(root: string): StateLayout {
     pendingWrite: join(dir, 'pending-write.json'),
     servers,
     milvusData: join(dir, 'milvus'),
-    daemonSocket: join(servers, 'memd.sock'),
-    daemonLog: join(servers, 'memd.log'),
   };
 }

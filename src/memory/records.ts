@@ -28,8 +28,13 @@ export interface ChunkRecord {
   content: string;
 }
 
-export function toChunkRecords(doc: MemoryDoc, options: ChunkOptions): ChunkRecord[] {
+/**
+ * `seenAtMs` (when the file was last written, its mtime) caps `updated`: a hand-written date in the
+ * future would otherwise earn the full recency boost for as long as it stays in the future.
+ */
+export function toChunkRecords(doc: MemoryDoc, options: ChunkOptions, seenAtMs?: number): ChunkRecord[] {
   const { meta } = doc;
+  const updated = seenAtMs === undefined ? Date.parse(meta.updated) : Math.min(Date.parse(meta.updated), seenAtMs);
   const seen = new Map<string, number>();
   return chunkMarkdown(doc.body, doc.bodyStartLine, options).map((chunk) => {
     const content = embedTextOf(chunk);
@@ -44,7 +49,7 @@ export function toChunkRecords(doc: MemoryDoc, options: ChunkOptions): ChunkReco
       status: meta.status,
       importance: meta.importance,
       created: Date.parse(meta.created),
-      updated: Date.parse(meta.updated),
+      updated,
       expires: meta.expires ? Date.parse(meta.expires) : NO_EXPIRY,
       path: doc.path,
       heading: chunk.heading,

@@ -1,6 +1,7 @@
 // Use case: add a memory with write-time reconciliation: ADD a new file, UPDATE an existing one, SUPERSEDE
 // an older one (both files change), or NOOP; index what changed and commit it with the decision and reason.
 import { InvalidMemoryError, UsageError } from '../errors.js';
+import { parseStrictDate } from '../memory/dates.js';
 import { parseDuration } from '../memory/duration.js';
 import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
 import { memoryPath } from '../memory/layout.js';
@@ -59,9 +60,17 @@ export interface AddResult {
   supersedes?: string;
 }
 
-export function validateAddInput(input: AddInput): void {
+/** A memory is a fact or a note, not a document: longer texts are refused (a file of memories has MEM_MAX_FILE_MB). */
+export const MAX_TEXT_CHARS = 100_000;
+
+/** `now` (the caller's clock) also refuses an expiry that has already passed. */
+export function validateAddInput(input: AddInput, now?: Date): void {
   assertUserId(input.user);
-  if (!input.text || !input.text.trim()) throw new UsageError('the memory text is empty');
+  // Zero-width and other invisible format characters alone are no text a person could read.
+  if (!input.text || !/[^\s\p{Cf}]/u.test(input.text)) throw new UsageError('the memory text is empty (or only invisible characters)');
+  if (input.text.length > MAX_TEXT_CHARS) {
+    throw new UsageError(`the memory text is ${input.text.length} characters long; at most ${MAX_TEXT_CHARS} are allowed (split it, or write it as a file in the root)`);
+  }
   // Every field is stored in the file, and the key and reason reach the commit message too.
   if (!input.allowSecrets) {
     assertNoSecrets(input.text);
@@ -85,8 +94,12 @@ export function validateAddInput(input: AddInput): void {
   if (input.source !== undefined && (!input.source.trim() || input.source.length > 500 || /[\n\r]/.test(input.source))) {
     throw new UsageError(`invalid source ${JSON.stringify(input.source).slice(0, 80)}`);
   }
-  if (input.expires !== undefined && Number.isNaN(Date.parse(input.expires))) {
-    throw new UsageError(`expires is not a date: ${JSON.stringify(input.expires)}`);
+  if (input.expires !== undefined) {
+    const parsed = parseStrictDate(input.expires);
+    if ('error' in parsed) throw new UsageError(`expires: ${parsed.error}`);
+    if (now && parsed.date.getTime() <= now.getTime()) {
+      throw new UsageError(`expires ${parsed.date.toISOString()} is already past: the memory would never be found`);
+    }
   }
   if (input.expires !== undefined && input.ttl !== undefined) throw new UsageError('give either expires or ttl, not both');
   if (input.ttl !== undefined) parseDuration(input.ttl, 'ttl');
@@ -94,7 +107,7 @@ export function validateAddInput(input: AddInput): void {
 }
 
 function expiryOf(deps: MemoryDeps, input: AddInput, type: MemoryType, now: Date): string | undefined {
-  if (input.expires) return new Date(input.expires).toISOString();
+  if (input.expires) return (parseStrictDate(input.expires) as { date: Date }).date.toISOString();
   const ttl = input.ttl !== undefined ? parseDuration(input.ttl, 'ttl') : deps.lifecycle.ttl[type];
   return ttl ? new Date(now.getTime() + ttl).toISOString() : undefined;
 }
@@ -127,7 +140,7 @@ async function decide(deps: MemoryDeps, input: AddInput, incoming: Incoming, can
 }
 
 export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddResult> {
-  validateAddInput(input);
+  validateAddInput(input, deps.now());
   const type = input.type ?? 'semantic';
   const text = input.text.trim();
   const incoming: Incoming = { text, source: input.source ?? 'user', ...(input.key ? { key: input.key } : {}) };

@@ -34,7 +34,9 @@ export type ProblemKind =
   /** Two files of one user carry the same id: lookups by that id cannot tell them apart. */
   | 'duplicate-id'
   /** Two active memories of one user fill the same key: the slot should hold one value. */
-  | 'duplicate-key';
+  | 'duplicate-key'
+  /** A front matter `updated:` later than the file's last write (in the future): ranked as of the file's last write instead (needs a person). */
+  | 'future-date';
 
 export interface DoctorProblem {
   kind: ProblemKind;
@@ -62,6 +64,16 @@ export interface DoctorOptions {
 }
 
 type Diagnosis = Omit<DoctorReport, 'repaired'>;
+
+// Clocks of machines that share a root disagree a little; only a date clearly ahead is reported.
+const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
+/** The file line of a front matter `updated:` key (1 when there is none). */
+function updatedLineOf(bytes: Uint8Array): number {
+  const head = new TextDecoder().decode(bytes.subarray(0, 64 * 1024)).split('\n');
+  const idx = head.findIndex((l) => /^["']?updated["']?\s*:/.test(l));
+  return idx === -1 ? 1 : idx + 1;
+}
 
 const keyOf = (p: DoctorProblem) => `${p.kind}\u0000${p.path ?? ''}`;
 
@@ -104,6 +116,15 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
     }
     expected.set(stat.path, seen.ids);
     metas.set(stat.path, seen.meta);
+    const updated = Date.parse(seen.updated);
+    // Later than the file's last write: written by hand, and capped for ranking (see toChunkRecords).
+    if (updated > stat.mtimeMs + FUTURE_TOLERANCE_MS) {
+      problems.push({
+        kind: 'future-date', path: stat.path, line: seen.updatedLine,
+        detail: `updated ${seen.updated} is in the future: ranked as of the file's last write (${new Date(stat.mtimeMs).toISOString()}); correct the date`,
+        fixable: false,
+      });
+    }
     if (!entry) problems.push({ kind: 'unindexed', path: stat.path, detail: 'not in the manifest: never indexed', fixable: true });
     else if (entry.sha !== seen.sha) problems.push({ kind: 'changed', path: stat.path, detail: 'changed since it was indexed', fixable: true });
   }
@@ -163,7 +184,9 @@ async function gitProblems(deps: MemoryDeps): Promise<DoctorProblem[]> {
 }
 
 /** The content hash, chunk ids and metadata a file must have, or why it cannot be indexed. */
-async function inspect(deps: MemoryDeps, stat: FileStat): Promise<{ sha: string; ids: Set<string>; meta: MemoryMeta } | { line: number; message: string }> {
+async function inspect(
+  deps: MemoryDeps, stat: FileStat,
+): Promise<{ sha: string; ids: Set<string>; meta: MemoryMeta; updated: string; updatedLine: number } | { line: number; message: string }> {
   if (stat.size > deps.maxFileBytes) return tooLargeError(stat, deps.maxFileBytes);
   let bytes: Uint8Array;
   try {
@@ -173,7 +196,10 @@ async function inspect(deps: MemoryDeps, stat: FileStat): Promise<{ sha: string;
   }
   const parsed = recordsOf(deps, stat, bytes);
   if ('message' in parsed) return parsed;
-  return { sha: sha256(bytes), ids: new Set(parsed.records.map((r) => r.chunkId)), meta: parsed.meta };
+  return {
+    sha: sha256(bytes), ids: new Set(parsed.records.map((r) => r.chunkId)), meta: parsed.meta,
+    updated: parsed.meta.updated, updatedLine: updatedLineOf(bytes),
+  };
 }
 
 /**

@@ -65,6 +65,9 @@ export interface SearchResult {
   eligibility: string;
 }
 
+/** Longer queries are refused: the model reads about 2,000 characters, and embedding costs grow with length. */
+export const MAX_QUERY_CHARS = 2_000;
+
 // Candidates per signal before fusion: room for rescoring and for merging chunks into memories.
 const MIN_CANDIDATES = 40;
 
@@ -99,6 +102,9 @@ function validate(input: SearchInput): number {
   const k = input.k ?? 8;
   if (!Number.isInteger(k) || k < 1 || k > 200) throw new UsageError('k must be a whole number from 1 to 200');
   if (!input.query.trim()) throw new UsageError('the query is empty');
+  if (input.query.length > MAX_QUERY_CHARS) {
+    throw new UsageError(`the query is ${input.query.length} characters long; at most ${MAX_QUERY_CHARS} are allowed (shorten it to what you are looking for)`);
+  }
   return k;
 }
 

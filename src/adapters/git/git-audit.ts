@@ -47,7 +47,8 @@ export class GitAudit implements AuditLog {
       if (known.length === 0) return;
       const staged = await git.raw(['diff', '--cached', '--name-only', '-z', '--', ...known]);
       if (!staged.replace(/\0/g, '').trim()) return;
-      await git.raw(['commit', '--quiet', '--no-verify', '-m', message, '--', ...known]);
+      // The repository's hooks run (a secret scanner in pre-commit, for one): a hook that refuses fails the write.
+      await git.raw(['commit', '--quiet', '-m', message, '--', ...known]);
     } catch (err) {
       throw new MemError(`the memory files were written but the git commit failed: ${errorMessage(err)}`, { cause: err });
     }
@@ -123,7 +124,8 @@ export class GitAudit implements AuditLog {
       await git.raw(['reflog', 'expire', '--expire=now', '--all']);
       await git.raw(['gc', '--prune=now', '--quiet']);
       // Commits that only touched the forgotten files are gone with their messages; this one records that
-      // a purge happened, without naming what.
+      // a purge happened, without naming what. It skips the hooks: it changes no file, and the history is
+      // already rewritten, so a hook refusing an empty commit must not report a finished purge as failed.
       await git.raw(['commit', '--allow-empty', '--quiet', '--no-verify', '-m',
         `memdir: PURGE-HISTORY\n\naction: PURGE-HISTORY\ncount: ${paths.length}`]);
     } catch (err) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { VectorCache } from '../../services/ports.js';
-import { stateLayout } from '../../memory/layout.js';
+import { stateLayoutAt } from '../../memory/layout.js';
 
 const PARALLEL = 64;
 
@@ -16,8 +16,9 @@ async function inParallel<T>(items: T[], fn: (item: T) => Promise<void>): Promis
 export class FileVectorCache implements VectorCache {
   private readonly dir: string;
 
-  constructor(root: string, modelKey: string) {
-    this.dir = stateLayout(root).vectors(modelKey);
+  /** `stateDir`: the root's `.mem/` (see stateDirOf). */
+  constructor(stateDir: string, modelKey: string) {
+    this.dir = stateLayoutAt(stateDir).vectors(modelKey);
   }
 
   private fileOf(hash: string): string {

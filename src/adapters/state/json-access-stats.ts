@@ -4,7 +4,7 @@ import writeFileAtomic from 'write-file-atomic';
 
 import type { AccessRecord, AccessStats } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
-import { stateLayout } from '../../memory/layout.js';
+import { stateLayoutAt } from '../../memory/layout.js';
 import { ensureStateDir } from './state-dir.js';
 
 export class JsonAccessStats implements AccessStats {
@@ -12,8 +12,9 @@ export class JsonAccessStats implements AccessStats {
   private readonly lock: FileLock;
   private pending: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly root: string) {
-    const layout = stateLayout(root);
+  /** `stateDir`: the root's `.mem/` (see stateDirOf). */
+  constructor(private readonly stateDir: string) {
+    const layout = stateLayoutAt(stateDir);
     this.file = layout.access;
     this.lock = new FileLock(layout.dir, 'access', 2_000);
   }
@@ -32,7 +33,7 @@ export class JsonAccessStats implements AccessStats {
   }
 
   private async update(change: (all: Record<string, AccessRecord>) => void): Promise<void> {
-    await ensureStateDir(this.root);
+    await ensureStateDir(this.stateDir);
     await this.lock.run(async () => {
       const all = await this.load();
       change(all);

@@ -3,7 +3,7 @@ import { access, readFile, rm } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
-import { stateLayout } from '../../memory/layout.js';
+import { stateLayoutAt } from '../../memory/layout.js';
 import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
@@ -12,9 +12,9 @@ const VERSION = 2;
 export class JsonManifest implements ManifestStore {
   private readonly file: string;
 
-  /** `scope` separates manifests of different indexes (e.g. embedding model) under one root. */
-  constructor(private readonly root: string, scope: string) {
-    this.file = stateLayout(root).manifest(scope);
+  /** `scope` separates manifests of different indexes (e.g. embedding model) of one root; `stateDir` is its `.mem/`. */
+  constructor(private readonly stateDir: string, scope: string) {
+    this.file = stateLayoutAt(stateDir).manifest(scope);
   }
 
   async exists(): Promise<boolean> {
@@ -42,7 +42,7 @@ export class JsonManifest implements ManifestStore {
   }
 
   async save(entries: Map<string, ManifestEntry>): Promise<void> {
-    await ensureStateDir(this.root);
+    await ensureStateDir(this.stateDir);
     const data = { version: VERSION, files: Object.fromEntries(entries) };
     await writeFileAtomic(this.file, JSON.stringify(data));
   }

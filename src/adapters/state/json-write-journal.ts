@@ -3,19 +3,20 @@ import { readFile, rm } from 'node:fs/promises';
 
 import writeFileAtomic from 'write-file-atomic';
 
-import { stateLayout } from '../../memory/layout.js';
+import { stateLayoutAt } from '../../memory/layout.js';
 import type { PendingWrite, WriteJournal } from '../../services/ports.js';
 import { ensureStateDir } from './state-dir.js';
 
 export class JsonWriteJournal implements WriteJournal {
   private readonly file: string;
 
-  constructor(private readonly root: string) {
-    this.file = stateLayout(root).pendingWrite;
+  /** `stateDir`: the root's `.mem/` (see stateDirOf). */
+  constructor(private readonly stateDir: string) {
+    this.file = stateLayoutAt(stateDir).pendingWrite;
   }
 
   async begin(write: PendingWrite): Promise<void> {
-    await ensureStateDir(this.root);
+    await ensureStateDir(this.stateDir);
     // fsync: a machine that dies right after must still find the record that says what to undo.
     await writeFileAtomic(this.file, JSON.stringify(write), { fsync: true });
   }

@@ -1,5 +1,6 @@
 // `mem add`: write, index and commit one memory.
 import type { MemoryType } from '../../memory/model.js';
+import { validateAddInput, type AddInput } from '../../services/add.js';
 import { withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 import { parseImportance, parseList, requireUser } from './parse-options.js';
@@ -20,22 +21,23 @@ export interface AddOptions extends GlobalOptions {
 
 export async function addCommand(text: string, opts: AddOptions, io: Io): Promise<void> {
   const user = requireUser(opts.user);
-  const result = await withMemory(opts, io, (memory) =>
-    memory.add({
-      text,
-      user,
-      ...(opts.type ? { type: opts.type as MemoryType } : {}),
-      ...(opts.importance !== undefined ? { importance: parseImportance(opts.importance) } : {}),
-      ...(opts.tags ? { tags: parseList(opts.tags) } : {}),
-      ...(opts.key ? { key: opts.key } : {}),
-      ...(opts.source ? { source: opts.source } : {}),
-      ...(opts.expires ? { expires: opts.expires } : {}),
-      ...(opts.ttl ? { ttl: opts.ttl } : {}),
-      ...(opts.supersedes ? { supersedes: opts.supersedes } : {}),
-      ...(opts.force ? { force: true } : {}),
-      ...(opts.allowSecrets ? { allowSecrets: true } : {}),
-    }),
-  );
+  const input: AddInput = {
+    text,
+    user,
+    ...(opts.type ? { type: opts.type as MemoryType } : {}),
+    ...(opts.importance !== undefined ? { importance: parseImportance(opts.importance) } : {}),
+    ...(opts.tags ? { tags: parseList(opts.tags) } : {}),
+    ...(opts.key ? { key: opts.key } : {}),
+    ...(opts.source ? { source: opts.source } : {}),
+    ...(opts.expires ? { expires: opts.expires } : {}),
+    ...(opts.ttl ? { ttl: opts.ttl } : {}),
+    ...(opts.supersedes ? { supersedes: opts.supersedes } : {}),
+    ...(opts.force ? { force: true } : {}),
+    ...(opts.allowSecrets ? { allowSecrets: true } : {}),
+  };
+  // Bad values are usage errors before any server is started for them.
+  validateAddInput(input, new Date());
+  const result = await withMemory(opts, io, (memory) => memory.add(input));
   io.result(result, () => {
     const what = {
       ADD: `added ${result.id}`,

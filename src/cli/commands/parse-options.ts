@@ -20,8 +20,9 @@ export function parseList(value: string): string[] {
 }
 
 export function parseImportance(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError('--importance must be a number from 0 to 1');
+  // Decimal only: Number() would also read 0x1, 1e0 or 0b1 as 1.
+  const n = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--importance must be a decimal number from 0 to 1, got ${JSON.stringify(value)}`);
   return n;
 }
 

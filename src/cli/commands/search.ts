@@ -4,7 +4,7 @@ import { assertUserId } from '../../memory/ids.js';
 import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
 import { cliSettings, configFrom, withMemory } from '../context.js';
-import type { GlobalOptions, Io } from '../io.js';
+import { terminalSafe, type GlobalOptions, type Io } from '../io.js';
 import { actingUser, parseList, parsePositiveInt, parseTypes } from './parse-options.js';
 
 export interface SearchOptions extends GlobalOptions {
@@ -83,7 +83,7 @@ export async function searchCommand(query: string, opts: SearchOptions, io: Io):
   const results = await searchFast(opts, io, input);
   if (format === 'context') {
     const block = formatContext(results, user!, budget);
-    process.stdout.write(`${block.text}\n`);
+    process.stdout.write(`${terminalSafe(block.text)}\n`);
     return;
   }
   if (format === 'json') {

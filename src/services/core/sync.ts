@@ -176,7 +176,7 @@ export function recordsOf(
   try {
     const text = decodeMemoryText(bytes, stat.path);
     const doc = parseMemory(text, { path: stat.path, defaultUser: deps.defaultUser, fallbackTime: new Date(stat.mtimeMs).toISOString() });
-    return { meta: doc.meta, records: toChunkRecords(doc, deps.chunking) };
+    return { meta: doc.meta, records: toChunkRecords(doc, deps.chunking, stat.mtimeMs) };
   } catch (err) {
     if (err instanceof InvalidMemoryError) return { path: err.path, line: err.line, message: err.reason };
     throw err;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { UsageError } from '../../../src/errors.js';
 import { assertNoSecrets, findSecrets, redactSecrets } from '../../../src/memory/secrets.js';
-import { validateAddInput } from '../../../src/services/add.js';
+import { type AddInput, validateAddInput } from '../../../src/services/add.js';
 import { commitMessage } from '../../../src/services/core/commit-message.js';
 import { thrown } from '../../support/thrown.js';
 
@@ -109,7 +109,7 @@ describe('assertNoSecrets and mem add', () => {
       [{ key: secret }, 'in the key'],
       [{ source: `agent ${r('AKIA', 16).toUpperCase()}` }, 'in the source'],
       [{ supersedes: secret }, 'in the supersedes id'],
-    ] as const;
+    ] satisfies [Partial<AddInput>, string][];
     for (const [extra, where] of cases) {
       const err = thrown(() => validateAddInput({ text: 'harmless', user: 'alice', ...extra }), UsageError);
       expect(err.message).toContain(`secret ${where}:`);

@@ -1,0 +1,38 @@
+// Runs `mem` with the step counter of kill-at.mjs preloaded, killing one of the root's managed servers at a chosen step.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { MEM_BIN, cleanEnv, type MemRun } from './harness.js';
+
+const KILL_HOOK = fileURLToPath(new URL('./kill-at.mjs', import.meta.url));
+
+/**
+ * Runs `mem <args> --json`; at step `killAt` (or the first call of that Milvus method, or of "fetch <url part>")
+ * the root's `server` (milvus-lite or embedder) is killed with SIGKILL.
+ */
+export function memKillingServer(
+  root: string, server: 'milvus-lite' | 'embedder', args: string[], killAt: number | string, stepsFile?: string,
+): Promise<MemRun> {
+  const env = cleanEnv({
+    ...(typeof killAt === 'number' ? { MEMDIR_KILL_AT: String(killAt) } : { MEMDIR_KILL_ON: killAt }),
+    MEMDIR_KILL_PID_FILE: join(root, '.mem', 'servers', `${server}.json`),
+    ...(stepsFile ? { MEMDIR_STEPS_FILE: stepsFile } : {}),
+  });
+  const child = spawn(process.execPath, ['--import', KILL_HOOK, MEM_BIN, '--root', root, ...args, '--json'], { env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code: code ?? -1, stdout, stderr, json });
+    }),
+  );
+}
