@@ -26,7 +26,7 @@ export interface LlmConfig {
 export interface MemConfig {
   /** Absolute path of the memory root (the folder of Markdown files). */
   root: string;
-  /** User of files that name none and sit outside a user folder. */
+  /** $MEM_USER, checked. Never the user of a file: a file's scope comes from its folder or front matter alone. */
   defaultUser: string;
   /** Commit every write to git. */
   git: boolean;

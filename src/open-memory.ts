@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
+import { UNSCOPED_USER } from './memory/model.js';
 import type { MemoryDeps } from './services/deps.js';
 import { createMemory, type Memory } from './services/memory.js';
 import type { Embedder, VectorIndex } from './services/ports.js';
@@ -92,7 +93,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
     chunking: { maxChars: config.chunkMaxChars },
-    defaultUser: config.defaultUser,
+    // The user of files at the root that name none: fixed, never $MEM_USER, so no process's environment decides a file's scope.
+    defaultUser: UNSCOPED_USER,
     embedBatchSize: config.embedBatchSize,
     maxFileBytes: config.maxFileBytes,
     now: () => new Date(),

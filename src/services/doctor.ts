@@ -1,8 +1,11 @@
 // Use case: compare the files, the manifest and the index row by row; report where they disagree and, with fix, repair it.
 import { ModelMismatchError, errorMessage } from '../errors.js';
 import { sha256 } from '../memory/hash.js';
+import { decodeMemoryText } from '../memory/decode.js';
+import { frontMatterLine } from '../memory/parse.js';
+import { resolveLinks, type LinkProblemKind } from './links.js';
 import type { FileStat, ManifestEntry } from './ports.js';
-import { recordsOf, syncLocked, tooLargeError, type SyncDeps } from './sync.js';
+import { entryOf, recordsOf, syncLocked, tooLargeError, type SyncDeps } from './sync.js';
 
 export type ProblemKind =
   /** The index was built with another embedding model or layout. */
@@ -20,7 +23,11 @@ export type ProblemKind =
   /** Rows of a file that no longer match its content (an older version). */
   | 'stale-rows'
   /** Rows of a path that has no file. */
-  | 'orphaned-rows';
+  | 'orphaned-rows'
+  /** The index rows carry another status than the memory's links give it (a sync was interrupted). */
+  | 'stale-status'
+  /** A lifecycle link that names nothing, another user's memory, the memory itself, or closes a cycle; or a superseded memory nothing replaces. */
+  | LinkProblemKind;
 
 export interface DoctorProblem {
   kind: ProblemKind;
@@ -77,19 +84,34 @@ async function diagnose(deps: SyncDeps): Promise<Diagnosis> {
   // The chunk ids each path must have in the index.
   const expected = new Map<string, Set<string>>();
   const invalid = new Set<string>();
+  // What the files say now (an invalid file: what its last good version said), for the lifecycle links.
+  const current = new Map<string, ManifestEntry>();
   for (const stat of files) {
     const entry = manifest.get(stat.path);
     const seen = await inspect(deps, stat);
     if ('message' in seen) {
       problems.push({ kind: 'invalid-file', path: stat.path, line: seen.line, detail: seen.message, fixable: false });
       invalid.add(stat.path);
-      // Sync keeps an invalid file's last good rows (nothing is lost): those are what the index should hold.
-      expected.set(stat.path, new Set(entry?.chunks.map((c) => c.id) ?? []));
+      // Sync keeps an invalid file's last good rows (nothing is lost): those are what the index should
+      // hold — except for a file in the wrong user's scope, which keeps none.
+      expected.set(stat.path, new Set(seen.misplaced ? [] : entry?.chunks.map((c) => c.id) ?? []));
+      if (entry && !seen.misplaced) current.set(stat.path, entry);
       continue;
     }
     expected.set(stat.path, seen.ids);
+    current.set(stat.path, seen.entry);
     if (!entry) problems.push({ kind: 'unindexed', path: stat.path, detail: 'not in the manifest: never indexed', fixable: true });
     else if (entry.sha !== seen.sha) problems.push({ kind: 'changed', path: stat.path, detail: 'changed since it was indexed', fixable: true });
+  }
+  const links = resolveLinks(current);
+  for (const p of links.problems) {
+    problems.push({ kind: p.kind, path: p.path, line: await keyLine(deps, p.path, p.key), detail: p.message, fixable: false });
+  }
+  for (const [path, status] of links.statuses) {
+    const entry = manifest.get(path);
+    if (entry && entry.sha === current.get(path)!.sha && entry.status !== status) {
+      problems.push({ kind: 'stale-status', path, detail: `the index says ${entry.status}, its links say ${status}`, fixable: true });
+    }
   }
   for (const path of manifest.keys()) {
     if (!expected.has(path)) problems.push({ kind: 'deleted', path, detail: 'in the manifest, but the file is gone', fixable: true });
@@ -115,8 +137,19 @@ async function diagnose(deps: SyncDeps): Promise<Diagnosis> {
   return { ok: problems.length === 0, files: files.length, manifestEntries: manifest.size, indexRows: rows.length, problems };
 }
 
-/** The content hash and chunk ids a file must have, or why it cannot be indexed. */
-async function inspect(deps: SyncDeps, stat: FileStat): Promise<{ sha: string; ids: Set<string> } | { line: number; message: string }> {
+/** The line of a front matter key in a file, for a link problem (1 when it cannot be read). */
+async function keyLine(deps: SyncDeps, path: string, key: string): Promise<number> {
+  try {
+    return frontMatterLine(decodeMemoryText(await deps.files.read(path), path), key);
+  } catch {
+    return 1;
+  }
+}
+
+type Inspection = { sha: string; ids: Set<string>; entry: ManifestEntry } | { line: number; message: string; misplaced?: true };
+
+/** The content hash, chunk ids and manifest entry a file must have, or why it cannot be indexed. */
+async function inspect(deps: SyncDeps, stat: FileStat): Promise<Inspection> {
   if (stat.size > deps.maxFileBytes) return tooLargeError(stat, deps.maxFileBytes);
   let bytes: Uint8Array;
   try {
@@ -126,7 +159,8 @@ async function inspect(deps: SyncDeps, stat: FileStat): Promise<{ sha: string; i
   }
   const parsed = recordsOf(deps, stat, bytes);
   if ('message' in parsed) return parsed;
-  return { sha: sha256(bytes), ids: new Set(parsed.records.map((r) => r.chunkId)) };
+  const sha = sha256(bytes);
+  return { sha, ids: new Set(parsed.records.map((r) => r.chunkId)), entry: entryOf(stat, sha, parsed.meta, parsed.records) };
 }
 
 /** A model mismatch needs a rebuild; anything else, a sync of the affected paths that trusts no manifest entry of theirs. */

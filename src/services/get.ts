@@ -2,7 +2,7 @@
 import { NotFoundError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
 import type { MemoryDeps } from './deps.js';
-import { findPath, loadDoc, toRecord, type MemoryRecord } from './documents.js';
+import { manifestEntries, pathOf, loadDoc, toRecord, withIndexedStatus, type MemoryRecord } from './documents.js';
 import { syncIndex } from './sync.js';
 
 export interface GetInput {
@@ -14,15 +14,17 @@ export interface GetInput {
 export async function getMemory(deps: MemoryDeps, input: GetInput): Promise<MemoryRecord> {
   const id = assertMemoryId(input.id);
   if (input.user !== undefined) assertUserId(input.user);
-  let path = await findPath(deps, id);
+  let entries = await manifestEntries(deps);
+  let path = pathOf(entries, id);
   if (path === undefined) {
     // A file written by hand since the last sync is still found.
     await syncIndex(deps);
-    path = await findPath(deps, id);
+    entries = await manifestEntries(deps);
+    path = pathOf(entries, id);
   }
   const notFound = () => new NotFoundError(`no memory with id ${id}${input.user !== undefined ? ` for user ${input.user}` : ''}`);
   if (path === undefined) throw notFound();
-  const record = toRecord(await loadDoc(deps, path));
+  const record = withIndexedStatus(toRecord(await loadDoc(deps, path)), entries.get(path));
   if (record.id !== id || (input.user !== undefined && record.user !== input.user)) throw notFound();
   return record;
 }

@@ -8,7 +8,9 @@ import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
 import { ensureStateDir, STATE_DIR } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
-const VERSION = 2;
+// 3: status is the effective one (a hand-written correction overrides the file's), with the file's own
+//    in fileStatus, and the back links superseded_by / consolidated_into for `mem doctor`.
+const VERSION = 3;
 
 export class JsonManifest implements ManifestStore {
   private readonly file: string;

@@ -1,0 +1,177 @@
+// Lifecycle links resolved from the files alone: which memories a correction (`supersedes:`) or a
+// summary (`sources:`) takes out of search, and which links are broken. Pure: works on manifest entries.
+import { idList, type MemoryStatus } from '../memory/model.js';
+import type { ManifestEntry } from './ports.js';
+
+export type LinkProblemKind = 'dangling-link' | 'cross-user-link' | 'self-link' | 'link-cycle' | 'no-successor';
+
+/** The front matter keys that link memories (and `status`, for a superseded memory nothing replaces). */
+export type LinkKey = 'supersedes' | 'sources' | 'superseded_by' | 'consolidated_into' | 'status';
+
+export interface LinkProblem {
+  kind: LinkProblemKind;
+  /** The file whose front matter holds the link. */
+  path: string;
+  key: LinkKey;
+  /** The id the link names, when it names one. */
+  target?: string;
+  /** What is wrong, what memdir does about it, and how to fix it. */
+  message: string;
+}
+
+export interface ResolvedLinks {
+  /** The effective status of every path: what its index rows must carry. */
+  statuses: Map<string, MemoryStatus>;
+  problems: LinkProblem[];
+}
+
+/** The status the file itself says (the manifest's `status` may be overridden by a link). */
+export const fileStatusOf = (e: ManifestEntry): MemoryStatus => e.fileStatus ?? e.status;
+
+/** The manifest entry of a file whose effective status is `status`: the file's own is kept beside it when they differ. */
+export function withStatus(entry: ManifestEntry, status: MemoryStatus): ManifestEntry {
+  const { fileStatus: _old, ...rest } = entry;
+  const own = fileStatusOf(entry);
+  return own === status ? { ...rest, status } : { ...rest, status, fileStatus: own };
+}
+
+const scoped = (user: string, id: string) => `${user}\u0000${id}`;
+
+/**
+ * A memory the file says is `active` becomes `superseded` when another memory of the same user names
+ * it in `supersedes:`, and `consolidated` when a summary of the same user names it in `sources:` —
+ * unless that naming memory is itself `status: expired` (an expired correction lapses; a superseded
+ * or consolidated one still stands, so chains resolve). Links to nothing, to another user's memory,
+ * to the memory itself, or around a cycle are ignored and reported.
+ */
+export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks {
+  const byId = new Map<string, string[]>();
+  const usersOf = new Map<string, Set<string>>();
+  for (const [path, e] of entries) {
+    const key = scoped(e.user, e.memoryId);
+    byId.set(key, [...(byId.get(key) ?? []), path]);
+    if (!usersOf.has(e.memoryId)) usersOf.set(e.memoryId, new Set());
+    usersOf.get(e.memoryId)!.add(e.user);
+  }
+  const problems: LinkProblem[] = [];
+
+  /** The paths a link of `path` names, or undefined (and a problem) when it names none it may. */
+  const resolve = (path: string, e: ManifestEntry, key: LinkKey, id: string): string[] | undefined => {
+    if (id === e.memoryId) {
+      problems.push({ kind: 'self-link', path, key, target: id, message: `${key}: ${id} names this memory itself: ignored; remove it` });
+      return undefined;
+    }
+    const paths = byId.get(scoped(e.user, id));
+    if (paths) return paths;
+    if (usersOf.has(id)) {
+      problems.push({
+        kind: 'cross-user-link', path, key, target: id,
+        message: `${key}: ${id} is another user's memory, not ${e.user}'s: ignored (links never cross users); remove it or name a memory of ${e.user}`,
+      });
+    } else {
+      problems.push({ kind: 'dangling-link', path, key, target: id, message: `${key}: ${id} names no memory of ${e.user}: ignored; fix the id or remove it` });
+    }
+    return undefined;
+  };
+
+  // Edges of the forward links (newer → older), for the statuses and the cycle check.
+  const edges: { from: string; to: string; key: 'supersedes' | 'sources' }[] = [];
+  for (const [path, e] of entries) {
+    for (const id of new Set(idList(e.supersedes))) for (const to of resolve(path, e, 'supersedes', id) ?? []) edges.push({ from: path, to, key: 'supersedes' });
+    for (const id of new Set(e.sources ?? [])) for (const to of resolve(path, e, 'sources', id) ?? []) edges.push({ from: path, to, key: 'sources' });
+    if (e.supersededBy) resolve(path, e, 'superseded_by', e.supersededBy);
+    if (e.consolidatedInto) resolve(path, e, 'consolidated_into', e.consolidatedInto);
+  }
+
+  const component = stronglyConnected([...entries.keys()], edges);
+  const kept = edges.filter((edge) => component.get(edge.from) !== component.get(edge.to));
+  const reported = new Set<string>();
+  for (const edge of edges) {
+    if (component.get(edge.from) !== component.get(edge.to) || reported.has(`${edge.from}\u0000${edge.key}`)) continue;
+    reported.add(`${edge.from}\u0000${edge.key}`);
+    const members = [...component].filter(([, c]) => c === component.get(edge.from)).map(([p]) => entries.get(p)!.memoryId).sort();
+    problems.push({
+      kind: 'link-cycle', path: edge.from, key: edge.key, target: entries.get(edge.to)!.memoryId,
+      message: `${edge.key}: ${entries.get(edge.to)!.memoryId} forms a cycle (${members.join(', ')}): ignored, so none of them hides another; remove the link that is wrong`,
+    });
+  }
+
+  const statuses = new Map<string, MemoryStatus>([...entries].map(([path, e]) => [path, fileStatusOf(e)]));
+  const named = new Set<string>();
+  for (const key of ['supersedes', 'sources'] as const) {
+    for (const edge of kept.filter((x) => x.key === key)) {
+      named.add(edge.to);
+      if (fileStatusOf(entries.get(edge.from)!) === 'expired' || statuses.get(edge.to) !== 'active') continue;
+      statuses.set(edge.to, key === 'supersedes' ? 'superseded' : 'consolidated');
+    }
+  }
+
+  for (const [path, e] of entries) {
+    const own = fileStatusOf(e);
+    if (own === 'superseded' && !e.supersededBy && !named.has(path)) {
+      problems.push({
+        kind: 'no-successor', path, key: 'status',
+        message: 'status: superseded, but no memory supersedes it and it has no superseded_by: it is out of search for no visible reason; set status: active, or add supersedes: <this id> to the memory that replaces it',
+      });
+    }
+    if (own === 'consolidated' && !e.consolidatedInto && !named.has(path)) {
+      problems.push({
+        kind: 'no-successor', path, key: 'status',
+        message: 'status: consolidated, but no summary lists it in sources and it has no consolidated_into: set status: active, or add it to the sources of its summary',
+      });
+    }
+  }
+  return { statuses, problems };
+}
+
+/** Tarjan's strongly connected components: a component with more than one path is a cycle. */
+function stronglyConnected(nodes: string[], edges: { from: string; to: string }[]): Map<string, number> {
+  const out = new Map<string, string[]>();
+  for (const { from, to } of edges) out.set(from, [...(out.get(from) ?? []), to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const component = new Map<string, number>();
+  let counter = 0;
+  // Iterative, so a long hand-written chain cannot overflow the call stack.
+  for (const root of nodes) {
+    if (index.has(root)) continue;
+    const work: { node: string; next: number }[] = [{ node: root, next: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const succ = out.get(frame.node) ?? [];
+      if (frame.next < succ.length) {
+        const w = succ[frame.next++]!;
+        if (!index.has(w)) {
+          index.set(w, counter);
+          low.set(w, counter++);
+          stack.push(w);
+          onStack.add(w);
+          work.push({ node: w, next: 0 });
+        } else if (onStack.has(w)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(w)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.node;
+        low.set(parent, Math.min(low.get(parent)!, low.get(frame.node)!));
+      }
+      if (low.get(frame.node) === index.get(frame.node)) {
+        let w: string;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          component.set(w, index.get(frame.node)!);
+        } while (w !== frame.node);
+      }
+    }
+  }
+  return component;
+}
