@@ -175,3 +175,25 @@ function stronglyConnected(nodes: string[], edges: { from: string; to: string }[
   }
   return component;
 }
+
+/**
+ * For each memory out of search because of a link, the id of the memory that replaced it: its own
+ * back link (`superseded_by` / `consolidated_into`), else the first memory (by path) of the same user naming it.
+ */
+export function successors(entries: Map<string, ManifestEntry>): Map<string, string> {
+  const namedBy = new Map<string, string>();
+  for (const path of [...entries.keys()].sort()) {
+    const e = entries.get(path)!;
+    for (const id of [...idList(e.supersedes), ...(e.sources ?? [])]) {
+      const key = scoped(e.user, id);
+      if (id !== e.memoryId && !namedBy.has(key)) namedBy.set(key, e.memoryId);
+    }
+  }
+  const out = new Map<string, string>();
+  for (const [path, e] of entries) {
+    if (e.status !== 'superseded' && e.status !== 'consolidated') continue;
+    const next = (e.status === 'superseded' ? e.supersededBy : e.consolidatedInto) ?? namedBy.get(scoped(e.user, e.memoryId));
+    if (next) out.set(path, next);
+  }
+  return out;
+}

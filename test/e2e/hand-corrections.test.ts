@@ -60,6 +60,9 @@ describe('hand-written corrections and scopes, end to end', () => {
     const history = await search(QUERY, 'alice', '--history');
     const statuses = Object.fromEntries(history.json.results.map((r: { id: string; status: string }) => [r.id, r.status]));
     expect(statuses).toMatchObject({ berlin: 'superseded', porto: 'superseded', lisbon: 'active' });
+    const replacedBy = Object.fromEntries(history.json.results.map((r: { id: string; replacedBy?: string }) => [r.id, r.replacedBy]));
+    expect(replacedBy).toMatchObject({ berlin: 'porto', porto: 'lisbon', lisbon: undefined });
+    expect((await runMem(['search', QUERY, '-u', 'alice', '--history'], { root })).stdout).toMatch(/berlin {2}\[semantic, [\d-]+, SUPERSEDED by porto,/);
     for (const id of ['berlin', 'lisbon']) {
       const show = await runMem(['show', id, '-u', 'alice', '--json'], { root });
       expect(show.json.chain.map((l: { id: string; status: string }) => `${l.id}:${l.status}`)).toEqual(['berlin:superseded', 'porto:superseded', 'lisbon:active']);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { MemoryStatus } from '../../../src/memory/model.js';
-import { resolveLinks, withStatus } from '../../../src/services/links.js';
+import { resolveLinks, successors, withStatus } from '../../../src/services/links.js';
 import type { ManifestEntry } from '../../../src/services/ports.js';
 
 type Spec = Partial<ManifestEntry> & { id: string; user?: string };
@@ -93,5 +93,15 @@ describe('resolveLinks', () => {
     const back = withStatus(hidden, 'active');
     expect(back.status).toBe('active');
     expect('fileStatus' in back).toBe(false);
+  });
+
+  it('successors name what replaced each memory out of search, from either file', () => {
+    const map = entries(
+      { id: 'a', status: 'superseded', fileStatus: 'active' }, { id: 'b', supersedes: 'a' },
+      { id: 'c', status: 'superseded', supersededBy: 'd' }, { id: 'd' },
+      { id: 'e', status: 'consolidated', fileStatus: 'active' }, { id: 's', sources: ['e'] },
+      { id: 'f', user: 'bob', status: 'superseded', fileStatus: 'active' },
+    );
+    expect(Object.fromEntries(successors(map))).toEqual({ 'alice/a.md': 'b', 'alice/c.md': 'd', 'alice/e.md': 's' });
   });
 });
