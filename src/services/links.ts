@@ -49,9 +49,12 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
   const usersOf = new Map<string, Set<string>>();
   for (const [path, e] of entries) {
     const key = scoped(e.user, e.memoryId);
-    byId.set(key, [...(byId.get(key) ?? []), path]);
-    if (!usersOf.has(e.memoryId)) usersOf.set(e.memoryId, new Set());
-    usersOf.get(e.memoryId)!.add(e.user);
+    const paths = byId.get(key);
+    if (paths) paths.push(path);
+    else byId.set(key, [path]);
+    const users = usersOf.get(e.memoryId);
+    if (users) users.add(e.user);
+    else usersOf.set(e.memoryId, new Set([e.user]));
   }
   const problems: LinkProblem[] = [];
 
@@ -83,20 +86,30 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
     if (e.consolidatedInto) resolve(path, e, 'consolidated_into', e.consolidatedInto);
   }
 
-  const component = stronglyConnected([...entries.keys()], edges);
-  const kept = edges.filter((edge) => component.get(edge.from) !== component.get(edge.to));
+  // Only memories with links can be on a cycle.
+  const component = stronglyConnected([...new Set(edges.flatMap((edge) => [edge.from, edge.to]))], edges);
+  const inCycle = (edge: { from: string; to: string }) => component.get(edge.from) === component.get(edge.to);
+  const kept = edges.filter((edge) => !inCycle(edge));
+  // The ids of each cycle, gathered once (most roots have none).
+  const cyclic = new Set(edges.filter(inCycle).map((edge) => component.get(edge.from)!));
+  const cycles = new Map<number, string[]>();
+  if (cyclic.size > 0) {
+    for (const [path, c] of component) if (cyclic.has(c)) cycles.set(c, [...(cycles.get(c) ?? []), entries.get(path)!.memoryId]);
+    for (const ids of cycles.values()) ids.sort();
+  }
   const reported = new Set<string>();
   for (const edge of edges) {
-    if (component.get(edge.from) !== component.get(edge.to) || reported.has(`${edge.from}\u0000${edge.key}`)) continue;
+    if (!inCycle(edge) || reported.has(`${edge.from}\u0000${edge.key}`)) continue;
     reported.add(`${edge.from}\u0000${edge.key}`);
-    const members = [...component].filter(([, c]) => c === component.get(edge.from)).map(([p]) => entries.get(p)!.memoryId).sort();
+    const members = cycles.get(component.get(edge.from)!)!;
     problems.push({
       kind: 'link-cycle', path: edge.from, key: edge.key, target: entries.get(edge.to)!.memoryId,
       message: `${edge.key}: ${entries.get(edge.to)!.memoryId} forms a cycle (${members.join(', ')}): ignored, so none of them hides another; remove the link that is wrong`,
     });
   }
 
-  const statuses = new Map<string, MemoryStatus>([...entries].map(([path, e]) => [path, fileStatusOf(e)]));
+  const statuses = new Map<string, MemoryStatus>();
+  for (const [path, e] of entries) statuses.set(path, fileStatusOf(e));
   const named = new Set<string>();
   for (const key of ['supersedes', 'sources'] as const) {
     for (const edge of kept.filter((x) => x.key === key)) {
@@ -127,7 +140,11 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
 /** Tarjan's strongly connected components: a component with more than one path is a cycle. */
 function stronglyConnected(nodes: string[], edges: { from: string; to: string }[]): Map<string, number> {
   const out = new Map<string, string[]>();
-  for (const { from, to } of edges) out.set(from, [...(out.get(from) ?? []), to]);
+  for (const { from, to } of edges) {
+    const list = out.get(from);
+    if (list) list.push(to);
+    else out.set(from, [to]);
+  }
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();
