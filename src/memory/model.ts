@@ -59,8 +59,5 @@ export interface Chunk {
 /** The ids a `supersedes:` value names (one id or a list). */
 export const idList = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
-/** The user of a file outside any user folder that names none: fixed, so no process's environment decides a file's scope. */
-export const UNSCOPED_USER = 'default';
-
 export const DEFAULT_IMPORTANCE = 0.5;
 export const DEFAULT_TYPE: MemoryType = 'semantic';

@@ -9,7 +9,7 @@ import { DEFAULT_TYPE, MEMORY_TYPES, type MemoryDoc, type MemoryType } from './m
 export interface ParseContext {
   /** Path relative to the memory root, forward slashes. */
   path: string;
-  /** The user of a file at the root that names none (memdir passes UNSCOPED_USER, never the environment's user). */
+  /** The user of a file at the root that names none (the root's configured owner, never the acting user). */
   defaultUser: string;
   /** ISO time used when the file has no `created` (typically the file's mtime). */
   fallbackTime: string;

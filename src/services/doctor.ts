@@ -3,9 +3,9 @@ import { ModelMismatchError, errorMessage } from '../errors.js';
 import { sha256 } from '../memory/hash.js';
 import { decodeMemoryText } from '../memory/decode.js';
 import { frontMatterLine } from '../memory/parse.js';
-import { resolveLinks, type LinkProblemKind } from './links.js';
+import { resolveLinks, type LinkProblemKind } from './core/links.js';
 import type { FileStat, ManifestEntry } from './ports.js';
-import { entryOf, recordsOf, syncLocked, tooLargeError, type SyncDeps } from './sync.js';
+import { entryOf, recordsOf, syncIndex, tooLargeError, type SyncDeps } from './core/sync.js';
 
 export type ProblemKind =
   /** The index was built with another embedding model or layout. */
@@ -166,7 +166,7 @@ async function inspect(deps: SyncDeps, stat: FileStat): Promise<Inspection> {
 /** A model mismatch needs a rebuild; anything else, a sync of the affected paths that trusts no manifest entry of theirs. */
 async function repair(deps: SyncDeps, problems: DoctorProblem[]): Promise<void> {
   if (problems.some((p) => p.kind === 'model-mismatch')) {
-    await syncLocked(deps, { rebuild: true });
+    await syncIndex(deps, { rebuild: true });
     return;
   }
   const paths = [...new Set(problems.filter((p) => p.fixable && p.path !== undefined).map((p) => p.path!))];
@@ -176,5 +176,5 @@ async function repair(deps: SyncDeps, problems: DoctorProblem[]): Promise<void> 
     for (const path of paths) manifest.delete(path);
     await deps.manifest.save(manifest);
   }
-  await syncLocked(deps, { only: paths });
+  await syncIndex(deps, { only: paths });
 }

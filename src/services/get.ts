@@ -1,9 +1,9 @@
 // Use case: read one memory by id, within a user's scope when one is given.
 import { NotFoundError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
-import type { MemoryDeps } from './deps.js';
-import { manifestEntries, pathOf, loadDoc, toRecord, withIndexedStatus, type MemoryRecord } from './documents.js';
-import { syncIndex } from './sync.js';
+import type { MemoryDeps } from './core/deps.js';
+import { manifestEntries, pathOf, loadDoc, toRecord, withIndexedStatus, type MemoryRecord } from './core/documents.js';
+import { ensureIndexed } from './core/ensure-indexed.js';
 
 export interface GetInput {
   id: string;
@@ -14,11 +14,12 @@ export interface GetInput {
 export async function getMemory(deps: MemoryDeps, input: GetInput): Promise<MemoryRecord> {
   const id = assertMemoryId(input.id);
   if (input.user !== undefined) assertUserId(input.user);
+  await ensureIndexed(deps);
   let entries = await manifestEntries(deps);
   let path = pathOf(entries, id);
   if (path === undefined) {
     // A file written by hand since the last sync is still found.
-    await syncIndex(deps);
+    await ensureIndexed(deps, 'current');
     entries = await manifestEntries(deps);
     path = pathOf(entries, id);
   }

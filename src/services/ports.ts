@@ -102,7 +102,7 @@ export interface ManifestEntry {
   memoryId: string;
   user: string;
   type: MemoryType;
-  /** The effective status: what the index rows carry once the sync is done (see services/links.ts). */
+  /** The effective status: what the index rows carry once the sync is done (see services/core/links.ts). */
   status: MemoryStatus;
   /** The status the file itself says, when a correction or summary naming it overrides it. */
   fileStatus?: MemoryStatus;

@@ -1,7 +1,8 @@
 // Use case: one memory with its lifecycle around it: the supersede chain, its consolidation links, and its git history.
 import { idList, type MemoryStatus } from '../memory/model.js';
-import type { MemoryDeps } from './deps.js';
-import { loadDoc, manifestEntries, pathOf, toRecord, withIndexedStatus, type MemoryRecord } from './documents.js';
+import type { MemoryDeps } from './core/deps.js';
+import { loadDoc, manifestEntries, pathOf, toRecord, withIndexedStatus, type MemoryRecord } from './core/documents.js';
+import { ensureIndexed } from './core/ensure-indexed.js';
 import { getMemory, type GetInput } from './get.js';
 import type { AuditEntry, ManifestEntry } from './ports.js';
 
@@ -71,6 +72,7 @@ function correctorOf(entries: Entries, r: MemoryRecord): string | undefined {
 
 export async function showMemory(deps: MemoryDeps, input: GetInput): Promise<ShowResult> {
   const memory = await getMemory(deps, input);
+  await ensureIndexed(deps);
   const entries = await manifestEntries(deps);
   // A memory that corrects several follows the first it names; a hand-written correction names only the older one.
   const older = await walk(deps, entries, memory, (r) => idList(r.supersedes)[0], memory.user);

@@ -7,7 +7,6 @@ import { MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
 import type { MemConfig } from '../../src/config.js';
 import { decodeMemoryText } from '../../src/memory/decode.js';
-import { UNSCOPED_USER } from '../../src/memory/model.js';
 import { parseMemory } from '../../src/memory/parse.js';
 import { toChunkRecords } from '../../src/memory/records.js';
 
@@ -17,7 +16,7 @@ export async function expectedChunks(config: MemConfig): Promise<Map<string, str
   const out = new Map<string, string>();
   for (const stat of (await files.scan()).files) {
     const text = decodeMemoryText(await files.read(stat.path), stat.path);
-    const doc = parseMemory(text, { path: stat.path, defaultUser: UNSCOPED_USER, fallbackTime: new Date(stat.mtimeMs).toISOString() });
+    const doc = parseMemory(text, { path: stat.path, defaultUser: config.defaultOwner, fallbackTime: new Date(stat.mtimeMs).toISOString() });
     for (const r of toChunkRecords(doc, { maxChars: config.chunkMaxChars })) out.set(r.chunkId, r.path);
   }
   return out;

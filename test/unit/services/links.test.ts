@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { MemoryStatus } from '../../../src/memory/model.js';
-import { resolveLinks, successors, withStatus } from '../../../src/services/links.js';
+import { resolveLinks, successors, withStatus } from '../../../src/services/core/links.js';
 import type { ManifestEntry } from '../../../src/services/ports.js';
 
 type Spec = Partial<ManifestEntry> & { id: string; user?: string };

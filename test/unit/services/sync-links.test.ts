@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { syncIndex } from '../../../src/services/sync.js';
+import { syncIndex } from '../../../src/services/core/sync.js';
 import { edit, setup, snapshot } from '../../support/sync-fixture.js';
 
 const OLD = 'alice/semantic/berlin.md';

@@ -1,7 +1,7 @@
 // Lifecycle links resolved from the files alone: which memories a correction (`supersedes:`) or a
 // summary (`sources:`) takes out of search, and which links are broken. Pure: works on manifest entries.
-import { idList, type MemoryStatus } from '../memory/model.js';
-import type { ManifestEntry } from './ports.js';
+import { idList, type MemoryStatus } from '../../memory/model.js';
+import type { ManifestEntry } from '../ports.js';
 
 export type LinkProblemKind = 'dangling-link' | 'cross-user-link' | 'self-link' | 'link-cycle' | 'no-successor';
 
