@@ -54,6 +54,13 @@ export class InvalidMemoryError extends MemError {
   }
 }
 
+/**
+ * A file whose scope is refused (its folder is not a valid user id, or its front matter names
+ * another user than its folder): unlike other invalid files it keeps no rows, so it can never
+ * speak for a user it does not belong to.
+ */
+export class MisplacedMemoryError extends InvalidMemoryError {}
+
 export class NotFoundError extends MemError {
   override readonly code = 'NOT_FOUND';
 }

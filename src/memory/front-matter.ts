@@ -23,7 +23,8 @@ const idString = z.string().refine(isValidMemoryId, 'not a valid memory id');
 
 const schema = z.object({
   id: z.union([z.string(), z.number()]).transform(String).pipe(idString).optional(),
-  user: z.string().refine(isValidUserId, 'not a valid user id').optional(),
+  // NFC: a name typed on one system and saved on another is the same user.
+  user: z.string().transform((v) => v.normalize('NFC')).refine(isValidUserId, 'not a valid user id').optional(),
   type: z.enum(MEMORY_TYPES).optional(),
   importance: z.number().min(0).max(1).optional(),
   status: z.enum(MEMORY_STATUSES).optional(),
@@ -31,7 +32,7 @@ const schema = z.object({
   updated: timestamp.optional(),
   expires: timestamp.nullable().optional(),
   key: z.string().min(1).max(200).nullable().optional(),
-  supersedes: idString.nullable().optional(),
+  supersedes: z.union([idString, z.array(idString).min(1)]).nullable().optional(),
   superseded_by: idString.nullable().optional(),
   consolidated_into: idString.nullable().optional(),
   source: z.string().max(500).nullable().optional(),

@@ -23,7 +23,8 @@ export interface MemoryMeta {
   updated: string;
   expires?: string;
   key?: string;
-  supersedes?: string;
+  /** The memory (or memories) this one corrects: a hand-written correction needs nothing else. */
+  supersedes?: string | string[];
   superseded_by?: string;
   /** Set on an episodic memory folded into a summary by consolidation. */
   consolidated_into?: string;
@@ -54,6 +55,9 @@ export interface Chunk {
   lineStart: number;
   lineEnd: number;
 }
+
+/** The ids a `supersedes:` value names (one id or a list). */
+export const idList = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 export const DEFAULT_IMPORTANCE = 0.5;
 export const DEFAULT_TYPE: MemoryType = 'semantic';

@@ -189,7 +189,8 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     const expires = expiryOf(deps, input, type, now);
     if (expires) meta.expires = expires;
     if (input.key) meta.key = input.key;
-    if (decision.action === 'SUPERSEDE') meta.supersedes = target!.id;
+    const supersedes = decision.action === 'SUPERSEDE' ? target!.id : undefined;
+    if (supersedes) meta.supersedes = supersedes;
     const path = memoryPath(input.user, type, id);
     const undo = await beginWrite(deps, decision.action, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path], now);
     await deps.files.write(path, serializeMemory(meta, text));
@@ -200,9 +201,9 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
       paths.push(target!.path);
     }
     await undoOnFailure(deps, paths, undo, () => indexAndCommit(deps, paths, decision.action, {
-      id, user: input.user, type, supersedes: meta.supersedes, decided_by: decision.by, reason: decision.reason,
+      id, user: input.user, type, supersedes, decided_by: decision.by, reason: decision.reason,
     }));
-    return { ...base, action: decision.action, id, path, ...(meta.supersedes ? { supersedes: meta.supersedes } : {}) };
+    return { ...base, action: decision.action, id, path, ...(supersedes ? { supersedes } : {}) };
   });
 }
 

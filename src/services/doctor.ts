@@ -2,13 +2,15 @@
 // (one file per id and user, one active memory per key); report where they disagree and, with fix, repair it.
 import { ModelMismatchError, errorMessage } from '../errors.js';
 import { sha256 } from '../memory/hash.js';
-import type { MemoryMeta } from '../memory/model.js';
+import { decodeMemoryText } from '../memory/decode.js';
+import { frontMatterLine } from '../memory/parse.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { duplicateIdErrors, duplicateKeys, type IdEntry } from './core/duplicates.js';
 import { settleInterruptedWrite } from './core/interrupted-write.js';
+import { resolveLinks, type LinkProblemKind } from './core/links.js';
 import type { FileStat, ManifestEntry } from './ports.js';
-import { recordsOf, syncIndex, tooLargeError } from './core/sync.js';
+import { entryOf, recordsOf, syncIndex, tooLargeError } from './core/sync.js';
 
 export type ProblemKind =
   /** The index was built with another embedding model or layout. */
@@ -36,7 +38,11 @@ export type ProblemKind =
   /** Two active memories of one user fill the same key: the slot should hold one value. */
   | 'duplicate-key'
   /** A front matter `updated:` later than the file's last write (in the future): ranked as of the file's last write instead (needs a person). */
-  | 'future-date';
+  | 'future-date'
+  /** The index rows carry another status than the memory's links give it (a sync was interrupted). */
+  | 'stale-status'
+  /** A lifecycle link that names nothing, another user's memory, the memory itself, or closes a cycle; or a superseded memory nothing replaces. */
+  | LinkProblemKind;
 
 export interface DoctorProblem {
   kind: ProblemKind;
@@ -103,19 +109,22 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
   // The chunk ids each path must have in the index.
   const expected = new Map<string, Set<string>>();
   const invalid = new Set<string>();
-  const metas = new Map<string, MemoryMeta>();
+  // What the files say now (an invalid file: what its last good version said), for the lifecycle links.
+  const current = new Map<string, ManifestEntry>();
   for (const stat of files) {
     const entry = manifest.get(stat.path);
     const seen = await inspect(deps, stat);
     if ('message' in seen) {
       problems.push({ kind: 'invalid-file', path: stat.path, line: seen.line, detail: seen.message, fixable: false });
       invalid.add(stat.path);
-      // Sync keeps an invalid file's last good rows (nothing is lost): those are what the index should hold.
-      expected.set(stat.path, new Set(entry?.chunks.map((c) => c.id) ?? []));
+      // Sync keeps an invalid file's last good rows (nothing is lost): those are what the index should
+      // hold — except for a file in the wrong user's scope, which keeps none.
+      expected.set(stat.path, new Set(seen.misplaced ? [] : entry?.chunks.map((c) => c.id) ?? []));
+      if (entry && !seen.misplaced) current.set(stat.path, entry);
       continue;
     }
     expected.set(stat.path, seen.ids);
-    metas.set(stat.path, seen.meta);
+    current.set(stat.path, seen.entry);
     const updated = Date.parse(seen.updated);
     // Later than the file's last write: written by hand, and capped for ranking (see toChunkRecords).
     if (updated > stat.mtimeMs + FUTURE_TOLERANCE_MS) {
@@ -127,6 +136,16 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
     }
     if (!entry) problems.push({ kind: 'unindexed', path: stat.path, detail: 'not in the manifest: never indexed', fixable: true });
     else if (entry.sha !== seen.sha) problems.push({ kind: 'changed', path: stat.path, detail: 'changed since it was indexed', fixable: true });
+  }
+  const links = resolveLinks(current);
+  for (const p of links.problems) {
+    problems.push({ kind: p.kind, path: p.path, line: await keyLine(deps, p.path, p.key), detail: p.message, fixable: false });
+  }
+  for (const [path, status] of links.statuses) {
+    const entry = manifest.get(path);
+    if (entry && entry.sha === current.get(path)!.sha && entry.status !== status) {
+      problems.push({ kind: 'stale-status', path, detail: `the index says ${entry.status}, its links say ${status}`, fixable: true });
+    }
   }
   for (const path of manifest.keys()) {
     if (!expected.has(path)) problems.push({ kind: 'deleted', path, detail: 'in the manifest, but the file is gone', fixable: true });
@@ -149,15 +168,20 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
   for (const [path, ids] of indexed) {
     if (!expected.has(path)) problems.push({ kind: 'orphaned-rows', path, detail: `${ids.size} rows of a file that is not there`, fixable: true });
   }
-  problems.push(...(await ruleProblems(deps, metas)), ...(await gitProblems(deps)));
+  problems.push(...(await ruleProblems(deps, current, links.statuses)), ...(await gitProblems(deps)));
   return { ok: problems.length === 0, files: files.length, manifestEntries: manifest.size, indexRows: rows.length, problems };
 }
 
-/** Ids used by two files of one user, keys filled by two active memories of one user: by what the files say now. */
-async function ruleProblems(deps: MemoryDeps, metas: Map<string, MemoryMeta>): Promise<DoctorProblem[]> {
-  const entries = new Map<string, IdEntry>([...metas].map(([path, m]) => [path, {
-    memoryId: m.id, user: m.user, status: m.status,
-    ...(m.key ? { key: m.key } : {}), ...(m.expires ? { expires: Date.parse(m.expires) } : {}),
+/**
+ * Ids used by two files of one user, keys filled by two active memories of one user: by what the files say now,
+ * with the status their lifecycle links give them (a memory a hand-written correction names no longer fills its key).
+ */
+async function ruleProblems(
+  deps: MemoryDeps, current: Map<string, ManifestEntry>, statuses: Map<string, ManifestEntry['status']>,
+): Promise<DoctorProblem[]> {
+  const entries = new Map<string, IdEntry>([...current].map(([path, e]) => [path, {
+    memoryId: e.memoryId, user: e.user, status: statuses.get(path) ?? e.status,
+    ...(e.key ? { key: e.key } : {}), ...(e.expires !== undefined ? { expires: e.expires } : {}),
   }]));
   const problems: DoctorProblem[] = (await duplicateIdErrors(deps, entries))
     .map((e) => ({ kind: 'duplicate-id', path: e.path, line: e.line, detail: e.message, fixable: false }));
@@ -183,10 +207,21 @@ async function gitProblems(deps: MemoryDeps): Promise<DoctorProblem[]> {
   return problems;
 }
 
-/** The content hash, chunk ids and metadata a file must have, or why it cannot be indexed. */
-async function inspect(
-  deps: MemoryDeps, stat: FileStat,
-): Promise<{ sha: string; ids: Set<string>; meta: MemoryMeta; updated: string; updatedLine: number } | { line: number; message: string }> {
+/** The line of a front matter key in a file, for a link problem (1 when it cannot be read). */
+async function keyLine(deps: MemoryDeps, path: string, key: string): Promise<number> {
+  try {
+    return frontMatterLine(decodeMemoryText(await deps.files.read(path), path), key);
+  } catch {
+    return 1;
+  }
+}
+
+type Inspection =
+  | { sha: string; ids: Set<string>; entry: ManifestEntry; updated: string; updatedLine: number }
+  | { line: number; message: string; misplaced?: true };
+
+/** The content hash, chunk ids and manifest entry a file must have, or why it cannot be indexed. */
+async function inspect(deps: MemoryDeps, stat: FileStat): Promise<Inspection> {
   if (stat.size > deps.maxFileBytes) return tooLargeError(stat, deps.maxFileBytes);
   let bytes: Uint8Array;
   try {
@@ -196,9 +231,10 @@ async function inspect(
   }
   const parsed = recordsOf(deps, stat, bytes);
   if ('message' in parsed) return parsed;
+  const sha = sha256(bytes);
   return {
-    sha: sha256(bytes), ids: new Set(parsed.records.map((r) => r.chunkId)), meta: parsed.meta,
-    updated: parsed.meta.updated, updatedLine: updatedLineOf(bytes),
+    sha, ids: new Set(parsed.records.map((r) => r.chunkId)),
+    entry: entryOf(stat, sha, parsed.meta, parsed.records), updated: parsed.meta.updated, updatedLine: updatedLineOf(bytes),
   };
 }
 

@@ -2,8 +2,8 @@
 import { NotFoundError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
 import type { MemoryDeps } from './core/deps.js';
-import { findPath, loadDoc, toRecord, type MemoryRecord } from './core/documents.js';
-import { sameId } from './core/duplicates.js';
+import { manifestEntries, loadDoc, toRecord, withIndexedStatus, type MemoryRecord } from './core/documents.js';
+import { resolveId, sameId } from './core/duplicates.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
 export interface GetInput {
@@ -17,15 +17,17 @@ export async function getMemory(deps: MemoryDeps, input: GetInput): Promise<Memo
   if (input.user !== undefined) assertUserId(input.user);
   await ensureIndexed(deps);
   // Only the caller's memories are looked at: another user's file with the same id is neither found nor a clash.
-  let path = await findPath(deps, id, input.user);
+  let entries = await manifestEntries(deps);
+  let path = await resolveId(deps, entries, id, input.user);
   if (path === undefined) {
     // A file written by hand since the last sync is still found.
     await ensureIndexed(deps, 'current');
-    path = await findPath(deps, id, input.user);
+    entries = await manifestEntries(deps);
+    path = await resolveId(deps, entries, id, input.user);
   }
   const notFound = () => new NotFoundError(`no memory with id ${id}${input.user !== undefined ? ` for user ${input.user}` : ''}`);
   if (path === undefined) throw notFound();
-  const record = toRecord(await loadDoc(deps, path));
+  const record = withIndexedStatus(toRecord(await loadDoc(deps, path)), entries.get(path));
   if (!sameId(record.id, id) || (input.user !== undefined && record.user !== input.user)) throw notFound();
   return record;
 }

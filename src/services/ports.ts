@@ -102,13 +102,18 @@ export interface ManifestEntry {
   memoryId: string;
   user: string;
   type: MemoryType;
+  /** The effective status: what the index rows carry once the sync is done (see services/core/links.ts). */
   status: MemoryStatus;
+  /** The status the file itself says, when a correction or summary naming it overrides it. */
+  fileStatus?: MemoryStatus;
   expires?: number;
   /** Lifecycle links, so reconciliation and forgetting find related memories without reading every file. */
   key?: string;
   source?: string;
-  supersedes?: string;
+  supersedes?: string | string[];
   sources?: string[];
+  supersededBy?: string;
+  consolidatedInto?: string;
   chunks: { id: string; textHash: string }[];
 }
 

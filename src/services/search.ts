@@ -6,6 +6,7 @@ import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
 import { NO_EXPIRY } from '../memory/records.js';
 import type { MemoryDeps } from './core/deps.js';
+import { successors } from './core/links.js';
 import { accessKey, type IndexHit, type IndexScope } from './ports.js';
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
 import { blendScore } from './retrieval/rescore.js';
@@ -63,6 +64,8 @@ export interface SearchResult {
   scores: ScoreComponents;
   /** Why this memory was allowed into the results. */
   eligibility: string;
+  /** With history: the memory that superseded or consolidated this one (from either file's links). */
+  replacedBy?: string;
 }
 
 /** Longer queries are refused: the model reads about 2,000 characters, and embedding costs grow with length. */
@@ -152,8 +155,11 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   if (input.track !== false && top.length > 0) {
     deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
   }
+  // The chain, for a history search that returns memories taken out of search by a link.
+  const replaced = input.history && top.some((t) => t.c.hit.record.status !== 'active') ? successors((await deps.manifest.load()) ?? new Map()) : new Map<string, string>();
   return top.map(({ c, parts }) => {
     const r = c.hit.record;
+    const replacedBy = replaced.get(r.path);
     return {
       id: r.memoryId, path: r.path, user: r.user, type: r.type, status: r.status, importance: r.importance,
       created: new Date(r.created).toISOString(), updated: new Date(r.updated).toISOString(),
@@ -168,6 +174,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
         importance: parts.importance,
       },
       eligibility: eligibilityNote(r, at),
+      ...(replacedBy ? { replacedBy } : {}),
     };
   });
 }

@@ -1,7 +1,7 @@
 // Use case: one memory with its lifecycle around it: the supersede chain, its consolidation links, and its git history.
-import type { MemoryStatus } from '../memory/model.js';
+import { idList, type MemoryStatus } from '../memory/model.js';
 import type { MemoryDeps } from './core/deps.js';
-import { loadDoc, manifestEntries, pathOf, toRecord, type MemoryRecord } from './core/documents.js';
+import { loadDoc, manifestEntries, pathOf, toRecord, withIndexedStatus, type MemoryRecord } from './core/documents.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 import { getMemory, type GetInput } from './get.js';
 import type { AuditEntry, ManifestEntry } from './ports.js';
@@ -16,7 +16,10 @@ export interface ChainLink {
 
 export interface ShowResult {
   memory: MemoryRecord;
-  /** The correction chain, oldest first; includes the memory itself. */
+  /**
+   * The correction chain, oldest first; includes the memory itself. Links come from either file: an
+   * older memory's `superseded_by`, or a newer one's `supersedes` (a hand-written correction).
+   */
   chain: ChainLink[];
   /** Memories this one summarises (consolidation). */
   sources: ChainLink[];
@@ -34,7 +37,7 @@ type Entries = Map<string, ManifestEntry>;
 async function link(deps: MemoryDeps, entries: Entries, id: string, user: string): Promise<{ link: ChainLink; record?: MemoryRecord }> {
   // The user's own memory with that id first (ids are unique per user, not across users).
   const path = pathOf(entries, id, user) ?? pathOf(entries, id);
-  const record = path ? await loadDoc(deps, path).then(toRecord, () => undefined) : undefined;
+  const record = path ? await loadDoc(deps, path).then((doc) => withIndexedStatus(toRecord(doc), entries.get(path)), () => undefined) : undefined;
   return record ? { link: linkOf(record), record } : { link: { id, status: 'missing' } };
 }
 
@@ -58,12 +61,23 @@ async function walk(
   return links;
 }
 
+/** The memory of the same user that names this one in its `supersedes:` (first by path), if any. */
+function correctorOf(entries: Entries, r: MemoryRecord): string | undefined {
+  const paths = [...entries.keys()].sort();
+  const path = paths.find((p) => {
+    const e = entries.get(p)!;
+    return e.user === r.user && e.memoryId !== r.id && idList(e.supersedes).includes(r.id);
+  });
+  return path === undefined ? undefined : entries.get(path)!.memoryId;
+}
+
 export async function showMemory(deps: MemoryDeps, input: GetInput): Promise<ShowResult> {
   const memory = await getMemory(deps, input);
   await ensureIndexed(deps);
   const entries = await manifestEntries(deps);
-  const older = await walk(deps, entries, memory, (r) => r.supersedes, memory.user);
-  const newer = await walk(deps, entries, memory, (r) => r.superseded_by, memory.user);
+  // A memory that corrects several follows the first it names; a hand-written correction names only the older one.
+  const older = await walk(deps, entries, memory, (r) => idList(r.supersedes)[0], memory.user);
+  const newer = await walk(deps, entries, memory, (r) => r.superseded_by ?? correctorOf(entries, r), memory.user);
   const sources = [];
   for (const id of memory.sources ?? []) {
     const { link: l, record } = await link(deps, entries, id, memory.user);

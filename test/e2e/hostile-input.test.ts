@@ -20,7 +20,7 @@ const FILES: Record<string, string | Uint8Array> = {
   'bad/binary.md': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]),
   'bad/utf8.md': new Uint8Array([...enc('ok\n'), 0xff, 0xfe, ...enc(' rest\n')]),
   'edge/empty.md': '',
-  'edge/bom-crlf.md': new Uint8Array([0xef, 0xbb, 0xbf, ...enc('---\r\nuser: carol\r\n---\r\nCarol plays the cello on Sundays.\r\n')]),
+  'carol/bom-crlf.md': new Uint8Array([0xef, 0xbb, 0xbf, ...enc('---\r\nuser: carol\r\n---\r\nCarol plays the cello on Sundays.\r\n')]),
   'edge/nested.md': `# Deep\n\n${Array.from({ length: 400 }, (_, i) => `${'  '.repeat(i)}- level ${i}`).join('\n')}\n`,
   'edge/long-line.md': 'tea '.repeat(20_000),
 };
@@ -58,12 +58,12 @@ describe('hostile input through mem', () => {
     const human = await runMem(['reindex'], { root });
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('error: bad/importance.md:2: front matter "importance"');
-    expect(human.stderr.trim()).toBe(`mem: ${EXPECTED_ERRORS.length} file(s) could not be indexed`);
+    expect(human.stderr.trim()).toBe(`mem: ${EXPECTED_ERRORS.length} problem(s) in the files named above; the other files are indexed`);
 
     const tea = await runMem(['search', 'green tea', '--user', 'alice', '--json'], { root });
     expect(tea.json.results[0].path).toBe('alice/semantic/tea.md');
     const cello = await runMem(['search', 'which instrument', '--user', 'carol', '--json'], { root });
-    expect(cello.json.results.map((r: { path: string }) => r.path)).toEqual(['edge/bom-crlf.md']);
+    expect(cello.json.results.map((r: { path: string }) => r.path)).toEqual(['carol/bom-crlf.md']);
     const nested = await runMem(['search', 'level 399', '--all-users', '--mode', 'bm25', '--json'], { root });
     expect(nested.json.results[0].path).toBe('edge/nested.md');
     expect(await snapshot(root)).toEqual(before);

@@ -84,6 +84,21 @@ describe('mem watch', () => {
     await eventually(async () => !(await found('Ann walks to the office along the river')).some((r) => r.path.endsWith('commute.md')), 'the delete');
   });
 
+  it('a hand-written correction takes effect at its next sync, and removing it brings the old memory back', async () => {
+    const tea = 'ann/semantic/tea.md';
+    await writeFile(join(root, 'ann/semantic/coffee.md'), '---\nsupersedes: ann/semantic/tea\n---\nAnn switched to black coffee every morning.\n');
+    await eventually(async () => {
+      const paths = (await found('what does Ann drink in the morning')).map((r) => r.path);
+      return paths.includes('ann/semantic/coffee.md') && !paths.includes(tea);
+    }, 'the correction');
+    // The tea file was not touched; its rows were rewritten with cached vectors, nothing re-embedded for it.
+    const syncs = lines.filter((l) => Array.isArray(l.paths) && (l.paths as string[]).includes('ann/semantic/coffee.md'));
+    const sum = (key: string) => syncs.reduce((n, l) => n + (l[key] as number), 0);
+    expect([sum('embedded'), sum('upserted'), syncs.flatMap((l) => l.errors as unknown[])]).toEqual([1, 2, []]);
+    await unlink(join(root, 'ann/semantic/coffee.md'));
+    await eventually(async () => (await found('what does Ann drink in the morning'))[0]?.path === tea, 'the undo');
+  });
+
   it('other mem commands run beside it (no lock errors) and the index ends in sync', async () => {
     const [add, search] = await Promise.all([
       runMem(['add', 'Ann is allergic to peanuts', '--user', 'ann', '--json'], { root }),

@@ -7,7 +7,9 @@ import { stateLayoutAt } from '../../memory/layout.js';
 import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
-const VERSION = 2;
+// 3: status is the effective one (a hand-written correction overrides the file's), with the file's own
+//    in fileStatus, and the back links superseded_by / consolidated_into for `mem doctor`.
+const VERSION = 3;
 
 export class JsonManifest implements ManifestStore {
   private readonly file: string;

@@ -15,6 +15,7 @@ export async function reindexCommand(opts: ReindexOptions, io: Io): Promise<void
     const errs = report.errors.map((e) => `error: ${e.path}:${e.line}: ${e.message}`);
     return [head, ...errs].join('\n');
   });
-  // Files that could not be indexed make the run a failure (exit 1), after the report is shown.
-  if (report.errors.length > 0) throw new ReportedFailure(`${report.errors.length} file(s) could not be indexed`);
+  // Problems in the files make the run a failure (exit 1), after the report is shown: a file that could
+  // not be indexed, or one indexed with a lifecycle link that was ignored.
+  if (report.errors.length > 0) throw new ReportedFailure(`${report.errors.length} problem(s) in the files named above; the other files are indexed`);
 }

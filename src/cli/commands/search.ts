@@ -30,7 +30,7 @@ function formatResults(results: SearchResult[], explain: boolean): string {
     .map((r, i) => {
       const excerpt = r.content.replace(/\s+/g, ' ').trim();
       const short = excerpt.length > 240 ? `${excerpt.slice(0, 237)}...` : excerpt;
-      const marker = r.status === 'active' ? '' : `, ${r.status.toUpperCase()}`;
+      const marker = r.status === 'active' ? '' : `, ${r.status.toUpperCase()}${r.replacedBy ? ` by ${r.replacedBy}` : ''}`;
       const lines = [`${i + 1}. ${r.id}  [${r.type}, ${r.created.slice(0, 10)}${marker}, score ${r.score.toFixed(3)}]`, `   ${short}`, `   ${r.path}:${r.lines[0]}`];
       if (explain) {
         const s = r.scores;

@@ -41,3 +41,11 @@ export function toRecord(doc: MemoryDoc): MemoryRecord {
   const { extra: _extra, ...meta } = doc.meta;
   return { ...meta, path: doc.path, content: doc.body.trim() };
 }
+
+/**
+ * The record with the status its index rows carry: a hand-written correction or summary naming it
+ * overrides the status its own file says (the file is not rewritten; see links.ts).
+ */
+export function withIndexedStatus(record: MemoryRecord, entry: ManifestEntry | undefined): MemoryRecord {
+  return entry?.fileStatus !== undefined && entry.fileStatus === record.status ? { ...record, status: entry.status } : record;
+}

@@ -1,12 +1,13 @@
 // Incremental sync of the memory files into the index: scan, parse, chunk, diff against the manifest,
 // embed only new texts, upsert, then delete what is stale. Safe to kill at any point: the next run converges.
-import { InvalidMemoryError, errorMessage } from '../../errors.js';
+import { InvalidMemoryError, MisplacedMemoryError, errorMessage } from '../../errors.js';
 import type { ChunkOptions } from '../../memory/chunk.js';
 import { decodeMemoryText } from '../../memory/decode.js';
 import { sha256 } from '../../memory/hash.js';
-import { parseMemory } from '../../memory/parse.js';
-import type { MemoryMeta } from '../../memory/model.js';
+import { frontMatterLine, parseMemory } from '../../memory/parse.js';
+import type { MemoryMeta, MemoryStatus } from '../../memory/model.js';
 import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
+import { resolveLinks, withStatus, type LinkProblem } from './links.js';
 import type {
   Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, VectorCache, VectorIndex, WriteLock,
 } from '../ports.js';
@@ -65,8 +66,11 @@ interface ParsedFile {
 const RECORDS_PER_BATCH = 64;
 const MANIFEST_SAVE_INTERVAL_MS = 5_000;
 
+/** The hash of an entry that vouches for nothing: its file is re-read by the next sync, even a partial one. */
+const UNSURE_SHA = '';
+
 /** A path the index holds but no manifest describes: matches no file, so the file is re-read or its rows removed. */
-const UNKNOWN_ENTRY: ManifestEntry = { size: -1, mtimeMs: -1, sha: '', memoryId: '', user: '', type: 'semantic', status: 'active', chunks: [] };
+const UNKNOWN_ENTRY: ManifestEntry = { size: -1, mtimeMs: -1, sha: UNSURE_SHA, memoryId: '', user: '', type: 'semantic', status: 'active', chunks: [] };
 
 /** Runs under the write lock; the lock is re-entrant, so a use case that already holds it (add, forget) calls this too. */
 export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
@@ -84,6 +88,11 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   const previous = options.rebuild ? null : await deps.manifest.load();
   // Without a manifest a partial sync cannot know what else is indexed: do a full one.
   if (!previous) options = { ...options, only: undefined };
+  // Files whose rows a killed sync may have left in another state than the manifest says (see applyLinks): re-read them too.
+  if (options.only && previous) {
+    const unsure = [...previous].filter(([path, e]) => e.sha === UNSURE_SHA && !options.only!.includes(path)).map(([path]) => path);
+    if (unsure.length > 0) options = { ...options, only: [...options.only, ...unsure] };
+  }
   // Without a manifest the index itself says which paths it holds (rows of files gone since are removed).
   const indexed = !previous && !options.rebuild ? await deps.index.listPaths() : [];
   const next = new Map<string, ManifestEntry>(options.only && previous ? previous : []);
@@ -123,10 +132,10 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
       continue;
     }
     const parsed = stat.size > deps.maxFileBytes ? tooLarge(stat, deps.maxFileBytes, report) : await readAndParse(deps, stat, prev, report);
-    if (parsed === 'gone') vanished.add(stat.path);
-    if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'invalid') {
+    if (parsed === 'gone' || parsed === 'misplaced') vanished.add(stat.path);
+    if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'misplaced' || parsed === 'invalid') {
       // An invalid file keeps its last good rows (nothing is lost); it is retried on the next run.
-      if (parsed !== 'gone' && prev) next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
+      if (parsed !== 'gone' && parsed !== 'misplaced' && prev) next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
       if (parsed === 'unchanged') report.skipped++;
       progress.tick();
       continue;
@@ -139,6 +148,7 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   progress.stop();
 
   await removeDeleted(deps, files.filter((f) => !vanished.has(f.path)), previous, indexed, next, options.only, report);
+  await applyLinks(deps, next, previous, options.only, report);
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
@@ -172,20 +182,38 @@ export function tooLargeError(stat: FileStat, limit: number): FileError {
 /** The index records of a file's bytes, or the error (path and line) that keeps it out of the index. */
 export function recordsOf(
   deps: Pick<SyncDeps, 'defaultUser' | 'chunking'>, stat: FileStat, bytes: Uint8Array,
-): { meta: MemoryMeta; records: ChunkRecord[] } | FileError {
+): { meta: MemoryMeta; records: ChunkRecord[] } | (FileError & { misplaced?: true }) {
   try {
     const text = decodeMemoryText(bytes, stat.path);
     const doc = parseMemory(text, { path: stat.path, defaultUser: deps.defaultUser, fallbackTime: new Date(stat.mtimeMs).toISOString() });
     return { meta: doc.meta, records: toChunkRecords(doc, deps.chunking, stat.mtimeMs) };
   } catch (err) {
+    if (err instanceof MisplacedMemoryError) return { path: err.path, line: err.line, message: err.reason, misplaced: true };
     if (err instanceof InvalidMemoryError) return { path: err.path, line: err.line, message: err.reason };
     throw err;
   }
 }
 
+/** What the manifest remembers of a parsed file (its status as the file says it, until links are applied). */
+export function entryOf(stat: FileStat, sha: string, meta: MemoryMeta, records: ChunkRecord[]): ManifestEntry {
+  const entry: ManifestEntry = {
+    size: stat.size, mtimeMs: stat.mtimeMs, sha,
+    memoryId: meta.id, user: meta.user, type: meta.type, status: meta.status,
+    chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
+  };
+  if (meta.expires) entry.expires = Date.parse(meta.expires);
+  if (meta.key) entry.key = meta.key;
+  if (meta.source) entry.source = meta.source;
+  if (meta.supersedes) entry.supersedes = meta.supersedes;
+  if (meta.sources?.length) entry.sources = meta.sources;
+  if (meta.superseded_by) entry.supersededBy = meta.superseded_by;
+  if (meta.consolidated_into) entry.consolidatedInto = meta.consolidated_into;
+  return entry;
+}
+
 async function readAndParse(
   deps: SyncDeps, stat: FileStat, prev: ManifestEntry | undefined, report: ReindexReport,
-): Promise<ParsedFile | 'unchanged' | 'gone' | 'invalid'> {
+): Promise<ParsedFile | 'unchanged' | 'gone' | 'invalid' | 'misplaced'> {
   let bytes: Uint8Array;
   try {
     bytes = await deps.files.read(stat.path);
@@ -198,21 +226,81 @@ async function readAndParse(
   if (prev && prev.sha === sha) return 'unchanged';
   const parsed = recordsOf(deps, stat, bytes);
   if ('message' in parsed) {
-    report.errors.push(parsed);
-    return 'invalid';
+    const { misplaced, ...error } = parsed;
+    report.errors.push(error);
+    // A file in the wrong scope keeps no rows (it must not speak for a user); other invalid files keep their last good ones.
+    return misplaced ? 'misplaced' : 'invalid';
   }
   const { meta, records } = parsed;
-  const entry: ManifestEntry = {
-    size: stat.size, mtimeMs: stat.mtimeMs, sha,
-    memoryId: meta.id, user: meta.user, type: meta.type, status: meta.status,
-    chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
-  };
-  if (meta.expires) entry.expires = Date.parse(meta.expires);
-  if (meta.key) entry.key = meta.key;
-  if (meta.source) entry.source = meta.source;
-  if (meta.supersedes) entry.supersedes = meta.supersedes;
-  if (meta.sources?.length) entry.sources = meta.sources;
-  return { stat, sha, records, entry };
+  return { stat, sha, records, entry: entryOf(stat, sha, meta, records) };
+}
+
+/**
+ * Gives every memory the status its links say (see links.ts): the rows of a memory whose effective
+ * status changed are upserted again from the file with cached vectors (nothing is re-embedded).
+ * Link errors of the synced paths (all, on a full sync) are reported by path and line.
+ */
+async function applyLinks(
+  deps: SyncDeps, next: Map<string, ManifestEntry>, previous: Map<string, ManifestEntry> | null,
+  only: string[] | undefined, report: ReindexReport,
+): Promise<void> {
+  const { statuses, problems } = resolveLinks(next);
+  const changed = [...next].filter(([path, e]) => statuses.get(path) !== e.status).map(([path]) => path);
+  if (changed.length > 0) {
+    // Until the rows are rewritten, the manifest must not vouch for them: killed in between, the
+    // next sync re-reads these files (whatever the links say by then) instead of trusting a status.
+    const unsure = new Map(next);
+    for (const path of changed) unsure.set(path, { ...next.get(path)!, size: -1, mtimeMs: -1, sha: UNSURE_SHA });
+    await deps.manifest.save(unsure);
+    for (let i = 0; i < changed.length; i += RECORDS_PER_BATCH) await restatus(deps, changed.slice(i, i + RECORDS_PER_BATCH), next, statuses, report);
+  }
+  const synced = only ? new Set(only) : null;
+  const syncedIds = new Set(only?.flatMap((p) => [previous?.get(p)?.memoryId, next.get(p)?.memoryId]).filter((id) => id !== undefined));
+  const relevant = problems.filter((p) => (p.key === 'supersedes' || p.key === 'sources')
+    && (!synced || synced.has(p.path) || (p.target !== undefined && syncedIds.has(p.target))));
+  for (const problem of relevant) report.errors.push(await linkError(deps, problem));
+}
+
+/** Rewrites the rows of these files with their effective status; a file changed since it was read waits for the next sync. */
+async function restatus(
+  deps: SyncDeps, paths: string[], next: Map<string, ManifestEntry>, statuses: Map<string, MemoryStatus>,
+  report: ReindexReport,
+): Promise<void> {
+  const rows: ChunkRecord[] = [];
+  const done: string[] = [];
+  for (const path of paths) {
+    const entry = next.get(path)!;
+    const stat = await deps.files.stat(path);
+    const bytes = stat ? await deps.files.read(path).catch(() => null) : null;
+    if (!stat || !bytes || sha256(bytes) !== entry.sha) {
+      next.set(path, { ...entry, size: -1, mtimeMs: -1, sha: UNSURE_SHA });
+      continue;
+    }
+    const parsed = recordsOf(deps, stat, bytes);
+    if ('message' in parsed) {
+      next.set(path, { ...entry, size: -1, mtimeMs: -1, sha: UNSURE_SHA });
+      continue;
+    }
+    rows.push(...parsed.records.map((r) => ({ ...r, status: statuses.get(path)! })));
+    done.push(path);
+  }
+  const vectors = await vectorsFor(deps, rows, report);
+  if (rows.length > 0) {
+    await deps.index.upsert(rows.map((r) => ({ ...r, vector: vectors.get(r.textHash)! })));
+    report.upserted += rows.length;
+  }
+  for (const path of done) next.set(path, withStatus(next.get(path)!, statuses.get(path)!));
+}
+
+/** A link problem as a sync error: the file, the line of the key, and what to do. */
+async function linkError(deps: SyncDeps, problem: LinkProblem): Promise<FileError> {
+  let line = 1;
+  try {
+    line = frontMatterLine(decodeMemoryText(await deps.files.read(problem.path), problem.path), problem.key);
+  } catch {
+    // The file went or turned invalid since: its own error says so; the link is still reported.
+  }
+  return { path: problem.path, line, message: problem.message };
 }
 
 /** Embeds what the cache lacks, upserts all rows of the batch's files, then deletes their stale rows. */

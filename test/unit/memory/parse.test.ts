@@ -1,9 +1,9 @@
 // Covers parseMemory / defaultsFromPath: folder-layout defaults, extra keys, front matter errors with file lines, bodyStartLine.
 import { describe, expect, it } from 'vitest';
 
-import { InvalidMemoryError } from '../../../src/errors.js';
+import { InvalidMemoryError, MisplacedMemoryError } from '../../../src/errors.js';
 import { lineOfKey } from '../../../src/memory/front-matter.js';
-import { defaultsFromPath, parseMemory, type ParseContext } from '../../../src/memory/parse.js';
+import { defaultsFromPath, folderUser, frontMatterLine, parseMemory, type ParseContext } from '../../../src/memory/parse.js';
 import { thrown } from '../../support/thrown.js';
 
 const TIME = '2024-03-01T10:00:00.000Z';
@@ -35,9 +35,19 @@ describe('defaultsFromPath', () => {
     expect(defaultsFromPath(ctx('bob/projects/procedural/deploy.md')).type).toBe('procedural');
   });
 
-  it('falls back to the default user when the first folder is not a valid user id', () => {
-    expect(defaultsFromPath(ctx('.hidden/semantic/x.md', 'carol')).user).toBe('carol');
-    expect(defaultsFromPath(ctx('my notes/x.md', 'carol')).user).toBe('carol');
+  it('refuses, by path, a first folder that is not a valid user id instead of handing it to the default user', () => {
+    for (const path of ['.hidden/semantic/x.md', 'my notes/x.md', ' bob/diary.md']) {
+      const err = thrown(() => defaultsFromPath(ctx(path, 'carol')), MisplacedMemoryError);
+      expect([err.path, err.line]).toEqual([path, 0]);
+      expect(err.reason).toMatch(/is not a valid user id/);
+    }
+  });
+
+  it('NFC-normalises the folder name, so a decomposed josé/ is the user josé', () => {
+    const decomposed = 'jose\u0301';
+    expect(defaultsFromPath(ctx(`${decomposed}/diary.md`, 'carol')).user).toBe('jos\u00e9');
+    expect(folderUser(`${decomposed}/diary.md`)).toBe('jos\u00e9');
+    expect(folderUser('notes.md')).toBeUndefined();
   });
 
   it('strips .md case-insensitively only at the end', () => {
@@ -78,13 +88,34 @@ describe('parseMemory', () => {
       '---',
       'Body.',
     ].join('\n');
-    const { meta } = parseMemory(text, ctx('alice/episodic/x.md'));
+    const { meta } = parseMemory(text, ctx('bob/episodic/x.md'));
     expect(meta).toEqual({
       id: 'custom-id', user: 'bob', type: 'procedural', importance: 0.9, status: 'superseded',
       created: '2023-05-01T08:00:00.000Z', updated: '2023-05-01T08:00:00.000Z',
       expires: '2030-01-01T00:00:00.000Z', key: 'favourite-tea', supersedes: 'old/one', source: 'chat',
       sources: ['a/b', 'c'], tags: ['tea', '42'], confidence: 0.7, extra: {},
     });
+  });
+
+  it('refuses a file whose front matter names another user than its folder, at the user line', () => {
+    const err = thrown(() => parseMemory('---\nimportance: 0.4\nuser: erin\n---\nPlanted.\n', ctx('dana/semantic/x.md')), MisplacedMemoryError);
+    expect([err.path, err.line]).toEqual(['dana/semantic/x.md', 3]);
+    expect(err.reason).toMatch(/names user "erin" but the file is in "dana"'s folder/);
+    // The same user, written decomposed, is the folder's user; a file at the root may name anyone.
+    expect(parseMemory('---\nuser: jose\u0301\n---\nx', ctx('jos\u00e9/x.md')).meta.user).toBe('jos\u00e9');
+    expect(parseMemory('---\nuser: erin\n---\nx', ctx('notes.md')).meta.user).toBe('erin');
+  });
+
+  it('reads supersedes as one id or a list', () => {
+    expect(parseMemory('---\nsupersedes: a/one\n---\nx', ctx('alice/x.md')).meta.supersedes).toBe('a/one');
+    expect(parseMemory('---\nsupersedes: [a/one, two]\n---\nx', ctx('alice/x.md')).meta.supersedes).toEqual(['a/one', 'two']);
+    const err = parseError('---\ntags: [x]\nsupersedes: [ok, "../bad"]\n---\nx');
+    expect([err.line, err.reason]).toEqual([3, expect.stringMatching(/front matter "supersedes"/)]);
+  });
+
+  it('finds the line of a front matter key for link errors', () => {
+    expect(frontMatterLine('---\nid: a\nsupersedes: b\n---\nbody', 'supersedes')).toBe(3);
+    expect(frontMatterLine('no front matter', 'supersedes')).toBe(1);
   });
 
   it('accepts a numeric id and comma-separated tags', () => {

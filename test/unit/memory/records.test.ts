@@ -126,6 +126,6 @@ describe('toChunkRecords', () => {
   });
 
   it('yields no records for a memory with an empty body', () => {
-    expect(toChunkRecords(parse('---\nuser: bob\n---\n'), CHUNKING)).toEqual([]);
+    expect(toChunkRecords(parse('---\nuser: alice\n---\n'), CHUNKING)).toEqual([]);
   });
 });

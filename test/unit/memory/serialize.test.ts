@@ -5,7 +5,8 @@ import type { MemoryMeta } from '../../../src/memory/model.js';
 import { parseMemory } from '../../../src/memory/parse.js';
 import { serializeMemory } from '../../../src/memory/serialize.js';
 
-const ctx = { path: 'someone/working/file.md', defaultUser: 'nobody', fallbackTime: '2000-01-01T00:00:00.000Z' };
+// At the root, so the front matter's user stands (a user folder must agree with it).
+const ctx = { path: 'file.md', defaultUser: 'nobody', fallbackTime: '2000-01-01T00:00:00.000Z' };
 
 const full: MemoryMeta = {
   id: '2024-05-01-likes-green-tea-a1b2c3',

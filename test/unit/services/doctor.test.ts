@@ -114,4 +114,29 @@ describe('doctor', () => {
       { kind: 'invalid-file', path: 'alice/semantic/tea.md', line: 1, detail: expect.stringMatching(/over the 0\.0 MB limit/), fixable: false },
     ]);
   });
+
+  it('reports every lifecycle link problem by path and line, and repairs a status the index lost', async () => {
+    const s = await synced();
+    await edit(s.root, 'alice/semantic/fix.md', '---\nid: fix\nsupersedes: alice/semantic/tea\n---\nAlice switched to coffee.\n');
+    await edit(s.root, 'alice/semantic/bad.md', '---\nid: bad\nsupersedes: [nothing, bob/episodic/trip]\n---\nA bad link.\n');
+    await edit(s.root, 'alice/semantic/lonely.md', '---\nid: lonely\nstatus: superseded\n---\nNothing replaced me.\n');
+    await syncIndex(s.deps);
+    // A status the rows lost (as if written back by an older memdir): the manifest and rows say active again.
+    const manifest = (await s.deps.manifest.load())!;
+    manifest.set('alice/semantic/tea.md', { ...manifest.get('alice/semantic/tea.md')!, status: 'active', fileStatus: undefined });
+    await s.deps.manifest.save(manifest);
+    for (const r of s.index.rowsOf('alice/semantic/tea.md')) s.index.rows.set(r.chunkId, { ...r, status: 'active' });
+
+    const report = await doctor(s.deps);
+    expect(report.problems.map((p) => [p.kind, p.path, p.line, p.fixable])).toEqual([
+      ['dangling-link', 'alice/semantic/bad.md', 3, false],
+      ['cross-user-link', 'alice/semantic/bad.md', 3, false],
+      ['no-successor', 'alice/semantic/lonely.md', 3, false],
+      ['stale-status', 'alice/semantic/tea.md', undefined, true],
+    ]);
+    const fixed = await doctor(s.deps, { fix: true });
+    expect(kinds(fixed.repaired)).toEqual(['stale-status alice/semantic/tea.md']);
+    expect(s.index.rowsOf('alice/semantic/tea.md').map((r) => r.status)).toEqual(['superseded', 'superseded']);
+    expect(kinds(fixed.problems)).toEqual(['cross-user-link alice/semantic/bad.md', 'dangling-link alice/semantic/bad.md', 'no-successor alice/semantic/lonely.md']);
+  });
 });

@@ -19,7 +19,8 @@ describe('showMemory', () => {
     const r = await useCaseRoot(TREE);
     const shown = await showMemory(r.deps, { id: 'home-2' });
     expect(shown.memory).toMatchObject({ id: 'home-2', content: 'Ann lives in Berlin.' });
-    expect(shown.chain.map((l) => `${l.id} ${l.status}`)).toEqual(['home-1 superseded', 'home-2 superseded', 'home-3 active']);
+    // home-3's file says active, but the summary sum cites it: its effective status is consolidated.
+    expect(shown.chain.map((l) => `${l.id} ${l.status}`)).toEqual(['home-1 superseded', 'home-2 superseded', 'home-3 consolidated']);
     expect(shown.chain[2]!.summary).toBe('Ann lives in Lisbon.');
     expect(shown.sources).toEqual([]);
     expect(shown.history).toEqual([]);
@@ -28,7 +29,7 @@ describe('showMemory', () => {
   it("lists a summary's sources; a missing one or another user's shows as missing", async () => {
     const r = await useCaseRoot(TREE);
     const shown = await showMemory(r.deps, { id: 'sum', user: 'ann' });
-    expect(shown.sources.map((l) => `${l.id} ${l.status}`)).toEqual(['home-3 active', 'gone missing', 'bob-car missing']);
+    expect(shown.sources.map((l) => `${l.id} ${l.status}`)).toEqual(['home-3 consolidated', 'gone missing', 'bob-car missing']);
   });
 
   it("does not show another user's memory", async () => {

@@ -52,12 +52,12 @@ describe('sync on bad input', { timeout: 30_000 }, () => {
   it('indexes BOM and CRLF files with the right text and lines', async () => {
     const { deps, index } = await setup({
       'a/bom.md': new Uint8Array([0xef, 0xbb, 0xbf, ...enc('---\nimportance: 0.9\n---\nStarts with a byte order mark.\n')]),
-      'a/crlf.md': '---\r\nuser: carol\r\n---\r\n# Title\r\n\r\nWindows line endings.\r\n',
+      'a/crlf.md': '---\r\nuser: a\r\nimportance: 0.3\r\n---\r\n# Title\r\n\r\nWindows line endings.\r\n',
     });
     expect((await syncIndex(deps)).errors).toEqual([]);
     expect(index.rowsOf('a/bom.md').map((r) => [r.content, r.importance, r.lineStart])).toEqual([['Starts with a byte order mark.', 0.9, 4]]);
     expect(index.rowsOf('a/crlf.md').map((r) => [r.user, r.content, r.lineStart, r.lineEnd])).toEqual([
-      ['carol', '# Title\n\nWindows line endings.', 4, 6],
+      ['a', '# Title\n\nWindows line endings.', 5, 7],
     ]);
   });
 

@@ -50,6 +50,9 @@ const TAIL = (i: number) => Array.from({ length: 8 }, (_, p) => `Paragraph ${p +
 function corpus(): Record<string, string> {
   const tree: Record<string, string> = {};
   for (let i = 0; i < 12; i++) tree[`u${i % 3}/semantic/m${i}.md`] = `${para(i, 0)}\n\n${TAIL(i)}\n`;
+  // Hand-written corrections: their targets' rows carry the status the links give them.
+  tree['u2/semantic/fix2.md'] = '---\nsupersedes: u2/semantic/m2\n---\nA hand-written correction of memory 2.\n';
+  tree['u1/semantic/fix1.md'] = '---\nsupersedes: [u1/semantic/m1, u1/semantic/m7]\n---\nA hand-written correction of memories 1 and 7.\n';
   return tree;
 }
 
@@ -70,6 +73,16 @@ const SCENARIOS: Scenario[] = [
       await edit(root, 'u0/semantic/new-a.md', 'A brand new memory, first of two.\n');
       await edit(root, 'u1/semantic/new-b.md', 'A brand new memory, second of two.\n');
       return {};
+    },
+  },
+  {
+    name: 'hand-written corrections added, moved and undone, in a partial sync (as watch does)',
+    async change({ root }) {
+      await edit(root, 'u0/semantic/fix0.md', '---\nsupersedes: [u0/semantic/m0, u0/semantic/m3]\n---\nA new correction of memories 0 and 3.\n');
+      await edit(root, 'u1/semantic/fix1.md', '---\nsupersedes: u1/semantic/m4\n---\nNow it corrects memory 4 instead.\n');
+      await unlink(join(root, 'u2/semantic/fix2.md'));
+      for (let i = 6; i < 9; i++) await edit(root, `u${i % 3}/semantic/m${i}.md`, `${para(i, 4)}\n\n${TAIL(i)}\n`);
+      return { only: ['u0/semantic/fix0.md', 'u1/semantic/fix1.md', 'u2/semantic/fix2.md', 'u0/semantic/m6.md', 'u1/semantic/m7.md', 'u2/semantic/m8.md'] };
     },
   },
   {
