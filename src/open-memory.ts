@@ -39,7 +39,7 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
   const index = new MilvusIndex(
     config.index.kind === 'embedded'
       ? {
-          address: `127.0.0.1:${local.milvusPort}`, collection,
+          address: `127.0.0.1:${local.milvusPort}`, collection, embedded: true,
           unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(stateDir, 'servers', 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
@@ -64,13 +64,14 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
 
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
-  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }, { JsonAccessStats }] = await Promise.all([
+  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }, { JsonAccessStats }, { FileStateResidue }] = await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
     import('./adapters/state/file-vector-cache.js'),
     import('./adapters/state/file-lock.js'),
     import('./adapters/git/git-audit.js'),
     import('./adapters/state/json-access-stats.js'),
+    import('./adapters/state/state-residue.js'),
   ]);
   const { index, embedder, indexIdentity } = await connect(config, options);
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
@@ -85,6 +86,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     lock: new FileLock(join(config.root, STATE_DIR)),
     audit: new GitAudit(config.root, config.git),
     access: new JsonAccessStats(config.root),
+    residue: new FileStateResidue(config.root),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),

@@ -89,6 +89,8 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('-k, --k <n>', 'how many query matches to consider', '5')
     .option('-y, --yes', 'apply a --query forget (and confirm --purge-history)')
     .option('--purge-history', 'also rewrite git history so the content is gone from past commits (rewrites every branch)')
+    .option('--rewrite-project-history', 'allow --purge-history when the root is a folder of a larger repository (rewrites that project\'s branches)')
+    .option('--reason <text>', 'why, recorded in the commit with who and how many (never the forgotten text)')
     .action(run(() => import('./commands/forget.js').then((m) => m.forgetCommand)));
 
   program

@@ -3,6 +3,7 @@
 import { assertUserId } from '../memory/ids.js';
 import { commitMessage, type MemoryDeps } from './deps.js';
 import type { ManifestEntry } from './ports.js';
+import { purgeLocked, type PurgeReport } from './purge.js';
 import { removeEverywhere, type Regenerated } from './remove.js';
 import { rewriteMemory } from './rewrite.js';
 import { syncLocked } from './sync.js';
@@ -21,6 +22,8 @@ export interface GcResult {
   removed: { id: string; path: string }[];
   regenerated: Regenerated[];
   dryRun: boolean;
+  /** Bytes of deleted text purged from `.mem/`: this gc's removals and hand edits or deletions since the last purge. */
+  purge?: PurgeReport;
 }
 
 export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Promise<GcResult> {
@@ -44,6 +47,8 @@ export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Pro
     const paths = [...new Set([...toMark.map(([p]) => p), ...report.paths])];
     await deps.audit.commit(paths, commitMessage('GC', { user: input.user, expired: String(toMark.length), removed: String(report.removed.length) },
       [...toMark.map(([p, e]) => `expired: ${e.memoryId} (${p})`), ...report.removed.map((r) => `removed: ${r.id} (${r.path})`)].join('\n')));
-    return { expired: list(toMark), removed: report.removed, regenerated: report.regenerated, dryRun: false };
+    // Hand deletions and edits only mark index rows deleted; their text stays in index storage until this purge.
+    const purge = await purgeLocked(deps, { force: report.removed.length > 0 });
+    return { expired: list(toMark), removed: report.removed, regenerated: report.regenerated, dryRun: false, purge };
   });
 }

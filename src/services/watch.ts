@@ -1,8 +1,9 @@
 // Use case: keep the index in step with the files while they are edited: file changes are debounced
 // into one sync of just the changed paths (a missing path is a deletion), each sync reported.
 import { MemError } from '../errors.js';
-import type { FileChange, WatchFiles } from './ports.js';
-import { syncIndex, type ReindexReport, type SyncDeps } from './sync.js';
+import type { AccessStats, FileChange, WatchFiles } from './ports.js';
+import { purgeLocked, type PurgeReport } from './purge.js';
+import { syncLocked, type ReindexReport, type SyncDeps } from './sync.js';
 
 export interface WatchOptions {
   /** Quiet time after the last change before a sync starts, ms (default 100). */
@@ -24,6 +25,8 @@ export interface WatchSyncEvent {
   paths: string[] | 'all';
   ms: number;
   report: ReindexReport;
+  /** When the sync deleted rows (an edit or a deletion): their text purged from `.mem/` before the event. */
+  purge?: PurgeReport;
 }
 
 export interface Watching {
@@ -34,7 +37,7 @@ export interface Watching {
 const RETRY_MAX_MS = 30_000;
 
 /** Watches the root; resolves once the watcher runs and the first full sync is done. */
-export async function watchMemory(deps: SyncDeps & { watchFiles?: WatchFiles }, options: WatchOptions = {}): Promise<Watching> {
+export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchFiles?: WatchFiles }, options: WatchOptions = {}): Promise<Watching> {
   if (!deps.watchFiles) throw new MemError('this memory was opened without a file watcher');
   const debounceMs = options.debounceMs ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 2_000;
@@ -49,8 +52,13 @@ export async function watchMemory(deps: SyncDeps & { watchFiles?: WatchFiles }, 
 
   const runSync = async (paths: string[] | 'all', initial: boolean): Promise<void> => {
     const started = performance.now();
-    const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
-    options.onSync?.({ at: new Date().toISOString(), initial, paths, ms: Math.round(performance.now() - started), report });
+    // Text a person deleted or edited away is purged at once, so watching is as thorough as `mem gc`
+    // (the cost is a rebuild from cached vectors on Milvus Lite; docs/benchmarks.md).
+    const { report, purge } = await deps.lock.run(async () => {
+      const synced = await syncLocked(deps, paths === 'all' ? {} : { only: paths });
+      return { report: synced, purge: await deps.residue.deletedSinceLastPurge() ? await purgeLocked(deps) : undefined };
+    });
+    options.onSync?.({ at: new Date().toISOString(), initial, paths, ms: Math.round(performance.now() - started), report, ...(purge ? { purge } : {}) });
   };
 
   const sync = async (paths: string[] | 'all'): Promise<void> => {

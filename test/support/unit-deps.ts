@@ -7,6 +7,7 @@ import { FileLock } from '../../src/adapters/state/file-lock.js';
 import { FileVectorCache } from '../../src/adapters/state/file-vector-cache.js';
 import { JsonAccessStats } from '../../src/adapters/state/json-access-stats.js';
 import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
+import { FileStateResidue } from '../../src/adapters/state/state-residue.js';
 import type { MemoryDeps } from '../../src/services/deps.js';
 import type { AuditLog } from '../../src/services/ports.js';
 import { DEFAULT_LIFECYCLE } from '../../src/services/lifecycle-config.js';
@@ -25,6 +26,9 @@ export function recordingAudit(): RecordingAudit {
     commit: async (paths, message) => void commits.push({ paths, message }),
     history: async () => [],
     purge: async () => {},
+    purgeScope: async () => null,
+    author: async () => 'Test <test@localhost>',
+    objectsContaining: async () => ({ objects: 0, hits: 0 }),
   };
 }
 
@@ -42,6 +46,7 @@ export function unitDeps(root: string, overrides: Partial<MemoryDeps> = {}): Mem
     maxFileBytes: 1 << 20,
     audit: recordingAudit(),
     access: new JsonAccessStats(root),
+    residue: new FileStateResidue(root),
     scoring: DEFAULT_SCORING,
     fusion: DEFAULT_FUSION,
     lifecycle: DEFAULT_LIFECYCLE,

@@ -12,7 +12,7 @@ export interface WatchCommandOptions extends GlobalOptions {
 function describe(e: WatchSyncEvent): string {
   const what = e.paths === 'all' ? 'all files' : e.paths.length <= 3 ? e.paths.join(', ') : `${e.paths.slice(0, 3).join(', ')} (+${e.paths.length - 3} more)`;
   const r = e.report;
-  const head = `${e.at.slice(11, 19)} ${e.initial ? 'initial sync' : 'synced'} ${what}: embedded ${r.embedded}, upserted ${r.upserted}, deleted ${r.deleted} (${e.ms} ms)`;
+  const head = `${e.at.slice(11, 19)} ${e.initial ? 'initial sync' : 'synced'} ${what}: embedded ${r.embedded}, upserted ${r.upserted}, deleted ${r.deleted} (${e.ms} ms)${e.purge ? `, deleted text purged (index ${e.purge.index})` : ''}`;
   return [head, ...r.errors.map((x) => `  error: ${x.path}:${x.line}: ${x.message}`)].join('\n');
 }
 
@@ -27,7 +27,7 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
   try {
     const watching = await memory.watch({
       debounceMs,
-      onSync: (e) => io.result({ event: 'sync', at: e.at, initial: e.initial, paths: e.paths, ms: e.ms, ...e.report }, () => describe(e)),
+      onSync: (e) => io.result({ event: 'sync', at: e.at, initial: e.initial, paths: e.paths, ms: e.ms, ...e.report, ...(e.purge ? { purge: e.purge } : {}) }, () => describe(e)),
       onError: (err, paths) => {
         const message = errorMessage(err);
         io.result({ event: 'error', paths, error: { code: err instanceof MemError ? err.code : 'INTERNAL', message } },
