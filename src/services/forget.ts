@@ -152,10 +152,14 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
 async function checkPurgeScope(deps: MemoryDeps, allowProject: boolean): Promise<void> {
   const scope = await deps.audit.purgeScope();
   if (!scope) throw new UsageError('--purge-history needs git (MEM_GIT is off)');
+  if (scope.uncommitted > 0) {
+    throw new UsageError(`--purge-history rewrites history and needs a clean work tree: ${scope.uncommitted} tracked files of ${scope.repository} `
+      + 'have uncommitted changes (a hand edit or deletion under the root too); commit or stash them, then run again. Nothing was forgotten.');
+  }
   if (scope.rootIsRepository || allowProject) return;
   throw new UsageError(`--purge-history would rewrite the history of the repository ${scope.repository}, which holds more than the memories `
     + `(branches: ${scope.branches.join(', ') || 'none'}); only the memory files are removed from it, but every commit of those branches `
-    + 'gets a new id. Add --rewrite-project-history to do it anyway.');
+    + 'gets a new id. Add --rewrite-project-history to do it anyway. Nothing was forgotten.');
 }
 
 // Long enough to be this memory's own words rather than a heading or a common phrase.

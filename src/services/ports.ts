@@ -142,6 +142,8 @@ export interface PurgeScope {
   /** True when the root is that top folder: the repository holds nothing but the memories. */
   rootIsRepository: boolean;
   branches: string[];
+  /** Tracked files changed but not committed: a rewrite would refuse to run over them. */
+  uncommitted: number;
 }
 
 export interface AuditLog {

@@ -85,7 +85,8 @@ export class GitAudit implements AuditLog {
     const top = (await git.raw(['rev-parse', '--show-toplevel'])).trim();
     const [realTop, realRoot] = await Promise.all([realpath(top), realpath(this.root)]);
     const branches = (await git.raw(['for-each-ref', '--format=%(refname:short)', 'refs/heads'])).split('\n').filter(Boolean);
-    return { repository: realTop, rootIsRepository: realTop === realRoot, branches };
+    const uncommitted = (await git.raw(['status', '--porcelain', '--untracked-files=no', '--', top])).split('\n').filter(Boolean).length;
+    return { repository: realTop, rootIsRepository: realTop === realRoot, branches, uncommitted };
   }
 
   async objectsContaining(needles: string[]): Promise<{ objects: number; hits: number }> {
@@ -125,7 +126,8 @@ export class GitAudit implements AuditLog {
     try {
       // A minimal environment: simple-git refuses to pass editor/pager variables on, and filter-branch needs none.
       const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
-      await git.env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
+      // filter-branch runs from the top of the work tree only (the root may be a project's subfolder).
+      await simpleGit({ baseDir: top }).env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
         .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);
       const backups = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/original/'])).split('\n').filter(Boolean);
       for (const ref of backups) await git.raw(['update-ref', '-d', ref]);
