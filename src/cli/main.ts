@@ -121,6 +121,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .command('watch')
     .description('keep the index in step with edits to the files (runs until Ctrl-C); one line per sync')
     .option('--debounce <ms>', 'quiet time after a change before syncing', '100')
+    .option('--purge-delay <ms>', 'quiet time after a deletion or edit before its old text is purged from .mem/', '5000')
     .action(run(() => import('./commands/watch.js').then((m) => m.watchCommand)));
 
   program

@@ -3,7 +3,7 @@
 import { MemError } from '../errors.js';
 import type { AccessStats, FileChange, WatchFiles } from './ports.js';
 import { purgeLocked, type PurgeReport } from './purge.js';
-import { syncLocked, type ReindexReport, type SyncDeps } from './sync.js';
+import { syncIndex, type ReindexReport, type SyncDeps } from './sync.js';
 
 export interface WatchOptions {
   /** Quiet time after the last change before a sync starts, ms (default 100). */
@@ -14,6 +14,16 @@ export interface WatchOptions {
   onSync?: (event: WatchSyncEvent) => void;
   /** A sync that failed; its paths are retried with backoff. */
   onError?: (error: unknown, paths: string[] | 'all') => void;
+  /** Quiet time after a sync that deleted rows before their text is purged from `.mem/`, ms (default 5000). */
+  purgeDelayMs?: number;
+  /** After each purge. */
+  onPurge?: (event: WatchPurgeEvent) => void;
+}
+
+export interface WatchPurgeEvent {
+  at: string;
+  ms: number;
+  purge: PurgeReport;
 }
 
 export interface WatchSyncEvent {
@@ -25,8 +35,6 @@ export interface WatchSyncEvent {
   paths: string[] | 'all';
   ms: number;
   report: ReindexReport;
-  /** When the sync deleted rows (an edit or a deletion): their text purged from `.mem/` before the event. */
-  purge?: PurgeReport;
 }
 
 export interface Watching {
@@ -52,13 +60,9 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
 
   const runSync = async (paths: string[] | 'all', initial: boolean): Promise<void> => {
     const started = performance.now();
-    // Text a person deleted or edited away is purged at once, so watching is as thorough as `mem gc`
-    // (the cost is a rebuild from cached vectors on Milvus Lite; docs/benchmarks.md).
-    const { report, purge } = await deps.lock.run(async () => {
-      const synced = await syncLocked(deps, paths === 'all' ? {} : { only: paths });
-      return { report: synced, purge: await deps.residue.deletedSinceLastPurge() ? await purgeLocked(deps) : undefined };
-    });
-    options.onSync?.({ at: new Date().toISOString(), initial, paths, ms: Math.round(performance.now() - started), report, ...(purge ? { purge } : {}) });
+    const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
+    options.onSync?.({ at: new Date().toISOString(), initial, paths, ms: Math.round(performance.now() - started), report });
+    if (report.deleted > 0 || (initial && (await deps.residue.deletedSinceLastPurge()))) schedulePurge();
   };
 
   const sync = async (paths: string[] | 'all'): Promise<void> => {
@@ -73,6 +77,30 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
       options.onError?.(err, paths);
     }
   };
+
+  // Text a person deleted or edited away is purged once edits pause, so watching is as thorough as `mem gc`
+  // without a rebuild from cached vectors (Milvus Lite) after every keystroke-save (docs/benchmarks.md).
+  const purgeDelayMs = options.purgeDelayMs ?? 5_000;
+  let purgeTimer: NodeJS.Timeout | undefined;
+  let purging: Promise<void> | undefined;
+  const runPurge = async (): Promise<void> => {
+    purgeTimer = undefined;
+    // A sync running or queued first: the purge waits for the quiet after it.
+    if (running || timer) return schedulePurge();
+    const started = performance.now();
+    try {
+      const purge = await deps.lock.run(() => purgeLocked(deps));
+      options.onPurge?.({ at: new Date().toISOString(), ms: Math.round(performance.now() - started), purge });
+    } catch (err) {
+      // The marker stays: the next purge (or `mem gc`) does it.
+      options.onError?.(err, 'all');
+    }
+  };
+  function schedulePurge(): void {
+    if (closed) return;
+    clearTimeout(purgeTimer);
+    purgeTimer = setTimeout(() => (purging = runPurge()), purgeDelayMs);
+  }
 
   const flush = () => {
     timer = undefined;
@@ -123,8 +151,10 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
       if (closed) return;
       closed = true;
       clearTimeout(timer);
+      clearTimeout(purgeTimer);
       await watcher.close();
       await running;
+      await purging;
       if (failures === 0 && (full || pending.size > 0)) {
         await sync(full ? 'all' : [...pending].sort());
       }

@@ -202,7 +202,7 @@ describe('mem watch purges a deletion', () => {
   it('after mem watch picks up a deleted file, no byte of its text or vector is under .mem/', async () => {
     await runMem(['add', 'Alice takes the 7:40 train to work', '-u', 'alice'], { root });
     const secret = await addSecretMemory(root, 'Alice stores her passport in the freezer');
-    watcher = spawn(process.execPath, [MEM_BIN, '--root', root, 'watch', '--json', '--debounce', '50'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    watcher = spawn(process.execPath, [MEM_BIN, '--root', root, 'watch', '--json', '--debounce', '50', '--purge-delay', '500'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let buffer = '';
     watcher.stdout!.on('data', (chunk) => {
       buffer += chunk.toString();
@@ -216,8 +216,12 @@ describe('mem watch purges a deletion', () => {
     expect((await stateHolding(root, secret.needles)).length).toBeGreaterThan(0);
 
     await unlink(join(root, secret.path));
-    const event = await eventually(async () => lines.find((l) => Array.isArray(l.paths) && (l.paths as string[]).includes(secret.path)), 'the deletion', 120_000);
-    expect(event).toMatchObject({ event: 'sync', deleted: 1, purge: { index: 'rebuilt', cachedVectorsRemoved: 1 } });
+    const synced = await eventually(async () => lines.find((l) => Array.isArray(l.paths) && (l.paths as string[]).includes(secret.path)), 'the deletion', 120_000);
+    expect(synced).toMatchObject({ event: 'sync', deleted: 1 });
+    // Once edits pause (--purge-delay), the watch purges what the sync only marked deleted.
+    const purged = await eventually(async () => lines.find((l) => l.event === 'purge'), 'the purge', 120_000);
+    expect(purged).toMatchObject({ index: 'rebuilt', cachedVectorsRemoved: 1 });
+    expect(lines.indexOf(purged)).toBeGreaterThan(lines.indexOf(synced));
     expect(await stateHolding(root, secret.needles)).toEqual([]);
     watcher.kill('SIGINT');
     await eventually(async () => watcher.exitCode !== null, 'the watch to stop');

@@ -7,17 +7,19 @@ import { parsePositiveInt } from './parse-options.js';
 
 export interface WatchCommandOptions extends GlobalOptions {
   debounce: string;
+  purgeDelay: string;
 }
 
 function describe(e: WatchSyncEvent): string {
   const what = e.paths === 'all' ? 'all files' : e.paths.length <= 3 ? e.paths.join(', ') : `${e.paths.slice(0, 3).join(', ')} (+${e.paths.length - 3} more)`;
   const r = e.report;
-  const head = `${e.at.slice(11, 19)} ${e.initial ? 'initial sync' : 'synced'} ${what}: embedded ${r.embedded}, upserted ${r.upserted}, deleted ${r.deleted} (${e.ms} ms)${e.purge ? `, deleted text purged (index ${e.purge.index})` : ''}`;
+  const head = `${e.at.slice(11, 19)} ${e.initial ? 'initial sync' : 'synced'} ${what}: embedded ${r.embedded}, upserted ${r.upserted}, deleted ${r.deleted} (${e.ms} ms)`;
   return [head, ...r.errors.map((x) => `  error: ${x.path}:${x.line}: ${x.message}`)].join('\n');
 }
 
 export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<void> {
   const debounceMs = parsePositiveInt(opts.debounce, '--debounce', 60_000);
+  const purgeDelayMs = parsePositiveInt(opts.purgeDelay, '--purge-delay', 3_600_000);
   const config = configFrom(opts);
   const { openMemory } = await import('../../open-memory.js');
   const memory = await openMemory(config, { onLog: (line) => io.note(line) });
@@ -27,7 +29,10 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
   try {
     const watching = await memory.watch({
       debounceMs,
-      onSync: (e) => io.result({ event: 'sync', at: e.at, initial: e.initial, paths: e.paths, ms: e.ms, ...e.report, ...(e.purge ? { purge: e.purge } : {}) }, () => describe(e)),
+      purgeDelayMs,
+      onSync: (e) => io.result({ event: 'sync', at: e.at, initial: e.initial, paths: e.paths, ms: e.ms, ...e.report }, () => describe(e)),
+      onPurge: (e) => io.result({ event: 'purge', at: e.at, ms: e.ms, ...e.purge },
+        () => `${e.at.slice(11, 19)} deleted text purged from .mem/ (index ${e.purge.index}, ${e.purge.cachedVectorsRemoved} cached vectors) (${e.ms} ms)`),
       onError: (err, paths) => {
         const message = errorMessage(err);
         io.result({ event: 'error', paths, error: { code: err instanceof MemError ? err.code : 'INTERNAL', message } },
