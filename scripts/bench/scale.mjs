@@ -229,8 +229,8 @@ async function main() {
     const config = loadConfig(process.env, { root });
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, onLog: log });
     const [milvus, embedderServer] = await Promise.all([
-      ensureServer(local.milvusLiteSpec(runtime, stateDir)),
-      ensureServer(local.embeddingServerSpec(runtime, stateDir)),
+      ensureServer(local.milvusLiteSpec(runtime, (await dist('memory/layout.js')).stateLayout(root))),
+      ensureServer(local.embeddingServerSpec(runtime, (await dist('memory/layout.js')).stateLayout(root))),
     ]);
     out.setup = { seconds: round((performance.now() - t) / 1000, 2), milvusPort: milvus.port, embedderPort: embedderServer.port };
 

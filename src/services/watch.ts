@@ -2,8 +2,8 @@
 // into one sync of just the changed paths (a missing path is a deletion), each sync reported.
 import { MemError } from '../errors.js';
 import type { AccessStats, FileChange, WatchFiles } from './ports.js';
-import { purgeLocked, type PurgeReport } from './purge.js';
-import { syncIndex, type ReindexReport, type SyncDeps } from './sync.js';
+import { purgeLocked, type PurgeReport } from './core/purge.js';
+import { syncIndex, type ReindexReport, type SyncDeps } from './core/sync.js';
 
 export interface WatchOptions {
   /** Quiet time after the last change before a sync starts, ms (default 100). */

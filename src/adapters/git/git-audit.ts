@@ -6,6 +6,7 @@ import { basename, join, relative, sep } from 'node:path';
 
 import { simpleGit, type SimpleGit } from 'simple-git';
 
+import { inheritedEnvironment } from '../../config.js';
 import { MemError, errorMessage } from '../../errors.js';
 import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
 
@@ -125,7 +126,8 @@ export class GitAudit implements AuditLog {
     const indexFilter = `git rm -r -q --cached --ignore-unmatch -- ${inRepo.map(shellQuote).join(' ')}`;
     try {
       // A minimal environment: simple-git refuses to pass editor/pager variables on, and filter-branch needs none.
-      const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
+      const inherited = inheritedEnvironment();
+      const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => inherited[k]).map((k) => [k, inherited[k]!]));
       // filter-branch runs from the top of the work tree only (the root may be a project's subfolder).
       await simpleGit({ baseDir: top }).env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
         .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);

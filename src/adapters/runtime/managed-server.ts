@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import writeFileAtomic from 'write-file-atomic';
 
+import { inheritedEnvironment } from '../../config.js';
 import { RuntimeSetupError } from '../../errors.js';
 import { FileLock } from '../state/file-lock.js';
 import { isAlive } from '../state/process-alive.js';
@@ -93,7 +94,7 @@ async function start(spec: ServerSpec): Promise<ServerRecord> {
   const child = spawn(spec.command, spec.args(port), {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, PYTHONUNBUFFERED: '1', ...spec.env, [SECRET_ENV]: secret },
+    env: { ...inheritedEnvironment(), PYTHONUNBUFFERED: '1', ...spec.env, [SECRET_ENV]: secret },
   });
   closeSync(log);
   let exitCode: number | null = null;

@@ -3,30 +3,32 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
+import { stateLayout } from '../../memory/layout.js';
 import type { StateResidue } from '../../services/ports.js';
-import { ensureStateDir, STATE_DIR } from './state-dir.js';
-
-const MARKER = 'purge-pending';
+import { ensureStateDir } from './state-dir.js';
 
 export class FileStateResidue implements StateResidue {
   private readonly dir: string;
+  private readonly marker: string;
 
   constructor(private readonly root: string) {
-    this.dir = join(root, STATE_DIR);
+    const layout = stateLayout(root);
+    this.dir = layout.dir;
+    this.marker = layout.purgePending;
   }
 
   async markDeleted(): Promise<void> {
     await ensureStateDir(this.root);
     // The marker holds nothing but a time: it must not become a copy of what was deleted.
-    await writeFile(join(this.dir, MARKER), `${new Date().toISOString()}\n`);
+    await writeFile(this.marker, `${new Date().toISOString()}\n`);
   }
 
   async deletedSinceLastPurge(): Promise<boolean> {
-    return existsSync(join(this.dir, MARKER));
+    return existsSync(this.marker);
   }
 
   async clearDeleted(): Promise<void> {
-    await rm(join(this.dir, MARKER), { force: true });
+    await rm(this.marker, { force: true });
   }
 
   async scan(needles: Uint8Array[]): Promise<{ files: number; hits: string[] }> {

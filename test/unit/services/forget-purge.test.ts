@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { UsageError } from '../../../src/errors.js';
 import { forgetMemories } from '../../../src/services/forget.js';
-import { purgeLocked } from '../../../src/services/purge.js';
+import { purgeLocked } from '../../../src/services/core/purge.js';
 import type { PurgeScope } from '../../../src/services/ports.js';
 import { accessKey } from '../../../src/services/ports.js';
-import { syncIndex } from '../../../src/services/sync.js';
+import { syncIndex } from '../../../src/services/core/sync.js';
 import { tempRoot } from '../../support/temp-root.js';
 import { recordingAudit, unitDeps } from '../../support/unit-deps.js';
 

@@ -1,9 +1,9 @@
 // Purging what deletions leave behind under `.mem/`: index storage rewritten without the deleted rows (the server's
 // compaction, or a rebuild of the collection from the files and the vector cache where the server cannot compact),
 // then cached vectors and access statistics that no memory file uses any more.
-import type { AccessStats } from './ports.js';
-import { accessKey, type ManifestEntry } from './ports.js';
-import { syncLocked, type SyncDeps } from './sync.js';
+import type { AccessStats } from '../ports.js';
+import { accessKey, type ManifestEntry } from '../ports.js';
+import { syncIndex, type SyncDeps } from './sync.js';
 
 export interface PurgeReport {
   /** What happened to index storage: nothing was pending, the server compacted (or accepted to), or memdir rebuilt it. */
@@ -19,7 +19,7 @@ export async function purgeLocked(deps: SyncDeps & { access: AccessStats }, opti
     const how = await deps.index.compact();
     if (how === 'unsupported') {
       // Costs no embedding: every vector comes from the cache (measured in docs/benchmarks.md).
-      await syncLocked(deps, { rebuild: true });
+      await syncIndex(deps, { rebuild: true });
       index = 'rebuilt';
     } else {
       index = how;
