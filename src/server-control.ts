@@ -21,7 +21,10 @@ export async function localServerStatus(config: MemConfig): Promise<{ runtime: {
   const servers = await Promise.all(
     SERVER_NAMES.map(async (name) => {
       const rec = await readRecord({ stateDir, name });
-      return rec && isAlive(rec.pid) ? { name, running: true, ...rec } : { name, running: false };
+      if (!rec || !isAlive(rec.pid)) return { name, running: false };
+      // The secret stays in its 0600 record: status output is printed, logged and pasted into issues.
+      const { secret: _secret, ...shown } = rec;
+      return { name, running: true, ...shown };
     }),
   );
   const info = await runtimeInfo(config.runtimeHome);

@@ -2,11 +2,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** One request to the OpenAI-compatible /v1/embeddings endpoint on 127.0.0.1; checks the vector count. */
-export async function embed(port, texts, model = 'e5-passage') {
-  const res = await fetch(`http://127.0.0.1:${port}/v1/embeddings`, {
+/** One request to the OpenAI-compatible /v1/embeddings endpoint of a server record ({ port, secret }); checks the vector count. */
+export async function embed(server, texts, model = 'e5-passage') {
+  const res = await fetch(`http://127.0.0.1:${server.port}/v1/embeddings`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${server.secret}` },
     body: JSON.stringify({ model, input: texts, encoding_format: 'float' }),
   });
   if (!res.ok) throw new Error(`embedding server answered ${res.status}: ${(await res.text()).slice(0, 500)}`);

@@ -163,13 +163,14 @@ async function ensureMemsearch() {
   return lastJson(versions.out);
 }
 
-function memsearchSystem(root, corpus, embedderPort) {
+// `embedder` is memdir's server record: its secret goes in the environment only (OPENAI_API_KEY), never on a command line.
+function memsearchSystem(root, corpus, embedder) {
   const home = join(root, 'memsearch-home'); // its HOME and cwd: no ~/.memsearch/config.toml or .memsearch.toml applies
   const uri = join(root, 'memsearch', 'milvus.db');
-  const baseUrl = `http://127.0.0.1:${embedderPort}/v1`;
+  const baseUrl = `http://127.0.0.1:${embedder.port}/v1`;
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OPENAI_') && !k.startsWith('MEMSEARCH')));
-  Object.assign(env, { HOME: home, OPENAI_API_KEY: 'local' });
-  const common = ['--provider', 'openai', '--model', MS_MODEL, '--base-url', baseUrl, '--api-key', 'local', '--milvus-uri', uri, '--collection', COLLECTION];
+  Object.assign(env, { HOME: home, OPENAI_API_KEY: embedder.secret });
+  const common = ['--provider', 'openai', '--model', MS_MODEL, '--base-url', baseUrl, '--milvus-uri', uri, '--collection', COLLECTION];
   const bin = join(VENV, 'bin', 'memsearch');
   const py = join(VENV, 'bin', 'python');
   const driverArgs = (k = K) => ['--uri', uri, '--collection', COLLECTION, '--base-url', baseUrl, '--model', MS_MODEL, '--k', String(k)];
@@ -218,10 +219,10 @@ async function memdirChunks(root, paths) {
 
 
 /** Texts per second for `groups` of texts, one request per group (after one small untimed warm-up request). */
-async function rawRate(port, groups) {
-  await embed(port, groups[0].slice(0, 8));
+async function rawRate(server, groups) {
+  await embed(server, groups[0].slice(0, 8));
   const t = performance.now();
-  for (const g of groups) await embed(port, g);
+  for (const g of groups) await embed(server, g);
   const sec = (performance.now() - t) / 1000;
   const n = groups.reduce((a, g) => a + g.length, 0);
   return { texts: n, requests: groups.length, seconds: round(sec, 2), textsPerSecond: round(n / sec, 2), avgChars: Math.round(groups.flat().reduce((a, x) => a + x.length, 0) / n) };
@@ -297,7 +298,7 @@ async function main() {
     const rec = async (name) => JSON.parse(await readFile(join(mdRoot, '.mem', 'servers', `${name}.json`), 'utf8'));
     const [embRec, milvusRec] = [await rec('embedder'), await rec('milvus-lite')];
     out.memdir.setupSeconds = round(setup.ms / 1000, 2);
-    const ms = memsearchSystem(root, msCorpus, embRec.port);
+    const ms = memsearchSystem(root, msCorpus, embRec);
     await ms.prepare();
     const chunkFile = join(root, 'memsearch-chunks.json');
     const msChunkInfo = await ms.driver('chunks', ['--corpus', msCorpus, '--out', chunkFile]);
@@ -319,7 +320,7 @@ async function main() {
     const measureRaw = async (when) => {
       for (const [name, groups] of Object.entries(rawSamples)) {
         log(`raw embedding throughput (${when}): ${name}`);
-        (out.raw[name] ??= {})[when] = await rawRate(embRec.port, groups);
+        (out.raw[name] ??= {})[when] = await rawRate(embRec, groups);
       }
     };
     await measureRaw('start');
@@ -455,7 +456,7 @@ async function main() {
           await memory.search({ query: q.query, user: q.user, k: K });
           full.push(performance.now() - t);
           t = performance.now();
-          await embed(embRec.port, [q.query], 'e5-query');
+          await embed(embRec, [q.query], 'e5-query');
           qEmb.push(performance.now() - t);
         }
         out.memdir.inProcessSearch = { full: stats(full), queryEmbedding: stats(qEmb) };
@@ -544,7 +545,7 @@ async function locomo(dataPath) {
     const qfile = join(root, 'questions.json');
     await writeFile(qfile, JSON.stringify({ questions: questions.map(({ question, prefix }) => ({ question, prefix })) }));
     const emb = JSON.parse(await readFile(join(mdRoot, '.mem', 'servers', 'embedder.json'), 'utf8'));
-    const ms = memsearchSystem(root, docs, emb.port);
+    const ms = memsearchSystem(root, docs, emb);
     await ms.prepare();
     log(`memsearch: index ${docs} and answer ${questions.length} questions (in-process)`);
     const r = await ms.driver('locomo', [...ms.driverArgs(10), '--docs', docs, '--questions', qfile]);

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ def open_memsearch(a, paths=None):
         embedding_provider="openai",
         embedding_model=a.model,
         embedding_base_url=a.base_url,
-        embedding_api_key="local",
+        embedding_api_key=os.environ["OPENAI_API_KEY"],  # memdir's embedding server checks its secret
         milvus_uri=a.uri,
         collection=a.collection,
     )

@@ -16,8 +16,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { QUERIES, USERS, generateCorpus, prng } from './corpus.mjs';
+import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
 import { du, embed } from './local.mjs';
+import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -88,45 +89,6 @@ function mem(root, cliArgs, { allowFail = false } = {}) {
 }
 
 
-
-/** The texts memdir embeds for the corpus, computed with memdir's own (built) parser and chunker. */
-async function chunkTexts(root, files) {
-  const { parseMemory } = await import(join(REPO, 'dist', 'memory', 'parse.js'));
-  const { toChunkRecords } = await import(join(REPO, 'dist', 'memory', 'records.js'));
-  const out = [];
-  for (const f of files) {
-    const doc = parseMemory(await readFile(join(root, f.path), 'utf8'), { path: f.path, defaultUser: 'default', fallbackTime: new Date().toISOString() });
-    out.push({ path: f.path, records: toChunkRecords(doc, { maxChars: 1500 }) });
-  }
-  return out;
-}
-
-
-
-/** Random unit vectors (seeded) for every chunk text, written where memdir's sync looks for cached vectors. */
-async function fillCacheWithRandomVectors(root, chunked) {
-  const { FileVectorCache } = await import(join(REPO, 'dist', 'adapters', 'state', 'file-vector-cache.js'));
-  const { LOCAL_EMBEDDING } = await import(join(REPO, 'dist', 'adapters', 'runtime', 'local-servers.js'));
-  const { sha256 } = await import(join(REPO, 'dist', 'memory', 'hash.js'));
-  // The same cache key as the composition root (src/open-memory.ts) derives for the local model.
-  const cache = new FileVectorCache(root, sha256(`${LOCAL_EMBEDDING.name}@${LOCAL_EMBEDDING.dimension}`).slice(0, 16));
-  const rand = prng(7).next;
-  const t0 = performance.now();
-  let batch = new Map();
-  let n = 0;
-  for (const hash of new Set(chunked.flatMap((f) => f.records.map((r) => r.textHash)))) {
-    const v = Array.from({ length: LOCAL_EMBEDDING.dimension }, () => rand() - 0.5);
-    const norm = Math.hypot(...v);
-    batch.set(hash, v.map((x) => x / norm));
-    n++;
-    if (batch.size >= 1000) {
-      await cache.putMany(batch);
-      batch = new Map();
-    }
-  }
-  await cache.putMany(batch);
-  return { vectors: n, seconds: round((performance.now() - t0) / 1000, 2) };
-}
 
 /** Peak resident memory (VmHWM) of the root's managed servers, read from /proc before they stop. */
 async function serverPeaks(root) {
@@ -254,7 +216,7 @@ async function main() {
     const qlat = [];
     for (let i = 0; i < Math.min(SEARCHES, QUERIES.length); i++) {
       const t1 = performance.now();
-      await embed(embedderRec.port, [QUERIES[i]], 'e5-query');
+      await embed(embedderRec, [QUERIES[i]], 'e5-query');
       qlat.push(performance.now() - t1);
     }
     out.search = { ...stats(lat), avgHits: round(hits.reduce((a, b) => a + b, 0) / hits.length, 1), zeroHitQueries: hits.filter((h) => h === 0).length, queryEmbeddingMs: stats(qlat) };
@@ -266,10 +228,10 @@ async function main() {
     const step = allTexts.length / want;
     const sample = Array.from({ length: want }, (_, i) => allTexts[Math.floor(i * step)]);
     log(`raw embedding throughput: ${want} texts in batches of ${EMBED_BATCH}`);
-    await embed(embedderRec.port, sample.slice(0, EMBED_BATCH)); // warm-up
+    await embed(embedderRec, sample.slice(0, EMBED_BATCH)); // warm-up
     const timed = sample.slice(EMBED_BATCH);
     t = performance.now();
-    for (let i = 0; i < timed.length; i += EMBED_BATCH) await embed(embedderRec.port, timed.slice(i, i + EMBED_BATCH));
+    for (let i = 0; i < timed.length; i += EMBED_BATCH) await embed(embedderRec, timed.slice(i, i + EMBED_BATCH));
     const rawSec = (performance.now() - t) / 1000;
     const rawRate = timed.length / rawSec;
     out.rawEmbedding = { texts: timed.length, batchSize: EMBED_BATCH, seconds: round(rawSec, 2), textsPerSecond: round(rawRate, 1), avgChars: Math.round(timed.reduce((n, x) => n + x.length, 0) / Math.max(1, timed.length)) };

@@ -243,9 +243,9 @@ async function main() {
     ]);
     out.setup = { seconds: round((performance.now() - t) / 1000, 2), milvusPort: milvus.port, embedderPort: embedderServer.port };
 
-    index = new MilvusIndex({ address: `127.0.0.1:${milvus.port}`, collection: 'memdir' });
+    index = new MilvusIndex({ address: `127.0.0.1:${milvus.port}`, token: milvus.secret, collection: 'memdir' });
     const embedder = new OpenAIEmbedder({
-      baseURL: `http://127.0.0.1:${embedderServer.port}/v1`, apiKey: 'local',
+      baseURL: `http://127.0.0.1:${embedderServer.port}/v1`, apiKey: embedderServer.secret,
       model: 'e5-passage', queryModel: 'e5-query',
       identityName: local.LOCAL_EMBEDDING.name, dimension: local.LOCAL_EMBEDDING.dimension,
     });

@@ -116,6 +116,8 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('-k, --k <n>', 'how many query matches to consider', '5')
     .option('-y, --yes', 'apply a --query forget (and confirm --purge-history)')
     .option('--purge-history', 'also rewrite git history so the content is gone from past commits (rewrites every branch)')
+    .option('--rewrite-project-history', 'allow --purge-history when the root is a folder of a larger repository (rewrites that project\'s branches)')
+    .option('--reason <text>', 'why, recorded in the commit with who and how many (never the forgotten text)')
     .action(run(() => import('./commands/forget.js').then((m) => m.forgetCommand)));
 
   program
@@ -146,6 +148,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .command('watch')
     .description('keep the index in step with edits to the files (runs until Ctrl-C); one line per sync')
     .option('--debounce <ms>', 'quiet time after a change before syncing', '100')
+    .option('--purge-delay <ms>', 'quiet time after a deletion or edit before its old text is purged from .mem/', '5000')
     .action(run(() => import('./commands/watch.js').then((m) => m.watchCommand)));
 
   program

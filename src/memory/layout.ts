@@ -27,6 +27,8 @@ export interface StateLayout {
   access: string;
   /** The write in progress (its files' before-state), so one killed midway is settled by the next writer. */
   pendingWrite: string;
+  /** Present while index rows were deleted but their bytes not yet purged from index storage. */
+  purgePending: string;
   /** Records and logs of the local servers (the search daemon's socket lives elsewhere: see daemon/protocol.ts). */
   servers: string;
   /** Milvus Lite's data folder. */
@@ -46,6 +48,7 @@ export function stateLayoutAt(dir: string): StateLayout {
     vectors: (modelKey) => join(dir, 'vectors', modelKey.replace(/[^A-Za-z0-9._-]+/g, '_')),
     access: join(dir, 'access.json'),
     pendingWrite: join(dir, 'pending-write.json'),
+    purgePending: join(dir, 'purge-pending'),
     servers,
     milvusData: join(dir, 'milvus'),
   };

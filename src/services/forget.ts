@@ -1,12 +1,14 @@
 // Use case: forget memories everywhere — by id, a whole user, or the matches of a query (previewed first) —
 // including summaries derived from them; one commit; optionally purged from git history too.
-import { NotFoundError, UsageError } from '../errors.js';
+import { MemError, NotFoundError, UsageError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { resolveId, sameId } from './core/duplicates.js';
 import { writeLocked } from './core/interrupted-write.js';
 import type { ManifestEntry } from './ports.js';
+import { loadDoc } from './core/documents.js';
+import { purgeLocked, type PurgeReport } from './core/purge.js';
 import { removeEverywhere, type Regenerated } from './core/remove.js';
 import { searchMemories, type SearchResult } from './search.js';
 import { syncIndex } from './core/sync.js';
@@ -23,6 +25,26 @@ export interface ForgetInput {
   apply?: boolean;
   /** Also rewrite git history so the removed files are gone from past commits. */
   purgeHistory?: boolean;
+  /** Allow purgeHistory when the root is a folder of a larger repository (its whole history is rewritten). */
+  rewriteProjectHistory?: boolean;
+  /** Why, for the audit record in the commit (never the forgotten text itself). */
+  reason?: string;
+}
+
+/** What forget checked after removing, so a caller can show it was done rather than trust it. */
+export interface ForgetVerification {
+  /** Index rows of the removed files left after the removal (read back from the index). */
+  indexRows: number;
+  /** How index storage was rid of the deleted rows. */
+  index: PurgeReport['index'];
+  cachedVectorsRemoved: number;
+  accessRecordsRemoved: number;
+  /** Files under `.mem/` read byte by byte for the forgotten text and vectors, and those that still held some. */
+  stateFiles: number;
+  stateHits: string[];
+  /** With purgeHistory: every git object read, and how many still held the forgotten text. */
+  gitObjects?: number;
+  gitHits?: number;
 }
 
 export interface ForgetResult {
@@ -35,6 +57,9 @@ export interface ForgetResult {
   preview?: { id: string; path: string; content: string }[];
   /** True when git history was rewritten. */
   purged?: boolean;
+  /** The audit record written to the commit. */
+  audit?: { by: string; reason?: string; count: number };
+  verified?: ForgetVerification;
 }
 
 // A search always returns its k nearest memories, related or not. A memory matches a forget query only if it
@@ -87,21 +112,77 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
       if (ids.length > 0) throw new NotFoundError(`no memory with id ${missing.join(', ')}${input.user ? ` for user ${input.user}` : ''}`);
       return { removed: [], missing, regenerated: [] };
     }
+    // Refuse before changing anything: a history rewrite must not reach a project's history by surprise.
+    if (input.purgeHistory) await checkPurgeScope(deps, Boolean(input.rewriteProjectHistory));
+    const needles = await forgottenBytes(deps, targets);
     const wholeUser = ids.length === 0 ? input.user : undefined;
     const report = await removeEverywhere(deps, manifest, targets, wholeUser !== undefined ? { wholeUser } : {});
     const action = wholeUser !== undefined ? 'FORGET-USER' : input.query !== undefined ? 'FORGET-QUERY' : 'FORGET';
-    const body = [
-      ...report.removed.map((r) => `removed: ${r.id} (${r.path})`),
-      ...report.regenerated.map((g) => g.to ? `regenerated: ${g.from} -> ${g.to}` : `dropped summary: ${g.from}${g.restored.length ? `, restored ${g.restored.join(', ')}` : ''}`),
-    ].join('\n');
+    const by = await deps.audit.author();
+    const reason = input.reason?.replace(/\s+/g, ' ').trim() || undefined;
+    // An audit record, not a copy: ids and paths are slugs of the text, so neither is named, only counted.
+    const derived = report.removed.length - targets.length;
     await deps.audit.commit(report.paths, commitMessage(action, {
-      id: ids.length === 1 ? ids[0] : undefined, user: input.user ?? targets[0]![1].user, count: String(report.removed.length),
-    }, body));
+      user: input.user ?? targets[0]![1].user, count: String(targets.length), by: by || undefined, reason,
+      ...(derived > 0 ? { summaries_removed: String(derived) } : {}),
+      ...(report.regenerated.length > 0 ? { summaries_regenerated: String(report.regenerated.filter((g) => g.to).length) } : {}),
+    }));
+
+    // The rows are deleted; now their bytes go from index storage, and unused vectors and statistics with them.
+    const purge = await purgeLocked(deps, { force: true });
     let purged: boolean | undefined;
+    let git: { objects: number; hits: number } | undefined;
     if (input.purgeHistory) {
       await deps.audit.purge(report.removed.map((r) => r.path));
       purged = true;
+      git = await deps.audit.objectsContaining(needles.text);
     }
-    return { removed: report.removed, missing, regenerated: report.regenerated, ...(purged ? { purged } : {}) };
+    const scan = await deps.residue.scan([...needles.text.map((t) => new TextEncoder().encode(t)), ...needles.vectors]);
+    const verified: ForgetVerification = {
+      indexRows: await deps.index.count({ users: 'all', paths: report.removed.map((r) => r.path) }),
+      index: purge.index, cachedVectorsRemoved: purge.cachedVectorsRemoved, accessRecordsRemoved: purge.accessRecordsRemoved,
+      stateFiles: scan.files, stateHits: scan.hits,
+      ...(git ? { gitObjects: git.objects, gitHits: git.hits } : {}),
+    };
+    const result: ForgetResult = {
+      removed: report.removed, missing, regenerated: report.regenerated, ...(purged ? { purged } : {}),
+      audit: { by, ...(reason ? { reason } : {}), count: targets.length }, verified,
+    };
+    if (scan.hits.length > 0 || (git?.hits ?? 0) > 0) {
+      throw new MemError(`the memories were removed, but their text is still found in ${[
+        ...scan.hits.map((h) => `.mem/${h}`), ...(git?.hits ? [`${git.hits} git objects`] : []),
+      ].join(', ')}`);
+    }
+    return result;
   });
+}
+
+async function checkPurgeScope(deps: MemoryDeps, allowProject: boolean): Promise<void> {
+  const scope = await deps.audit.purgeScope();
+  if (!scope) throw new UsageError('--purge-history needs git (MEM_GIT is off)');
+  if (scope.uncommitted > 0) {
+    throw new UsageError(`--purge-history rewrites history and needs a clean work tree: ${scope.uncommitted} tracked files of ${scope.repository} `
+      + 'have uncommitted changes (a hand edit or deletion under the root too); commit or stash them, then run again. Nothing was forgotten.');
+  }
+  if (scope.rootIsRepository || allowProject) return;
+  throw new UsageError(`--purge-history would rewrite the history of the repository ${scope.repository}, which holds more than the memories `
+    + `(branches: ${scope.branches.join(', ') || 'none'}); only the memory files are removed from it, but every commit of those branches `
+    + 'gets a new id. Add --rewrite-project-history to do it anyway. Nothing was forgotten.');
+}
+
+// Long enough to be this memory's own words rather than a heading or a common phrase.
+const MIN_NEEDLE = 12;
+
+/** The forgotten text (its body lines) and the start of each cached vector, read before they are removed. */
+async function forgottenBytes(deps: MemoryDeps, targets: [string, ManifestEntry][]): Promise<{ text: string[]; vectors: Uint8Array[] }> {
+  const text = new Set<string>();
+  for (const [path] of targets) {
+    const body = await loadDoc(deps, path).then((d) => d.body).catch(() => '');
+    const lines = body.split('\n').map((l) => l.trim()).filter((l) => l.length >= MIN_NEEDLE);
+    for (const l of lines.length > 0 ? lines : [body.trim()]) if (l) text.add(l);
+  }
+  const cached = await deps.cache.getMany(targets.flatMap(([, e]) => e.chunks.map((c) => c.textHash)));
+  // 16 floats are 64 bytes: no other vector starts the same way, and a row store keeps them contiguous.
+  const vectors = [...cached.values()].map((v) => new Uint8Array(new Float32Array(v.slice(0, 16)).buffer));
+  return { text: [...text], vectors };
 }

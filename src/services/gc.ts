@@ -5,6 +5,7 @@ import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import type { ManifestEntry } from './ports.js';
 import { writeLocked } from './core/interrupted-write.js';
+import { purgeLocked, type PurgeReport } from './core/purge.js';
 import { removeEverywhere, type Regenerated } from './core/remove.js';
 import { rewriteMemory } from './core/rewrite.js';
 import { syncIndex } from './core/sync.js';
@@ -23,6 +24,8 @@ export interface GcResult {
   removed: { id: string; path: string }[];
   regenerated: Regenerated[];
   dryRun: boolean;
+  /** Bytes of deleted text purged from `.mem/`: this gc's removals and hand edits or deletions since the last purge. */
+  purge?: PurgeReport;
 }
 
 export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Promise<GcResult> {
@@ -46,6 +49,8 @@ export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Pro
     const paths = [...new Set([...toMark.map(([p]) => p), ...report.paths])];
     await deps.audit.commit(paths, commitMessage('GC', { user: input.user, expired: String(toMark.length), removed: String(report.removed.length) },
       [...toMark.map(([p, e]) => `expired: ${e.memoryId} (${p})`), ...report.removed.map((r) => `removed: ${r.id} (${r.path})`)].join('\n')));
-    return { expired: list(toMark), removed: report.removed, regenerated: report.regenerated, dryRun: false };
+    // Hand deletions and edits only mark index rows deleted; their text stays in index storage until this purge.
+    const purge = await purgeLocked(deps, { force: report.removed.length > 0 });
+    return { expired: list(toMark), removed: report.removed, regenerated: report.regenerated, dryRun: false, purge };
   });
 }

@@ -49,6 +49,12 @@ export interface VectorIndex {
   search(request: IndexSearchRequest): Promise<IndexHit[]>;
   /** Seals recent writes into indexed storage (searches of unsealed rows are brute force). */
   flush(): Promise<void>;
+  /**
+   * Rewrites storage so deleted rows are gone from it: 'compacted' when the server did it and said so,
+   * 'requested' when it accepted but had not finished in time, 'unsupported' when it cannot (Milvus Lite:
+   * the caller rebuilds the collection instead).
+   */
+  compact(): Promise<'compacted' | 'requested' | 'unsupported'>;
   count(scope: IndexScope): Promise<number>;
   /** Distinct paths that have rows (for finding orphans). */
   listPaths(): Promise<string[]>;
@@ -75,6 +81,8 @@ export interface VectorCache {
   getMany(hashes: string[]): Promise<Map<string, number[]>>;
   putMany(entries: Map<string, number[]>): Promise<void>;
   removeMany(hashes: string[]): Promise<void>;
+  /** Removes every cached vector whose hash is not in `keep`; returns how many went. */
+  retain(keep: Set<string>): Promise<number>;
 }
 
 export interface FileStat {
@@ -133,6 +141,16 @@ export interface AuditEntry {
   subject: string;
 }
 
+export interface PurgeScope {
+  /** The top folder of the repository holding the root. */
+  repository: string;
+  /** True when the root is that top folder: the repository holds nothing but the memories. */
+  rootIsRepository: boolean;
+  branches: string[];
+  /** Tracked files changed but not committed: a rewrite would refuse to run over them. */
+  uncommitted: number;
+}
+
 export interface AuditLog {
   /** Commits exactly these paths (added, changed or removed) with the message; no-op when disabled. */
   commit(paths: string[], message: string): Promise<void>;
@@ -147,6 +165,12 @@ export interface AuditLog {
   uncommitted(paths?: string[]): Promise<string[]>;
   /** Puts the staged state of these paths back to the last commit (what a rolled-back write had staged). */
   unstage(paths: string[]): Promise<void>;
+  /** What a purge would rewrite: the repository holding the root, whether it is the root itself, and its branches. */
+  purgeScope(): Promise<PurgeScope | null>;
+  /** The identity commits are made as (`Name <email>`), for audit records. */
+  author(): Promise<string>;
+  /** How many git objects (any reachable or not, packed or loose) contain any of these byte strings. */
+  objectsContaining(needles: string[]): Promise<{ objects: number; hits: number }>;
   /** Does nothing when disabled. */
   readonly enabled: boolean;
 }
@@ -163,6 +187,8 @@ export interface AccessStats {
   /** Records an access; may complete in the background (see settle). */
   touch(keys: string[], at: number): void;
   remove(keys: string[]): Promise<void>;
+  /** Removes every record whose key is not in `keep`; returns how many went. */
+  retain(keep: Set<string>): Promise<number>;
   /** Waits for background updates (call before the process exits). */
   settle(): Promise<void>;
 }
@@ -184,6 +210,16 @@ export interface WriteJournal {
   /** The write finished (or was settled): forget it. */
   end(): Promise<void>;
   pending(): Promise<PendingWrite | null>;
+}
+
+/** The root's private state folder as a whole: what forgetting must leave without a copy of the text. */
+export interface StateResidue {
+  /** Records that index rows were deleted since the last purge (their bytes may remain in index storage). */
+  markDeleted(): Promise<void>;
+  deletedSinceLastPurge(): Promise<boolean>;
+  clearDeleted(): Promise<void>;
+  /** Reads every file of the state folder; returns how many were read and which (relative paths) hold any needle. */
+  scan(needles: Uint8Array[]): Promise<{ files: number; hits: string[] }>;
 }
 
 export interface WriteLock {

@@ -1,7 +1,8 @@
 // Use case: keep the index in step with the files while they are edited: file changes are debounced
 // into one sync of just the changed paths (a missing path is a deletion), each sync reported.
 import { MemError } from '../errors.js';
-import type { FileChange, WatchFiles } from './ports.js';
+import type { AccessStats, FileChange, WatchFiles } from './ports.js';
+import { purgeLocked, type PurgeReport } from './core/purge.js';
 import { syncIndex, type ReindexReport, type SyncDeps } from './core/sync.js';
 
 export interface WatchOptions {
@@ -13,6 +14,16 @@ export interface WatchOptions {
   onSync?: (event: WatchSyncEvent) => void;
   /** A sync that failed; its paths are retried with backoff. */
   onError?: (error: unknown, paths: string[] | 'all') => void;
+  /** Quiet time after a sync that deleted rows before their text is purged from `.mem/`, ms (default 5000). */
+  purgeDelayMs?: number;
+  /** After each purge. */
+  onPurge?: (event: WatchPurgeEvent) => void;
+}
+
+export interface WatchPurgeEvent {
+  at: string;
+  ms: number;
+  purge: PurgeReport;
 }
 
 export interface WatchSyncEvent {
@@ -34,7 +45,7 @@ export interface Watching {
 const RETRY_MAX_MS = 30_000;
 
 /** Watches the root; resolves once the watcher runs and the first full sync is done. */
-export async function watchMemory(deps: SyncDeps & { watchFiles?: WatchFiles }, options: WatchOptions = {}): Promise<Watching> {
+export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchFiles?: WatchFiles }, options: WatchOptions = {}): Promise<Watching> {
   if (!deps.watchFiles) throw new MemError('this memory was opened without a file watcher');
   const debounceMs = options.debounceMs ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 2_000;
@@ -51,6 +62,7 @@ export async function watchMemory(deps: SyncDeps & { watchFiles?: WatchFiles }, 
     const started = performance.now();
     const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
     options.onSync?.({ at: new Date().toISOString(), initial, paths, ms: Math.round(performance.now() - started), report });
+    if (report.deleted > 0 || (initial && (await deps.residue.deletedSinceLastPurge()))) schedulePurge();
   };
 
   const sync = async (paths: string[] | 'all'): Promise<void> => {
@@ -65,6 +77,30 @@ export async function watchMemory(deps: SyncDeps & { watchFiles?: WatchFiles }, 
       options.onError?.(err, paths);
     }
   };
+
+  // Text a person deleted or edited away is purged once edits pause, so watching is as thorough as `mem gc`
+  // without a rebuild from cached vectors (Milvus Lite) after every keystroke-save (docs/benchmarks.md).
+  const purgeDelayMs = options.purgeDelayMs ?? 5_000;
+  let purgeTimer: NodeJS.Timeout | undefined;
+  let purging: Promise<void> | undefined;
+  const runPurge = async (): Promise<void> => {
+    purgeTimer = undefined;
+    // A sync running or queued first: the purge waits for the quiet after it.
+    if (running || timer) return schedulePurge();
+    const started = performance.now();
+    try {
+      const purge = await deps.lock.run(() => purgeLocked(deps));
+      options.onPurge?.({ at: new Date().toISOString(), ms: Math.round(performance.now() - started), purge });
+    } catch (err) {
+      // The marker stays: the next purge (or `mem gc`) does it.
+      options.onError?.(err, 'all');
+    }
+  };
+  function schedulePurge(): void {
+    if (closed) return;
+    clearTimeout(purgeTimer);
+    purgeTimer = setTimeout(() => (purging = runPurge()), purgeDelayMs);
+  }
 
   const flush = () => {
     timer = undefined;
@@ -115,8 +151,10 @@ export async function watchMemory(deps: SyncDeps & { watchFiles?: WatchFiles }, 
       if (closed) return;
       closed = true;
       clearTimeout(timer);
+      clearTimeout(purgeTimer);
       await watcher.close();
       await running;
+      await purging;
       if (failures === 0 && (full || pending.size > 0)) {
         await sync(full ? 'all' : [...pending].sort());
       }

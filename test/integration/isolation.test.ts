@@ -34,7 +34,7 @@ describe('isolation at the index: property over random rows', () => {
     tm = await openTestMemory();
     const runtime = await ensureRuntime({ home: tm.config.runtimeHome, python: tm.config.python });
     const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(tm.root)));
-    index = new MilvusIndex({ address: `127.0.0.1:${server.port}`, collection: 'isolation_rows' });
+    index = new MilvusIndex({ address: `127.0.0.1:${server.port}`, token: server.secret, collection: 'isolation_rows' });
     await index.open({ name: 'random', dimension: 4 });
   });
   afterAll(async () => {

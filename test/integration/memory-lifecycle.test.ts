@@ -108,7 +108,9 @@ describe('memory lifecycle on real Milvus Lite and the local model', () => {
     const vectorsBefore = await vectorFiles();
     expect(await readFile(join(t.root, '.mem/access.json'), 'utf8')).toContain('wei');
     const result = await t.memory.forget({ user: 'wei' });
-    expect(await vectorFiles()).toBe(vectorsBefore - 3);
+    // Wei's three, and any vector of text no file holds any more (edited away by earlier steps): forget purges those too.
+    expect(await vectorFiles()).toBeLessThanOrEqual(vectorsBefore - 3);
+    expect(result.verified).toMatchObject({ indexRows: 0, index: 'rebuilt', stateHits: [] });
     expect(await readFile(join(t.root, '.mem/access.json'), 'utf8')).not.toContain('wei');
     expect(result.removed.map((r) => r.id).sort()).toEqual(['wei-diet', 'wei-move', 'wei-risk']);
     await expect(stat(join(t.root, 'wei/semantic/risk.md'))).rejects.toThrow();

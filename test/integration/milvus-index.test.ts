@@ -26,6 +26,7 @@ function row(id: string, user: string, content: string, vector: number[], extra:
 describe('MilvusIndex on Milvus Lite', () => {
   let stateDir: string;
   let address: string;
+  let token: string;
   let index: MilvusIndex;
 
   beforeAll(async () => {
@@ -35,7 +36,8 @@ describe('MilvusIndex on Milvus Lite', () => {
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
     const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(root)));
     address = `127.0.0.1:${server.port}`;
-    index = new MilvusIndex({ address, collection: 'it_index' });
+    token = server.secret;
+    index = new MilvusIndex({ address, token, collection: 'it_index' });
     await index.open(MODEL);
     await index.upsert([
       row('a1', 'alice', 'Alice moved to Berlin in 2024', [1, 0, 0, 0]),
@@ -96,7 +98,7 @@ describe('MilvusIndex on Milvus Lite', () => {
   });
 
   it('refuses to open an index built with another embedding model', async () => {
-    const other = new MilvusIndex({ address, collection: 'it_index' });
+    const other = new MilvusIndex({ address, token, collection: 'it_index' });
     await expect(other.open({ name: 'another-model', dimension: 4 })).rejects.toBeInstanceOf(ModelMismatchError);
     await expect(other.open({ name: 'another-model', dimension: 4 })).rejects.toThrow(/mem reindex --rebuild/);
     await other.close();

@@ -88,6 +88,11 @@ export class InMemoryIndex implements VectorIndex {
     return hits.sort((a, b) => b.score - a.score).slice(0, request.limit);
   }
 
+  /** In memory, a deleted row leaves nothing behind. */
+  async compact(): Promise<'compacted'> {
+    return 'compacted';
+  }
+
   async flush(): Promise<void> {
     this.calls.flush++;
   }

@@ -9,6 +9,7 @@ import { JsonAccessStats } from '../../src/adapters/state/json-access-stats.js';
 import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
 import { JsonWriteJournal } from '../../src/adapters/state/json-write-journal.js';
 import { STATE_DIR } from '../../src/memory/layout.js';
+import { FileStateResidue } from '../../src/adapters/state/state-residue.js';
 import type { MemoryDeps } from '../../src/services/core/deps.js';
 import type { AuditLog } from '../../src/services/ports.js';
 import { DEFAULT_LIFECYCLE } from '../../src/memory/lifecycle.js';
@@ -30,6 +31,9 @@ export function recordingAudit(): RecordingAudit {
     // Everything a recorded commit named counts as committed; the rest (never committed) does not.
     uncommitted: async (paths) => (paths ?? []).filter((p) => !commits.some((c) => c.paths.includes(p))),
     unstage: async () => {},
+    purgeScope: async () => null,
+    author: async () => 'Test <test@localhost>',
+    objectsContaining: async () => ({ objects: 0, hits: 0 }),
   };
 }
 
@@ -48,6 +52,7 @@ export function unitDeps(root: string, overrides: Partial<MemoryDeps> = {}): Mem
     audit: recordingAudit(),
     journal: new JsonWriteJournal(join(root, STATE_DIR)),
     access: new JsonAccessStats(join(root, STATE_DIR)),
+    residue: new FileStateResidue(join(root, STATE_DIR)),
     scoring: DEFAULT_SCORING,
     fusion: DEFAULT_FUSION,
     lifecycle: DEFAULT_LIFECYCLE,

@@ -1,13 +1,14 @@
 // AuditLog on git: each write is one commit of exactly the memory files it touched.
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 
 import { simpleGit, type SimpleGit } from 'simple-git';
 
 import { inheritedEnvironment } from '../../config.js';
 import { MemError, errorMessage } from '../../errors.js';
-import type { AuditEntry, AuditLog } from '../../services/ports.js';
+import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
 
 export class GitAudit implements AuditLog {
   private git: SimpleGit | null = null;
@@ -101,6 +102,45 @@ export class GitAudit implements AuditLog {
     }
   }
 
+  async author(): Promise<string> {
+    if (!this.enabled) return '';
+    // `git var` applies the same rules as a commit (config, environment); drop its trailing timestamp.
+    const ident = await (await this.repo()).raw(['var', 'GIT_AUTHOR_IDENT']).catch(() => '');
+    return ident.trim().replace(/\s+\d+\s+[+-]\d{4}$/, '');
+  }
+
+  async purgeScope(): Promise<PurgeScope | null> {
+    if (!this.enabled) return null;
+    const git = await this.repo();
+    const top = (await git.raw(['rev-parse', '--show-toplevel'])).trim();
+    const [realTop, realRoot] = await Promise.all([realpath(top), realpath(this.root)]);
+    const branches = (await git.raw(['for-each-ref', '--format=%(refname:short)', 'refs/heads'])).split('\n').filter(Boolean);
+    const uncommitted = (await git.raw(['status', '--porcelain', '--untracked-files=no', '--', top])).split('\n').filter(Boolean).length;
+    return { repository: realTop, rootIsRepository: realTop === realRoot, branches, uncommitted };
+  }
+
+  async objectsContaining(needles: string[]): Promise<{ objects: number; hits: number }> {
+    if (!this.enabled) return { objects: 0, hits: 0 };
+    const top = (await (await this.repo()).raw(['rev-parse', '--show-toplevel'])).trim();
+    // Every object in the store, loose or packed, reachable or not, decompressed: what a copy of .git/ would give away.
+    const out = await new Promise<Buffer>((resolve, reject) => {
+      execFile('git', ['cat-file', '--batch-all-objects', '--batch', '--unordered'], { cwd: top, encoding: 'buffer', maxBuffer: 1 << 30 },
+        (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
+    const wanted = needles.filter(Boolean).map((n) => Buffer.from(n, 'utf8'));
+    let objects = 0;
+    let hits = 0;
+    for (let at = 0; at < out.length;) {
+      const eol = out.indexOf(0x0a, at);
+      const size = Number(out.subarray(at, eol).toString('latin1').split(' ')[2]);
+      const body = out.subarray(eol + 1, eol + 1 + size);
+      objects += 1;
+      if (wanted.some((n) => body.includes(n))) hits += 1;
+      at = eol + 1 + size + 1;
+    }
+    return { objects, hits };
+  }
+
   async purge(paths: string[]): Promise<void> {
     if (!this.enabled || paths.length === 0) return;
     const git = await this.repo();
@@ -117,7 +157,8 @@ export class GitAudit implements AuditLog {
       // A minimal environment: simple-git refuses to pass editor/pager variables on, and filter-branch needs none.
       const inherited = inheritedEnvironment();
       const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => inherited[k]).map((k) => [k, inherited[k]!]));
-      await git.env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
+      // filter-branch runs from the top of the work tree only (the root may be a project's subfolder).
+      await simpleGit({ baseDir: top }).env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
         .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);
       const backups = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/original/'])).split('\n').filter(Boolean);
       for (const ref of backups) await git.raw(['update-ref', '-d', ref]);

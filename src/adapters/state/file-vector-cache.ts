@@ -1,5 +1,5 @@
 // VectorCache as one small float32 file per text hash under `.mem/vectors/<model>/`.
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
@@ -49,5 +49,14 @@ export class FileVectorCache implements VectorCache {
 
   async removeMany(hashes: string[]): Promise<void> {
     await inParallel(hashes, async (hash) => rm(this.fileOf(hash), { force: true }));
+  }
+
+  async retain(keep: Set<string>): Promise<number> {
+    const entries = await readdir(this.dir, { recursive: true, withFileTypes: true }).catch(() => []);
+    // Leftover temp files of interrupted atomic writes hold vectors too: anything not a kept vector goes.
+    const gone = entries.filter((e) => e.isFile() && !keep.has(e.name.replace(/\.f32$/, '')))
+      .map((e) => join(e.parentPath, e.name));
+    await inParallel(gone, async (file) => rm(file, { force: true }));
+    return gone.length;
   }
 }

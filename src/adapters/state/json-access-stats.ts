@@ -54,6 +54,14 @@ export class JsonAccessStats implements AccessStats {
     await this.pending;
   }
 
+  async retain(keep: Set<string>): Promise<number> {
+    let removed = 0;
+    await this.update((all) => {
+      for (const k of Object.keys(all)) if (!keep.has(k)) { delete all[k]; removed++; }
+    });
+    return removed;
+  }
+
   async remove(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     await this.update((all) => {

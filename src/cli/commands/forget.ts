@@ -11,6 +11,8 @@ export interface ForgetOptions extends GlobalOptions {
   k: string;
   yes?: boolean;
   purgeHistory?: boolean;
+  rewriteProjectHistory?: boolean;
+  reason?: string;
 }
 
 function formatForget(result: ForgetResult): string {
@@ -25,6 +27,11 @@ function formatForget(result: ForgetResult): string {
   }
   for (const id of result.missing) lines.push(`not found: ${id}`);
   if (result.purged) lines.push('git history rewritten: the removed files are gone from every commit');
+  const v = result.verified;
+  if (v) {
+    lines.push(`verified: ${v.indexRows} index rows left; index storage ${v.index}; ${v.stateFiles} files under .mem/ hold none of the text`
+      + (v.gitObjects !== undefined ? `; ${v.gitObjects} git objects hold none of it` : ''));
+  }
   return lines.length ? lines.join('\n') : 'nothing to forget';
 }
 
@@ -40,6 +47,8 @@ export async function forgetCommand(ids: string[], opts: ForgetOptions, io: Io):
     ...(opts.user ? { user: opts.user } : {}),
     ...(opts.query !== undefined ? { query: opts.query, k: parsePositiveInt(opts.k, '-k', 100), apply: Boolean(opts.yes) } : {}),
     ...(opts.purgeHistory ? { purgeHistory: true } : {}),
+    ...(opts.rewriteProjectHistory ? { rewriteProjectHistory: true } : {}),
+    ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
   }));
   io.result(result, () => formatForget(result));
 }

@@ -16,6 +16,8 @@ export async function gcCommand(opts: GcOptions, io: Io): Promise<void> {
       ...result.removed.map((r) => `${result.dryRun ? 'would remove' : 'removed'}: ${r.id} (${r.path})`),
       ...result.regenerated.map((g) => (g.to ? `regenerated summary ${g.from} as ${g.to}` : `dropped summary ${g.from}`)),
     ];
+    if (result.purge && result.purge.index !== 'clean') lines.push(`deleted text purged from the index (${result.purge.index})`);
+    if (result.purge?.cachedVectorsRemoved) lines.push(`${result.purge.cachedVectorsRemoved} unused cached vectors removed`);
     return lines.length ? lines.join('\n') : 'nothing expired';
   });
 }

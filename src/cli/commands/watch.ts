@@ -7,6 +7,7 @@ import { parsePositiveInt } from './parse-options.js';
 
 export interface WatchCommandOptions extends GlobalOptions {
   debounce: string;
+  purgeDelay: string;
 }
 
 function describe(e: WatchSyncEvent): string {
@@ -18,6 +19,7 @@ function describe(e: WatchSyncEvent): string {
 
 export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<void> {
   const debounceMs = parsePositiveInt(opts.debounce, '--debounce', 60_000);
+  const purgeDelayMs = parsePositiveInt(opts.purgeDelay, '--purge-delay', 3_600_000);
   const config = configFrom(opts);
   const { openMemory } = await import('../../open-memory.js');
   const memory = await openMemory(config, { onLog: (line) => io.note(line) });
@@ -27,7 +29,10 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
   try {
     const watching = await memory.watch({
       debounceMs,
+      purgeDelayMs,
       onSync: (e) => io.result({ event: 'sync', at: e.at, initial: e.initial, paths: e.paths, ms: e.ms, ...e.report }, () => describe(e)),
+      onPurge: (e) => io.result({ event: 'purge', at: e.at, ms: e.ms, ...e.purge },
+        () => `${e.at.slice(11, 19)} deleted text purged from .mem/ (index ${e.purge.index}, ${e.purge.cachedVectorsRemoved} cached vectors) (${e.ms} ms)`),
       onError: (err, paths) => {
         const message = errorMessage(err);
         io.result({ event: 'error', paths, error: { code: err instanceof MemError ? err.code : 'INTERNAL', message } },

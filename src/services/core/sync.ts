@@ -9,7 +9,7 @@ import type { MemoryMeta, MemoryStatus } from '../../memory/model.js';
 import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
 import { resolveLinks, withStatus, type LinkProblem } from './links.js';
 import type {
-  Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, VectorCache, VectorIndex, WriteLock,
+  Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, StateResidue, VectorCache, VectorIndex, WriteLock,
 } from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
@@ -26,6 +26,8 @@ export interface SyncDeps {
   embedBatchSize: number;
   /** Larger files are reported and skipped (a 20 MB log is not a memory). */
   maxFileBytes: number;
+  /** Tracks deletions whose bytes a purge must still remove from index storage. */
+  residue: StateResidue;
   /** How often a long sync saves its progress (default 5 s; tests use 0: after every batch). */
   manifestSaveIntervalMs?: number;
 }
@@ -150,6 +152,8 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   await removeDeleted(deps, files.filter((f) => !vanished.has(f.path)), previous, indexed, next, options.only, report);
   await applyLinks(deps, next, previous, options.only, report);
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
+  // A delete only marks rows: their text stays in index storage until a purge rewrites it (services/purge.ts).
+  if (report.deleted > 0 && !options.rebuild) await deps.residue.markDeleted();
   await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
   // Two files of one user with one id both stay indexed; each is reported where its id is (a partial sync: its own).

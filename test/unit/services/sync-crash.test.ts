@@ -127,6 +127,11 @@ class MapCache implements VectorCache {
   async removeMany(hashes: string[]) {
     for (const h of hashes) this.vectors.delete(h);
   }
+  async retain(keep: Set<string>) {
+    const gone = [...this.vectors.keys()].filter((h) => !keep.has(h));
+    for (const h of gone) this.vectors.delete(h);
+    return gone.length;
+  }
 }
 
 /** The manifest in memory, saved as a copy (as a file would be). */

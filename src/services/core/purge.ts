@@ -1,0 +1,34 @@
+// Purging what deletions leave behind under `.mem/`: index storage rewritten without the deleted rows (the server's
+// compaction, or a rebuild of the collection from the files and the vector cache where the server cannot compact),
+// then cached vectors and access statistics that no memory file uses any more.
+import type { AccessStats } from '../ports.js';
+import { accessKey, type ManifestEntry } from '../ports.js';
+import { syncIndex, type SyncDeps } from './sync.js';
+
+export interface PurgeReport {
+  /** What happened to index storage: nothing was pending, the server compacted (or accepted to), or memdir rebuilt it. */
+  index: 'clean' | 'compacted' | 'requested' | 'rebuilt';
+  cachedVectorsRemoved: number;
+  accessRecordsRemoved: number;
+}
+
+/** Must run under the write lock, after a sync. `force` purges index storage even when no deletion was recorded. */
+export async function purgeLocked(deps: SyncDeps & { access: AccessStats }, options: { force?: boolean } = {}): Promise<PurgeReport> {
+  let index: PurgeReport['index'] = 'clean';
+  if (options.force || (await deps.residue.deletedSinceLastPurge())) {
+    const how = await deps.index.compact();
+    if (how === 'unsupported') {
+      // Costs no embedding: every vector comes from the cache (measured in docs/benchmarks.md).
+      await syncIndex(deps, { rebuild: true });
+      index = 'rebuilt';
+    } else {
+      index = how;
+    }
+    // A remote compaction still running finishes on its own; nothing more memdir can do for it.
+    await deps.residue.clearDeleted();
+  }
+  const entries = [...((await deps.manifest.load()) ?? new Map<string, ManifestEntry>()).values()];
+  const cachedVectorsRemoved = await deps.cache.retain(new Set(entries.flatMap((e) => e.chunks.map((c) => c.textHash))));
+  const accessRecordsRemoved = await deps.access.retain(new Set(entries.map((e) => accessKey(e.user, e.memoryId))));
+  return { index, cachedVectorsRemoved, accessRecordsRemoved };
+}
