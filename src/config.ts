@@ -1,5 +1,5 @@
 // Configuration: defaults, then environment, then flags. Read only by the composition root's callers (CLI, library users).
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { ConfigError } from './errors.js';
@@ -167,5 +167,41 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     maxFileBytes: positiveInt(env, 'MEM_MAX_FILE_MB', 5) * 1024 * 1024,
     embedBatchSize: positiveInt(env, 'MEM_EMBED_BATCH', 32),
     ...(env.MEM_DENSE_WEIGHT ? { denseWeight: fraction(env, 'MEM_DENSE_WEIGHT') } : {}),
+  };
+}
+
+/** What the coding-agent integration (`mem integrate`, `mem hook`) reads besides a root's configuration. */
+export interface AgentConfig {
+  /** The person's home folder (where agents keep their user-scope configuration). */
+  home: string;
+  /** The personal memory root, shared by every project's sessions (MEM_PERSONAL_ROOT, default ~/.memdir). */
+  personalRoot: string;
+  /** Whose memories the sessions see and write (MEM_USER, else the OS user name when it is a valid id). */
+  user: string;
+  /** Token budget of the context block injected at session start (MEM_HOOK_CONTEXT_TOKENS, default 1200). */
+  contextTokens: number;
+  /** Token budget of the recall added to a prompt (MEM_HOOK_PROMPT_TOKENS, default 500). */
+  promptTokens: number;
+  /** Whether hooks may start the search daemon (MEM_DAEMON, default on). */
+  daemon: boolean;
+}
+
+function osUser(): string | undefined {
+  try {
+    const name = userInfo().username.toLowerCase().replace(/[^a-z0-9._@-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
+    return isValidUserId(name) ? name : undefined;
+  } catch {
+    return undefined; // no passwd entry (some containers)
+  }
+}
+
+export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
+  return {
+    home: homedir(),
+    personalRoot: resolve(env.MEM_PERSONAL_ROOT || join(homedir(), '.memdir')),
+    user: env.MEM_USER ? defaultUser(env.MEM_USER) : (osUser() ?? 'default'),
+    contextTokens: positiveInt(env, 'MEM_HOOK_CONTEXT_TOKENS', 1200),
+    promptTokens: positiveInt(env, 'MEM_HOOK_PROMPT_TOKENS', 500),
+    daemon: env.MEM_DAEMON !== 'off',
   };
 }

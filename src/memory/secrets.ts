@@ -65,9 +65,10 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
-/** Every obvious secret in the text, in order of position; empty when there is none. */
-export function findSecrets(text: string): SecretFinding[] {
-  const found: (SecretFinding & { start: number; end: number })[] = [];
+type Span = SecretFinding & { start: number; end: number };
+
+function secretSpans(text: string): Span[] {
+  const found: Span[] = [];
   for (const d of DETECTORS) {
     for (const m of text.matchAll(d.pattern)) {
       const start = m.index;
@@ -78,7 +79,35 @@ export function findSecrets(text: string): SecretFinding[] {
       found.push({ kind: d.kind, reason: d.reason, redacted, line: lineAt(text, start), start, end });
     }
   }
-  return found.sort((a, b) => a.start - b.start).map(({ start: _s, end: _e, ...f }) => f);
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/** Every obvious secret in the text, in order of position; empty when there is none. */
+export function findSecrets(text: string): SecretFinding[] {
+  return secretSpans(text).map(({ start: _s, end: _e, ...f }) => f);
+}
+
+/**
+ * The text with each obvious secret replaced by its redacted form and kind, for writers that must keep
+ * the rest (captured agent sessions): the secret is gone, and the reader can see that one was there.
+ */
+export function redactSecrets(text: string): { text: string; findings: SecretFinding[] } {
+  const spans = secretSpans(text);
+  let out = '';
+  let at = 0;
+  for (const s of spans) {
+    if (s.start < at) continue;
+    if (s.kind === 'private key') {
+      // The whole block goes, not just its header line.
+      const end = /-----END [A-Z ]*PRIVATE KEY( BLOCK)?-----/.exec(text.slice(s.end));
+      out += `${text.slice(at, s.start)}[redacted private key]`;
+      at = end ? s.end + end.index + end[0].length : text.length;
+      continue;
+    }
+    out += `${text.slice(at, s.start)}[redacted ${s.kind}: ${s.redacted}]`;
+    at = s.end;
+  }
+  return { text: out + text.slice(at), findings: spans.map(({ start: _s, end: _e, ...f }) => f) };
 }
 
 /** Refuses text with an obvious secret (a usage error, exit 2) and says what was found and why. */
