@@ -86,6 +86,8 @@ export async function integrateAgent(files: TextFiles, input: IntegrateInput): P
     return result;
   }
 
+  // Folders memdir created go last, once every file in them is gone (a skill inside the settings' folder).
+  const createdDirs: string[] = [];
   for (const p of plans) {
     const known = record.files.find((f) => f.path === p.path);
     const current = await files.read(p.path);
@@ -95,7 +97,7 @@ export async function integrateAgent(files: TextFiles, input: IntegrateInput): P
       // Nothing changed since memdir wrote it: put back exactly what was there.
       if (known.before === null) {
         await files.remove(p.path);
-        await files.removeEmptyDirs(known.createdDirs);
+        createdDirs.push(...known.createdDirs);
         result.files.push({ path: p.path, action: 'removed', what: p.what });
       } else {
         await files.write(p.path, known.before);
@@ -107,7 +109,7 @@ export async function integrateAgent(files: TextFiles, input: IntegrateInput): P
         result.files.push({ path: p.path, action: 'unchanged', what: 'nothing of memdir in it' });
       } else if (p.emptyWithout(current) && (known?.before ?? null) === null) {
         await files.remove(p.path);
-        await files.removeEmptyDirs(known?.createdDirs ?? []);
+        createdDirs.push(...(known?.createdDirs ?? []));
         result.files.push({ path: p.path, action: 'removed', what: p.what });
       } else {
         await files.write(p.path, next);
@@ -115,6 +117,7 @@ export async function integrateAgent(files: TextFiles, input: IntegrateInput): P
       }
     }
   }
+  await files.removeEmptyDirs(createdDirs);
   await files.remove(where);
   return result;
 }

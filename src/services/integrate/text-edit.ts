@@ -92,7 +92,8 @@ export function withHooks(settings: JsonObject, specs: HookSpec[], ours: (comman
     groups.push({ ...(s.matcher ? { matcher: s.matcher } : {}), hooks: [s.hook] });
     hooks[s.event] = groups;
   }
-  return { ...base, hooks };
+  // Where the file had its hooks key, it stays (a second install must give the same text).
+  return 'hooks' in settings ? { ...settings, ...base, hooks } : { ...base, hooks };
 }
 
 /** Settings with these entries under a key such as mcpServers (replacing same-named ones). */
