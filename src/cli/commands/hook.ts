@@ -14,6 +14,8 @@ import { assertUserId } from '../../memory/ids.js';
 import { codexNotifyTurns, geminiAfterAgentTurns } from '../../services/capture/agent-turns.js';
 import type { CapturePorts, CaptureResult } from '../../services/capture/capture.js';
 import type { ContextScope } from '../../services/capture/session-context.js';
+import type { AddInput } from '../../services/add.js';
+import type { Memory } from '../../services/memory.js';
 import type { HookLogEntry, HookState } from '../../services/ports.js';
 import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchResult } from '../../services/search.js';
@@ -131,12 +133,18 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
 }
 
 /** Capture in this process (the detached worker): the new turns into the project's memory. */
-async function captureNow(agent: string, event: string, payload: Payload, w: Where, user: string, io: Io): Promise<CaptureResult> {
-  const { openTextFiles } = await import('../../open-memory.js');
+async function captureNow(agent: string, event: string, payload: Payload, w: Where, user: string, personalRoot: string, io: Io): Promise<CaptureResult> {
+  const { openMemory, openTextFiles } = await import('../../open-memory.js');
   const { withMemory } = await import('../context.js');
   const capture = await import('../../services/capture/capture.js');
+  // Opened only if the model extracts a preference: those belong to the person, not the project.
+  let personal: Promise<Memory> | undefined;
+  const addPersonal = (input: AddInput) => (personal ??= openMemory(loadConfig(process.env, { root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
   return withMemory({ root: w.projectRoot }, io, async (memory) => {
-    const ports: CapturePorts = { state: w.state, files: await openTextFiles(), ingest: (input) => memory.ingest(input) };
+    const ports: CapturePorts = {
+      state: w.state, files: await openTextFiles(), ingest: (input) => memory.ingest(input),
+      ...(personalRoot !== w.projectRoot ? { addPersonal } : {}),
+    };
     if (agent === 'claude-code') {
       const session = str(payload.session_id) ?? 'unknown';
       const transcriptPath = str(payload.transcript_path);
@@ -147,6 +155,8 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
     const turns = agent === 'codex' ? codexNotifyTurns(payload, now) : geminiAfterAgentTurns(payload, now);
     const session = str(payload['thread-id']) ?? str(payload.session_id) ?? 'unknown';
     return capture.captureTurns(ports, { user, source: `${agent}:${session}`, turns });
+  }).finally(async () => {
+    await (await personal?.catch(() => undefined))?.close();
   });
 }
 
@@ -196,7 +206,7 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
       captureLater(agent, event, payload, w, user);
       return; // the worker logs the outcome
     } else {
-      outcome = { detail: describeCapture(await captureNow(agent, event, payload, w, user, io)) };
+      outcome = { detail: describeCapture(await captureNow(agent, event, payload, w, user, agentConfig.personalRoot, io)) };
     }
     if (outcome.output !== undefined) process.stdout.write(`${JSON.stringify(outcome.output)}\n`);
     if (outcome.detail) entry.detail = outcome.detail;

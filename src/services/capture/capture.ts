@@ -3,6 +3,7 @@
 // fire), secrets redacted (kept visible as redacted, never silently dropped), then stored like
 // `mem ingest`: appended to the day's episodic log and, with an LLM, extracted through reconciliation.
 import { redactSecrets } from '../../memory/secrets.js';
+import type { AddInput, AddResult } from '../add.js';
 import type { IngestInput, IngestResult } from '../ingest/ingest.js';
 import type { Turn } from '../ingest/transcript.js';
 import type { HookState, TextFiles } from '../ports.js';
@@ -12,6 +13,8 @@ export interface CapturePorts {
   state: HookState;
   files: TextFiles;
   ingest(input: IngestInput): Promise<IngestResult>;
+  /** Stores a memory in the person's own memory: extracted preferences go there, not to the project. */
+  addPersonal?: (input: AddInput) => Promise<AddResult>;
 }
 
 export interface CaptureResult {
@@ -34,7 +37,11 @@ async function store(ports: CapturePorts, user: string, source: string, turns: T
     redacted += r.findings.length;
     return { ...t, content: r.text };
   });
-  const result = await ports.ingest({ user, source, text: JSON.stringify(clean), format: 'json' });
+  const personal = ports.addPersonal;
+  const result = await ports.ingest({
+    user, source, text: JSON.stringify(clean), format: 'json',
+    ...(personal ? { routeTo: (kind) => (kind === 'preference' ? personal : undefined) } : {}),
+  });
   return {
     turns: clean.length, redacted, log: result.log, extraction: result.extraction.status,
     memories: result.extraction.memories.length, warnings: result.extraction.warnings,
