@@ -37,7 +37,7 @@ function hook(args: string[], payload: unknown, env: Record<string, string>, asA
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr, ms: Date.now() - started }));
+    child.on('close', (code, signal) => resolve({ code: code ?? 1, stdout, stderr: signal ? `${stderr}killed by ${signal}` : stderr, ms: Date.now() - started }));
     child.stdin.end(asArgument ? '' : json);
   });
 }
@@ -295,7 +295,7 @@ describe('mem integrate and mem hook', () => {
     // Prompt recall needs the search daemon: cold, it answers nothing within 1 s and starts them for later.
     const prompt = { ...JSON.parse(await fixture('claude-code-user-prompt-submit.json')), cwd: shop };
     const run = await hook(['claude-code', 'prompt', '--user', 'ann'], prompt, { ...env, MEM_DAEMON: 'on' });
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('');
     const entry = (await hookLog(shopRoot())).filter((e) => e.event === 'prompt').at(-1)!;
     expect(entry.ms).toBeLessThanOrEqual(1_100);

@@ -115,7 +115,7 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
   const cold: string[] = [];
   const answers = await within(ms, Promise.all(roots.map(async (r) => {
     const config = loadConfig(process.env, { root: r.root });
-    const response = await askDaemon(config, 'search', { query, user, k: 5 }, ms);
+    const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
     if (response?.ok) return { ...r, results: response.results as SearchResult[] };
     cold.push(r.root);
     startDaemon(config); // warm for the next prompt; a second daemon for the same root just exits
@@ -181,8 +181,19 @@ function describeCapture(r: CaptureResult): string {
   return parts.join('; ');
 }
 
+/** Whatever goes wrong after the hook has answered (a late socket or child error), the agent sees exit 0. */
+function neverFail(io: Io): void {
+  const quit = (err: unknown) => {
+    io.note(`mem hook: ${errorMessage(err)}`);
+    process.exit(0);
+  };
+  process.on('uncaughtException', quit);
+  process.on('unhandledRejection', quit);
+}
+
 export async function hookCommand(agent: string, event: string, payloadArg: string | undefined, opts: HookOptions, io: Io): Promise<void> {
   const started = Date.now();
+  neverFail(io);
   const kind = EVENTS[agent]?.[event];
   const entry: HookLogEntry = { at: new Date().toISOString(), agent, event, ok: true, ms: 0 };
   let state: HookState | undefined;
