@@ -91,7 +91,8 @@ async function context(agent: string, payload: Payload, w: Where, agentConfig: A
   const defaultUser = loadConfig(process.env, { root: w.projectRoot }).defaultUser;
   const scopes: ContextScope[] = [{ scope: 'project', name: w.projectName, files: await openMemoryFiles(w.projectRoot), defaultUser }];
   if (agentConfig.personalRoot !== w.projectRoot) scopes.push({ scope: 'personal', files: await openMemoryFiles(agentConfig.personalRoot), defaultUser });
-  const built = await within(ms, sessionContext(scopes, user, agentConfig.contextTokens, new Date()));
+  // Files are read until shortly before the budget ends, so a large root still answers in time.
+  const built = await within(ms, sessionContext(scopes, user, agentConfig.contextTokens, new Date(), Date.now() + ms - 250));
   if (built === TIMEOUT) {
     return { output: undefined, error: 'the memory files could not be read within the 2 s budget: no context this session', hint: 'a very large root or a slow disk; `mem status` shows its size' };
   }
@@ -140,6 +141,9 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
   // Opened only if the model extracts a preference: those belong to the person, not the project.
   let personal: Promise<Memory> | undefined;
   const addPersonal = (input: AddInput) => (personal ??= openMemory(loadConfig(process.env, { root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
+  // Checked before the memory is opened: a bad input must not start any server.
+  const transcriptPath = str(payload.transcript_path);
+  if (agent === 'claude-code' && !transcriptPath) throw new Error(`the ${event} hook input has no transcript_path`);
   return withMemory({ root: w.projectRoot }, io, async (memory) => {
     const ports: CapturePorts = {
       state: w.state, files: await openTextFiles(), ingest: (input) => memory.ingest(input),
@@ -147,9 +151,7 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
     };
     if (agent === 'claude-code') {
       const session = str(payload.session_id) ?? 'unknown';
-      const transcriptPath = str(payload.transcript_path);
-      if (!transcriptPath) throw new Error(`the ${event} hook input has no transcript_path`);
-      return capture.captureTranscript(ports, { key: `claude-code:${session}`, transcriptPath, user, source: `claude-code:${session}` });
+      return capture.captureTranscript(ports, { key: `claude-code:${session}`, transcriptPath: transcriptPath!, user, source: `claude-code:${session}` });
     }
     const now = new Date();
     const turns = agent === 'codex' ? codexNotifyTurns(payload, now) : geminiAfterAgentTurns(payload, now);

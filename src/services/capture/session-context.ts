@@ -30,7 +30,7 @@ const EPISODE_TAIL = 700;
 
 const RANK: Record<string, number> = { semantic: 0, procedural: 0, working: 1, episodic: 2 };
 
-async function activeDocs(scope: ContextScope, user: string, now: Date): Promise<MemoryDoc[]> {
+async function activeDocs(scope: ContextScope, user: string, now: Date, deadline: number): Promise<MemoryDoc[]> {
   // A root nobody wrote to yet (no folder) simply has no memories.
   const { files } = await scope.files.scan().catch(() => ({ files: [] }));
   const mine = files
@@ -40,6 +40,8 @@ async function activeDocs(scope: ContextScope, user: string, now: Date): Promise
     .slice(0, MAX_FILES);
   const docs: MemoryDoc[] = [];
   for (const f of mine) {
+    // Out of time: the newest files read so far make the context (a large root gives less, never late).
+    if (Date.now() > deadline) break;
     try {
       const doc = parseMemory(decodeMemoryText(await scope.files.read(f.path), f.path), {
         path: f.path, defaultUser: scope.defaultUser, fallbackTime: new Date(f.mtimeMs).toISOString(),
@@ -78,8 +80,10 @@ const ABOUT = {
 };
 
 /** The blocks of every scope; the project's first, each within its share of budgetTokens. */
-export async function sessionContext(scopes: ContextScope[], user: string, budgetTokens: number, now: Date): Promise<SessionContext> {
-  const loaded = (await Promise.all(scopes.map(async (s) => ({ s, items: ranked(await activeDocs(s, user, now)) }))))
+export async function sessionContext(
+  scopes: ContextScope[], user: string, budgetTokens: number, now: Date, deadline = Number.POSITIVE_INFINITY,
+): Promise<SessionContext> {
+  const loaded = (await Promise.all(scopes.map(async (s) => ({ s, items: ranked(await activeDocs(s, user, now, deadline)) }))))
     .filter((l) => l.items.length > 0);
   const blocks: string[] = [];
   const included: Record<string, number> = {};

@@ -58,3 +58,16 @@ describe('sessionContext', () => {
     expect(ctx.included.personal).toBeUndefined();
   });
 });
+
+describe('sessionContext deadline', () => {
+  it('a deadline already past gives no memories rather than a late answer', async () => {
+    const project = await tempRoot({ 'ann/semantic/a.md': memo({ id: 'a', user: 'ann', type: 'semantic' }, 'A fact.') }, 'memdir-ctx-');
+    try {
+      const scopes = [{ scope: 'project' as const, files: new FsMemoryFiles(project), defaultUser: 'default' }];
+      expect((await sessionContext(scopes, 'ann', 500, new Date('2026-12-01T00:00:00Z'), Date.now() - 1)).included).toEqual({});
+      expect((await sessionContext(scopes, 'ann', 500, new Date('2026-12-01T00:00:00Z'), Date.now() + 60_000)).included).toEqual({ project: 1 });
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+});
