@@ -7,6 +7,8 @@ import { appendFile, copyFile, mkdir, readFile, readdir, rm, writeFile } from 'n
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
@@ -281,6 +283,27 @@ describe('mem integrate and mem hook', () => {
     expect(text).toContain('GitHub Actions with Node 22');
     const shopContext = contextOf(await hook(['claude-code', 'session-start', '--user', 'ann'], start, env));
     expect(shopContext).not.toMatch(/Fridays|GitHub Actions/);
+  });
+
+  it('the MCP server an install registers (mcp --project) serves the project memory of the folder it starts in, from any worktree', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MEM_BIN, 'mcp', '--project', '--user', 'ann'],
+      cwd: shopWorktree,
+      env: cleanEnv(env) as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'memdir-agents-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const result = (await client.callTool({ name: 'memory_search', arguments: { query: 'which package manager does the shop use', k: 3 } })) as { content: { text?: string }[] };
+      const text = result.content.map((c) => c.text ?? '').join('\n');
+      expect(text).toContain('<memories user="ann">');
+      expect(text).toContain('uses bun as its package manager');
+      expect(text).not.toContain('The shop project uses pnpm'); // superseded
+    } finally {
+      await client.close();
+    }
   });
 
   it('with the servers stopped, hooks return within their budget, exit 0 and log why they fell back; status and doctor show it', async () => {
