@@ -88,7 +88,8 @@ try {
     }
   }
 } finally {
-  if (!args.keep) await rm(work, { recursive: true, force: true });
+  // The detached capture workers may still be logging their (expected) failure for a moment.
+  if (!args.keep) await rm(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
 }
 const report = { machine: machine(), load: round(os.loadavg()[0], 2), runs: RUNS, results };
 if (args.json) console.log(JSON.stringify(report, null, 2));

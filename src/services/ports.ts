@@ -86,7 +86,8 @@ export interface FileStat {
 /** The memory files under the root. Paths are relative, forward slashes. */
 export interface MemoryFiles {
   readonly root: string;
-  scan(): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }>;
+  /** Every memory file; with folders, only those under these top-level folders (and the root's own files). */
+  scan(options?: { folders?: string[] }): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }>;
   stat(path: string): Promise<FileStat | null>;
   read(path: string): Promise<Uint8Array>;
   /** Atomic write (temp file + rename); creates folders. */

@@ -32,7 +32,7 @@ const RANK: Record<string, number> = { semantic: 0, procedural: 0, working: 1, e
 
 async function activeDocs(scope: ContextScope, user: string, now: Date, deadline: number): Promise<MemoryDoc[]> {
   // A root nobody wrote to yet (no folder) simply has no memories.
-  const { files } = await scope.files.scan().catch(() => ({ files: [] }));
+  const { files } = await scope.files.scan({ folders: [user] }).catch(() => ({ files: [] }));
   const mine = files
     // The user's folder, and files at the top (their front matter names whose they are).
     .filter((f) => f.path.startsWith(`${user}/`) || !f.path.includes('/'))
