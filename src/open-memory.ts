@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
 import type { MemoryDeps } from './services/deps.js';
-import { createMemory, type Memory } from './services/memory.js';
+import type { Memory } from './services/memory.js';
 import type { Embedder, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
@@ -98,6 +98,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     maxFileBytes: config.maxFileBytes,
     now: () => new Date(),
   };
+  // Loaded here, not at the top: the light exports below (agents' hooks, server status) skip every use case.
+  const { createMemory } = await import('./services/memory.js');
   return createMemory(deps, async () => {
     await deps.access.settle();
     await index.close();

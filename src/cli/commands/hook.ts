@@ -193,47 +193,66 @@ function neverFail(io: Io): void {
   process.on('unhandledRejection', quit);
 }
 
+type Outcome = { output?: unknown; detail?: string; error?: string; hint?: string };
+
 export async function hookCommand(agent: string, event: string, payloadArg: string | undefined, opts: HookOptions, io: Io): Promise<void> {
   const started = Date.now();
   neverFail(io);
   const kind = EVENTS[agent]?.[event];
   const entry: HookLogEntry = { at: new Date().toISOString(), agent, event, ok: true, ms: 0 };
-  let state: HookState | undefined;
-  let hintRoot = '';
-  try {
+  let located: Promise<Where> | undefined;
+  const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : BUDGET_MS[kind];
+  const left = () => budget - (Date.now() - started);
+
+  const run = async (): Promise<Outcome | undefined> => {
     if (!kind) throw new Error(`unknown hook ${agent} ${event}; known: ${Object.entries(EVENTS).map(([a, e]) => `${a} (${Object.keys(e).join(', ')})`).join('; ')}`);
-    const budget = opts.foreground ? Number.POSITIVE_INFINITY : BUDGET_MS[kind];
-    const left = () => budget - (Date.now() - started);
     const agentConfig = loadAgentConfig(process.env);
     const user = assertUserId(opts.user ?? agentConfig.user);
     const payload = await readPayload(payloadArg, opts, Math.min(500, left()));
     const session = str(payload.session_id) ?? str(payload['thread-id']);
     if (session) entry.session = session;
-    const w = await where(payload);
-    state = w.state;
-    hintRoot = w.projectRoot;
-    let outcome: { output?: unknown; detail?: string; error?: string; hint?: string };
-    if (kind === 'context') outcome = await context(agent, payload, w, agentConfig, user, left());
-    else if (kind === 'prompt') outcome = await prompt(payload, w, agentConfig, user, left());
-    else if (!opts.foreground) {
+    located = where(payload);
+    const w = await located;
+    if (kind === 'context') return context(agent, payload, w, agentConfig, user, left());
+    if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left());
+    if (!opts.foreground) {
       captureLater(agent, event, payload, w, user);
-      return; // the worker logs the outcome
-    } else {
-      outcome = { detail: describeCapture(await captureNow(agent, event, payload, w, user, agentConfig.personalRoot, io)) };
+      return undefined; // the worker logs the outcome
     }
-    if (outcome.output !== undefined) process.stdout.write(`${JSON.stringify(outcome.output)}\n`);
-    if (outcome.detail) entry.detail = outcome.detail;
-    if (outcome.error) entry.error = outcome.error;
-    if (outcome.hint) entry.hint = outcome.hint;
+    return { detail: describeCapture(await captureNow(agent, event, payload, w, user, agentConfig.personalRoot, io)) };
+  };
+
+  let w: Where | undefined;
+  // Where to log, if it is known by now (a hook cut short by its budget may not have got that far).
+  const whereNow = async () => {
+    const got = located ? await within(300, located.catch(() => undefined)) : undefined;
+    return got === TIMEOUT ? undefined : got;
+  };
+  try {
+    // The whole hook, start-up included, within the budget: late work is abandoned, the agent goes on.
+    const outcome = await within(left(), run());
+    w = await whereNow();
+    if (outcome === undefined) return;
+    if (outcome === TIMEOUT) {
+      entry.error = `no answer within the ${budget} ms budget (a busy machine or a large memory root): the agent went on without memory this time`;
+      entry.hint = 'nothing to do if it is rare; `mem status` shows the root\'s size';
+    } else {
+      if (outcome.output !== undefined) process.stdout.write(`${JSON.stringify(outcome.output)}\n`);
+      if (outcome.detail) entry.detail = outcome.detail;
+      if (outcome.error) entry.error = outcome.error;
+      if (outcome.hint) entry.hint = outcome.hint;
+    }
   } catch (err) {
+    w = await whereNow();
     entry.ok = false;
     entry.error = errorMessage(err);
+    const root = w?.projectRoot ?? '<project>/memories';
     entry.hint = kind === 'capture'
-      ? `the turns stay uncaptured and the next hook retries them; check \`mem status --root ${hintRoot || '<project>/memories'}\` and \`mem doctor\``
-      : `run \`mem doctor --root ${hintRoot || '<project>/memories'}\`; the agent went on without memory`;
+      ? `the turns stay uncaptured and the next hook retries them; check \`mem status --root ${root}\` and \`mem doctor\``
+      : `run \`mem doctor --root ${root}\`; the agent went on without memory`;
     if (opts.foreground) io.note(`mem hook: ${entry.error}`);
   }
   entry.ms = Date.now() - started;
-  // Logging is best effort too: a hook never fails the agent.
-  await state?.log(entry).catch(() => undefined);
+  // Logging is best effort too, and brief: a hook never fails or holds up the agent.
+  if (w) await within(300, w.state.log(entry).catch(() => undefined));
 }
