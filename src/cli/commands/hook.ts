@@ -44,6 +44,7 @@ type Payload = Record<string, unknown>;
 const TIMEOUT = Symbol('timeout');
 
 function within<T>(ms: number, work: Promise<T>): Promise<T | typeof TIMEOUT> {
+  if (!Number.isFinite(ms)) return work; // a timer cannot wait forever (Node would fire it at once)
   let timer: NodeJS.Timeout;
   const deadline = new Promise<typeof TIMEOUT>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT), Math.max(0, ms))));
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
