@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type { MemConfig } from '../../config.js';
-import { openMemory, stopLocalServers } from '../../open-memory.js';
+import { openMemory } from '../../open-memory.js';
+import { stopLocalServers } from '../../server-control.js';
 import type { SearchInput } from '../../services/search.js';
-import type { ReindexReport } from '../../services/sync.js';
+import type { ReindexReport } from '../../services/core/sync.js';
 import { loadLocomo, type Conversation } from './dataset.js';
 import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js';
 import { computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';

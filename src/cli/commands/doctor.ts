@@ -1,8 +1,9 @@
 // `mem doctor [--fix]`: where files, manifest and index disagree; exit 1 while any problem remains.
+import { ReportedFailure } from '../../errors.js';
 import type { DoctorProblem } from '../../services/doctor.js';
 import { describeHookProblem, hookHealth } from '../../services/capture/hook-health.js';
 import { configFrom, withMemory } from '../context.js';
-import { ReportedFailure, type GlobalOptions, type Io } from '../io.js';
+import type { GlobalOptions, Io } from '../io.js';
 
 export interface DoctorCliOptions extends GlobalOptions {
   fix?: boolean;

@@ -8,14 +8,14 @@ import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { loadAgentConfig, loadConfig, type AgentConfig } from '../../config.js';
+import { agentConfigFromEnvironment, configFromEnvironment, inheritedEnvironment, type AgentConfig } from '../../config.js';
 import { errorMessage } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import { codexNotifyTurns, geminiAfterAgentTurns } from '../../services/capture/agent-turns.js';
 import type { CapturePorts, CaptureResult } from '../../services/capture/capture.js';
 import type { ContextScope } from '../../services/capture/session-context.js';
 import type { AddInput } from '../../services/add.js';
-import type { Memory } from '../../services/memory.js';
+import type { Memory } from '../../services/facade.js';
 import type { HookLogEntry, HookState } from '../../services/ports.js';
 import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchResult } from '../../services/search.js';
@@ -89,7 +89,7 @@ async function where(payload: Payload): Promise<Where> {
 async function context(agent: string, payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
   const { openMemoryFiles } = await import('../../open-memory.js');
   const { sessionContext } = await import('../../services/capture/session-context.js');
-  const defaultUser = loadConfig(process.env, { root: w.projectRoot }).defaultUser;
+  const defaultUser = configFromEnvironment({ root: w.projectRoot }).defaultOwner;
   const scopes: ContextScope[] = [{ scope: 'project', name: w.projectName, files: await openMemoryFiles(w.projectRoot), defaultUser }];
   if (agentConfig.personalRoot !== w.projectRoot) scopes.push({ scope: 'personal', files: await openMemoryFiles(agentConfig.personalRoot), defaultUser });
   // Files are read until shortly before the budget ends, so a large root still answers in time.
@@ -112,11 +112,11 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
   const query = str(payload.prompt);
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
-  const { askDaemon, startDaemon } = await import('../daemon/client.js');
+  const { askDaemon, startDaemon } = await import('../../daemon/client.js');
   const roots = [{ scope: 'project', root: w.projectRoot }, { scope: 'personal', root: agentConfig.personalRoot }];
   const cold: string[] = [];
   const answers = await within(ms, Promise.all(roots.map(async (r) => {
-    const config = loadConfig(process.env, { root: r.root });
+    const config = configFromEnvironment({ root: r.root });
     const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
     if (response?.ok) return { ...r, results: response.results as SearchResult[] };
     cold.push(r.root);
@@ -141,7 +141,7 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
   const capture = await import('../../services/capture/capture.js');
   // Opened only if the model extracts a preference: those belong to the person, not the project.
   let personal: Promise<Memory> | undefined;
-  const addPersonal = (input: AddInput) => (personal ??= openMemory(loadConfig(process.env, { root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
+  const addPersonal = (input: AddInput) => (personal ??= openMemory(configFromEnvironment({ root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
   // Checked before the memory is opened: a bad input must not start any server.
   const transcriptPath = str(payload.transcript_path);
   if (agent === 'claude-code' && !transcriptPath) throw new Error(`the ${event} hook input has no transcript_path`);
@@ -169,7 +169,7 @@ function captureLater(agent: string, event: string, payload: Payload, w: Where, 
   mkdirSync(dir, { recursive: true });
   const out = openSync(join(dir, 'capture.out'), 'a');
   const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload', JSON.stringify(payload)], {
-    detached: true, stdio: ['ignore', out, out], env: process.env,
+    detached: true, stdio: ['ignore', out, out], env: inheritedEnvironment(),
   });
   closeSync(out);
   child.on('error', () => undefined);
@@ -207,7 +207,7 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
 
   const run = async (): Promise<Outcome | undefined> => {
     if (!kind) throw new Error(`unknown hook ${agent} ${event}; known: ${Object.entries(EVENTS).map(([a, e]) => `${a} (${Object.keys(e).join(', ')})`).join('; ')}`);
-    const agentConfig = loadAgentConfig(process.env);
+    const agentConfig = agentConfigFromEnvironment();
     const user = assertUserId(opts.user ?? agentConfig.user);
     const payload = await readPayload(payloadArg, opts, Math.min(500, left()));
     const session = str(payload.session_id) ?? str(payload['thread-id']);

@@ -2,7 +2,7 @@
 // idempotently, printing each file it wrote; `--uninstall` takes out exactly that.
 import { fileURLToPath } from 'node:url';
 
-import { loadAgentConfig } from '../../config.js';
+import { agentConfigFromEnvironment } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import { AGENTS, type AgentName } from '../../services/integrate/agents.js';
@@ -35,7 +35,7 @@ export async function integrateCommand(agentName: string, opts: IntegrateOptions
   const agent = ALIASES[agentName];
   if (!agent) throw new UsageError(`unknown agent ${JSON.stringify(agentName)}: use one of ${AGENTS.join(', ')}`);
   if (opts.promptRecall && agent !== 'claude-code') throw new UsageError('--prompt-recall is for claude-code (the only agent here with a per-prompt hook)');
-  const agentConfig = loadAgentConfig(process.env);
+  const agentConfig = agentConfigFromEnvironment();
   const user = assertUserId(opts.user ?? agentConfig.user);
   const { openTextFiles, projectMemoryRoot } = await import('../../open-memory.js');
   const { root: projectRoot, project } = await projectMemoryRoot(opts.dir ?? process.cwd());

@@ -1,5 +1,6 @@
 // `mem status`: files, index and drift between them, plus the managed servers.
-import { localServerStatus, openHookState } from '../../open-memory.js';
+import { openHookState } from '../../open-memory.js';
+import { localServerStatus } from '../../server-control.js';
 import { describeHookProblem, hookHealth } from '../../services/capture/hook-health.js';
 import { configFrom, withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';

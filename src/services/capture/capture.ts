@@ -4,7 +4,7 @@
 // `mem ingest`: appended to the day's episodic log and, with an LLM, extracted through reconciliation.
 import { redactSecrets } from '../../memory/secrets.js';
 import type { AddInput, AddResult } from '../add.js';
-import type { IngestInput, IngestResult } from '../ingest/ingest.js';
+import type { IngestInput, IngestResult } from '../ingest.js';
 import type { Turn } from '../ingest/transcript.js';
 import type { HookState, TextFiles } from '../ports.js';
 import { claudeTurns } from './agent-turns.js';

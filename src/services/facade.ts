@@ -1,19 +1,19 @@
-// The Memory facade: the library API that the CLI and the MCP server are thin shells over.
+// The Memory facade: binds every use case to one set of deps; the library API that the CLI and the MCP server are thin shells over.
 import { addMemory, type AddInput, type AddResult } from './add.js';
-import type { MemoryDeps } from './deps.js';
-import type { MemoryRecord } from './documents.js';
+import type { MemoryDeps } from './core/deps.js';
+import type { MemoryRecord } from './core/documents.js';
 import { doctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
 import { getMemory, type GetInput } from './get.js';
 import { showMemory, type ShowResult } from './show.js';
 import { collectGarbage, type GcInput, type GcResult } from './gc.js';
-import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate/consolidate.js';
-import { ingestConversation, type IngestInput, type IngestResult } from './ingest/ingest.js';
+import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate.js';
+import { ingestConversation, type IngestInput, type IngestResult } from './ingest.js';
 import { listMemories, type ListInput, type ListResult } from './list.js';
 import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
 import { memoryStatus, type StatusReport } from './status.js';
-import { syncIndex, type ReindexReport } from './sync.js';
+import { syncIndex, type ReindexReport } from './core/sync.js';
 import { watchMemory, type WatchOptions, type Watching } from './watch.js';
 
 export interface Memory {
