@@ -32,6 +32,12 @@ export interface StateLayout {
   /** The search daemon's Unix socket and log. */
   daemonSocket: string;
   daemonLog: string;
+  /** Agent hooks: capture cursors, the hook log, the background capture's output. */
+  hooks: string;
+  hookLog: string;
+  captureOutput: string;
+  /** What `mem integrate` wrote into an agent's configuration, to undo it exactly. */
+  integrations: string;
 }
 
 export function stateLayout(root: string): StateLayout {
@@ -46,5 +52,9 @@ export function stateLayout(root: string): StateLayout {
     milvusData: join(dir, 'milvus'),
     daemonSocket: join(servers, 'memd.sock'),
     daemonLog: join(servers, 'memd.log'),
+    hooks: join(dir, 'hooks'),
+    hookLog: join(dir, 'hooks', 'log.jsonl'),
+    captureOutput: join(dir, 'hooks', 'capture.out'),
+    integrations: join(dir, 'integrations'),
   };
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import { sha256 } from '../../memory/hash.js';
+import { stateLayout } from '../../memory/layout.js';
 import type { CaptureCursor, HookLogEntry, HookState } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
 import { ensureStateDir } from './state-dir.js';
@@ -18,7 +19,7 @@ export class FsHookState implements HookState {
 
   constructor(private readonly root: string) {
     // Not the root's write lock: capture takes that one too, inside this one.
-    this.lock = new FileLock(join(root, '.mem', 'hooks'), 'capture', 120_000);
+    this.lock = new FileLock(stateLayout(root).hooks, 'capture', 120_000);
   }
 
   private async dir(): Promise<string> {
@@ -47,7 +48,7 @@ export class FsHookState implements HookState {
   }
 
   async entries(): Promise<HookLogEntry[]> {
-    const text = await readFile(join(this.root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
+    const text = await readFile(stateLayout(this.root).hookLog, 'utf8').catch(() => '');
     return text.split('\n').flatMap((line) => {
       try {
         return line ? [JSON.parse(line) as HookLogEntry] : [];

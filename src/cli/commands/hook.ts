@@ -5,12 +5,12 @@
 // project memory's `.mem/hooks/` for `mem status` and `mem doctor`.
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { agentConfigFromEnvironment, configFromEnvironment, inheritedEnvironment, type AgentConfig } from '../../config.js';
 import { errorMessage } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
+import { stateLayout } from '../../memory/layout.js';
 import { codexNotifyTurns, geminiAfterAgentTurns } from '../../services/capture/agent-turns.js';
 import type { CapturePorts, CaptureResult } from '../../services/capture/capture.js';
 import type { ContextScope } from '../../services/capture/session-context.js';
@@ -165,9 +165,9 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
 
 /** Hands the capture to a detached process, so the agent never waits for the servers or a model. */
 function captureLater(agent: string, event: string, payload: Payload, w: Where, user: string): void {
-  const dir = join(w.projectRoot, '.mem', 'hooks');
-  mkdirSync(dir, { recursive: true });
-  const out = openSync(join(dir, 'capture.out'), 'a');
+  const layout = stateLayout(w.projectRoot);
+  mkdirSync(layout.hooks, { recursive: true });
+  const out = openSync(layout.captureOutput, 'a');
   const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload', JSON.stringify(payload)], {
     detached: true, stdio: ['ignore', out, out], env: inheritedEnvironment(),
   });

@@ -2,7 +2,10 @@
 // nothing the second time. Each file's text before and after memdir's edit is recorded under the
 // memory root's `.mem/integrations/`, so an uninstall restores a file memdir alone changed byte for
 // byte (and removes files and folders it created); a file changed since loses only memdir's part.
+import { join } from 'node:path';
+
 import { sha256 } from '../../memory/hash.js';
+import { stateLayout } from '../../memory/layout.js';
 import type { TextFiles } from '../ports.js';
 import { plansFor, type AgentName, type IntegrateSetup } from './agents.js';
 
@@ -37,7 +40,7 @@ interface InstallRecord {
 
 function recordPath(input: IntegrateInput): string {
   const where = input.scope === 'project' ? input.projectDir : input.home;
-  return `${input.stateRoot}/.mem/integrations/${input.agent}-${input.scope}-${sha256(where).slice(0, 12)}.json`;
+  return join(stateLayout(input.stateRoot).integrations, `${input.agent}-${input.scope}-${sha256(where).slice(0, 12)}.json`);
 }
 
 async function loadRecord(files: TextFiles, path: string): Promise<InstallRecord | null> {
@@ -50,10 +53,10 @@ async function loadRecord(files: TextFiles, path: string): Promise<InstallRecord
   }
 }
 
-async function saveRecord(files: TextFiles, path: string, record: InstallRecord): Promise<void> {
-  const stateDir = path.slice(0, path.indexOf('/.mem/') + 5);
+async function saveRecord(files: TextFiles, stateRoot: string, path: string, record: InstallRecord): Promise<void> {
+  const ignore = join(stateLayout(stateRoot).dir, '.gitignore');
   // `.mem/` is private state: keep it out of the project's git like the rest of memdir does.
-  if ((await files.read(`${stateDir}/.gitignore`)) === null) await files.write(`${stateDir}/.gitignore`, '*\n');
+  if ((await files.read(ignore)) === null) await files.write(ignore, '*\n');
   await files.write(path, `${JSON.stringify(record, null, 2)}\n`);
 }
 
@@ -82,7 +85,7 @@ export async function integrateAgent(files: TextFiles, input: IntegrateInput): P
       else record.files.push({ path: p.path, before: current, after: next, createdDirs });
       result.files.push({ path: p.path, action: current === null ? 'created' : 'updated', what: p.what });
     }
-    await saveRecord(files, where, record);
+    await saveRecord(files, input.stateRoot, where, record);
     return result;
   }
 
