@@ -16,7 +16,8 @@ export async function doctorCommand(opts: DoctorCliOptions, io: Io): Promise<voi
   const { openHookState } = await import('../../open-memory.js');
   // Agent hooks never fail the agent, so their failures surface here (warnings: the index is not at fault).
   const hooks = hookHealth(await (await openHookState(configFrom(opts).root)).entries(), new Date());
-  io.result({ ...report, hooks }, () => {
+  // Only where agent hooks ran: a root no agent uses reports exactly what it did before.
+  io.result(hooks.runs > 0 ? { ...report, hooks } : report, () => {
     const lines = [`${report.files} files, ${report.manifestEntries} manifest entries, ${report.indexRows} index rows`];
     for (const p of report.repaired) lines.push(`repaired ${line(p)}`);
     for (const p of report.problems) lines.push(`${p.fixable ? '' : '(needs you) '}${line(p)}`);
