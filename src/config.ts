@@ -1,6 +1,6 @@
 // Configuration: defaults, then environment, then flags. The only reader of the process environment in memdir
 // (a test enforces it): the CLI, the composition root and the adapters that start child processes get it from here.
-import { homedir, tmpdir } from 'node:os';
+import { homedir, tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { ConfigError } from './errors.js';
@@ -212,4 +212,45 @@ export function cliSettingsFromEnvironment(): CliSettings {
 /** The environment child processes inherit (the runtime installer, the local servers, git). */
 export function inheritedEnvironment(): NodeJS.ProcessEnv {
   return process.env;
+}
+
+/** What the coding-agent integration (`mem integrate`, `mem hook`) reads besides a root's configuration. */
+export interface AgentConfig {
+  /** The person's home folder (where agents keep their user-scope configuration). */
+  home: string;
+  /** The personal memory root, shared by every project's sessions (MEM_PERSONAL_ROOT, default ~/.memdir). */
+  personalRoot: string;
+  /** Whose memories the sessions see and write (MEM_USER, else the OS user name when it is a valid id). */
+  user: string;
+  /** Token budget of the context block injected at session start (MEM_HOOK_CONTEXT_TOKENS, default 1200). */
+  contextTokens: number;
+  /** Token budget of the recall added to a prompt (MEM_HOOK_PROMPT_TOKENS, default 500). */
+  promptTokens: number;
+  /** Whether hooks may start the search daemon (MEM_DAEMON, default on). */
+  daemon: boolean;
+}
+
+function osUser(): string | undefined {
+  try {
+    const name = userInfo().username.toLowerCase().replace(/[^a-z0-9._@-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
+    return isValidUserId(name) ? name : undefined;
+  } catch {
+    return undefined; // no passwd entry (some containers)
+  }
+}
+
+export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
+  return {
+    home: homedir(),
+    personalRoot: resolve(env.MEM_PERSONAL_ROOT || join(homedir(), '.memdir')),
+    user: userId(env, 'MEM_USER') ?? osUser() ?? 'default',
+    contextTokens: positiveInt(env, 'MEM_HOOK_CONTEXT_TOKENS', 1200),
+    promptTokens: positiveInt(env, 'MEM_HOOK_PROMPT_TOKENS', 500),
+    daemon: flag(env, 'MEM_DAEMON', true),
+  };
+}
+
+/** The agent integration's settings from this process's environment. */
+export function agentConfigFromEnvironment(): AgentConfig {
+  return loadAgentConfig(process.env);
 }

@@ -5,8 +5,9 @@ import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
 import { stateLayoutAt, type StateLayout } from './memory/layout.js';
 import type { MemoryDeps } from './services/core/deps.js';
-import { createMemory, type Memory } from './services/facade.js';
-import type { Embedder, VectorIndex } from './services/ports.js';
+import type { Memory } from './services/facade.js';
+import type { Embedder, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
+import type { Project } from './adapters/git/project.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import type { ServerRecord } from './adapters/runtime/managed-server.js';
@@ -116,8 +117,36 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     maxFileBytes: config.maxFileBytes,
     now: () => new Date(),
   };
+  // Loaded here, not at the top: the light exports below (agents' hooks, server status) skip every use case.
+  const { createMemory } = await import('./services/facade.js');
   return createMemory(deps, async () => {
     await deps.access.settle();
     await index.close();
   });
+}
+
+/** Agents' configuration files and transcripts (`mem integrate`, `mem hook`). */
+export async function openTextFiles(): Promise<TextFiles> {
+  return new (await import('./adapters/agents/text-files.js')).FsTextFiles();
+}
+
+/** The agent hooks' cursors and log under a memory root's `.mem/hooks/`. */
+export async function openHookState(root: string): Promise<HookState> {
+  return new (await import('./adapters/state/hook-state.js')).FsHookState(root);
+}
+
+/** A root's memory files alone, without the index or the model (what a hook reads at session start). */
+export async function openMemoryFiles(root: string): Promise<MemoryFiles> {
+  return new (await import('./adapters/files/fs-memory-files.js')).FsMemoryFiles(root);
+}
+
+/** The project a folder belongs to: all git worktrees of a repository resolve to its main working tree. */
+export async function findProject(cwd: string): Promise<Project> {
+  return (await import('./adapters/git/project.js')).findProject(cwd);
+}
+
+/** The project memory root of a folder: `<the repository's main working tree>/memories`. */
+export async function projectMemoryRoot(cwd: string): Promise<{ root: string; project: Project }> {
+  const project = await findProject(cwd);
+  return { root: join(project.dir, 'memories'), project };
 }

@@ -155,7 +155,26 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .command('mcp')
     .description("serve one user's memories to an MCP client over stdio (tools: memory_search, memory_add, memory_get, memory_list, memory_forget)")
     .option('-u, --user <user>', 'the only user the tools can see (default: $MEM_USER)')
+    .option('--project', 'serve the project memory of the current folder (<main worktree of its git repository>/memories)')
     .action(run(() => import('./commands/mcp.js').then((m) => m.mcpCommand)));
+
+  program
+    .command('integrate <agent>')
+    .description('install memdir into a coding agent (claude-code, codex, gemini): hooks that recall and capture, MCP servers, instructions')
+    .addOption(new Option('--scope <scope>', 'this project (its worktree) or every project of this user').choices(['project', 'user']).default('project'))
+    .option('--uninstall', 'remove exactly what an install wrote (a file memdir alone changed is restored byte for byte)')
+    .option('--prompt-recall', 'claude-code: also recall memories for every prompt (UserPromptSubmit, 1 s budget)')
+    .option('-u, --user <user>', 'whose memories the agent sees (default: $MEM_USER, else your OS user name)')
+    .option('--dir <dir>', 'the project folder (default: the current one)')
+    .action(run(() => import('./commands/integrate.js').then((m) => m.integrateCommand)));
+
+  program
+    .command('hook <agent> <event> [payload]', { hidden: true })
+    .description("run an agent hook (input on stdin, or the payload argument): what `mem integrate` installs; always exits 0")
+    .option('-u, --user <user>', 'whose memories')
+    .option('--payload <json>', 'the hook input (instead of stdin)')
+    .option('--foreground', 'capture in this process instead of a detached one')
+    .action(run(() => import('./commands/hook.js').then((m) => m.hookCommand)));
 
   program
     .command('status')

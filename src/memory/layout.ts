@@ -33,6 +33,12 @@ export interface StateLayout {
   servers: string;
   /** Milvus Lite's data folder. */
   milvusData: string;
+  /** Agent hooks: capture cursors, the hook log, the background capture's output. */
+  hooks: string;
+  hookLog: string;
+  captureOutput: string;
+  /** What `mem integrate` wrote into an agent's configuration, to undo it exactly. */
+  integrations: string;
 }
 
 export function stateLayout(root: string): StateLayout {
@@ -51,5 +57,9 @@ export function stateLayoutAt(dir: string): StateLayout {
     purgePending: join(dir, 'purge-pending'),
     servers,
     milvusData: join(dir, 'milvus'),
+    hooks: join(dir, 'hooks'),
+    hookLog: join(dir, 'hooks', 'log.jsonl'),
+    captureOutput: join(dir, 'hooks', 'capture.out'),
+    integrations: join(dir, 'integrations'),
   };
 }

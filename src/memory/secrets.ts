@@ -65,10 +65,10 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
-type Located = SecretFinding & { start: number; end: number };
+type Span = SecretFinding & { start: number; end: number };
 
-function locateSecrets(text: string): Located[] {
-  const found: Located[] = [];
+function secretSpans(text: string): Span[] {
+  const found: Span[] = [];
   for (const d of DETECTORS) {
     for (const m of text.matchAll(d.pattern)) {
       const start = m.index;
@@ -84,14 +84,38 @@ function locateSecrets(text: string): Located[] {
 
 /** Every obvious secret in the text, in order of position; empty when there is none. */
 export function findSecrets(text: string): SecretFinding[] {
-  return locateSecrets(text).map(({ start: _s, end: _e, ...f }) => f);
+  return secretSpans(text).map(({ start: _s, end: _e, ...f }) => f);
 }
 
-/** The text with every obvious secret replaced by its redacted form (for what must never hold one: commit messages). */
-export function redactSecrets(text: string): string {
+/**
+ * The text with each obvious secret replaced by its redacted form and kind, for writers that must keep
+ * the rest (captured agent sessions): the secret is gone, and the reader can see that one was there.
+ */
+export function redactSecrets(text: string): { text: string; findings: SecretFinding[] } {
+  const spans = secretSpans(text);
   let out = '';
   let at = 0;
-  for (const f of locateSecrets(text)) {
+  for (const s of spans) {
+    if (s.start < at) continue;
+    if (s.kind === 'private key') {
+      // The whole block goes, not just its header line.
+      const end = /-----END [A-Z ]*PRIVATE KEY( BLOCK)?-----/.exec(text.slice(s.end));
+      out += `${text.slice(at, s.start)}[redacted private key]`;
+      at = end ? s.end + end.index + end[0].length : text.length;
+      continue;
+    }
+    out += `${text.slice(at, s.start)}[redacted ${s.kind}: ${s.redacted}]`;
+    at = s.end;
+  }
+  return { text: out + text.slice(at), findings: spans.map(({ start: _s, end: _e, ...f }) => f) };
+}
+
+/** The text with every obvious secret replaced by its masked form (for what must never hold one: commit messages). */
+export function maskSecrets(text: string): string {
+  let out = '';
+  let at = 0;
+  for (const f of secretSpans(text)) {
+    if (f.start < at) continue;
     out += text.slice(at, f.start) + f.redacted;
     at = f.end;
   }

@@ -7,7 +7,7 @@ import { assertUserId } from '../memory/ids.js';
 import type { MemoryType } from '../memory/model.js';
 import { parseMemory } from '../memory/parse.js';
 import { assertNoSecrets } from '../memory/secrets.js';
-import { addMemory, type AddResult } from './add.js';
+import { addMemory, type AddInput, type AddResult } from './add.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { writeLocked } from './core/interrupted-write.js';
@@ -27,6 +27,8 @@ export interface IngestInput {
   format?: TranscriptFormat;
   /** Store the transcript (and extracted memories) even if they look like they contain a secret. */
   allowSecrets?: boolean;
+  /** Where extracted memories of a kind go instead of this root (an agent session's preferences: personal memory). */
+  routeTo?: (kind: MemoryKind) => ((input: AddInput) => Promise<AddResult>) | undefined;
 }
 
 export interface IngestedMemory extends AddResult {
@@ -108,12 +110,14 @@ export async function ingestConversation(deps: MemoryDeps, input: IngestInput): 
   };
   for (const m of extraction.memories) {
     try {
-      const added = await addMemory(deps, {
+      const add: AddInput = {
         text: m.text, user: input.user, type: TYPE_OF_KIND[m.kind], importance: m.importance,
         tags: [m.kind, ...(m.tags ?? []).filter((t) => t !== m.kind)], source: `ingest:${source}`,
         ...(m.key ? { key: m.key } : {}),
         ...(input.allowSecrets ? { allowSecrets: true } : {}),
-      });
+      };
+      const elsewhere = input.routeTo?.(m.kind);
+      const added = elsewhere ? await elsewhere(add) : await addMemory(deps, add);
       result.extraction.memories.push({ ...added, text: m.text, kind: m.kind, importance: m.importance });
     } catch (err) {
       // One memory that cannot be stored (say, refused as a secret) does not cost the others.

@@ -94,7 +94,8 @@ export interface FileStat {
 /** The memory files under the root. Paths are relative, forward slashes. */
 export interface MemoryFiles {
   readonly root: string;
-  scan(): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }>;
+  /** Every memory file; with folders, only those under these top-level folders (and the root's own files). */
+  scan(options?: { folders?: string[] }): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }>;
   stat(path: string): Promise<FileStat | null>;
   read(path: string): Promise<Uint8Array>;
   /** Atomic write (temp file + rename); creates folders. */
@@ -245,3 +246,44 @@ export interface Progress {
 }
 
 export const silentProgress: Progress = { start() {}, tick() {}, stop() {} };
+
+/** Text files outside the memory root, by absolute path: coding agents' configuration, their transcripts. */
+export interface TextFiles {
+  /** The file's text, or null when there is none. */
+  read(path: string): Promise<string | null>;
+  /** Atomic (temp file + rename); creates missing folders and returns those it created, outermost first. */
+  write(path: string, text: string): Promise<string[]>;
+  remove(path: string): Promise<void>;
+  /** Removes each of these folders that is empty, deepest first. */
+  removeEmptyDirs(dirs: string[]): Promise<void>;
+}
+
+/** Where capture of one agent session has got to: lines of its transcript already captured. */
+export interface CaptureCursor {
+  lines: number;
+}
+
+/** One run of an agent hook, as `mem status` and `mem doctor` report it. */
+export interface HookLogEntry {
+  at: string;
+  agent: string;
+  event: string;
+  ok: boolean;
+  ms: number;
+  session?: string;
+  /** What happened (turns captured, memories injected, the fallback taken). */
+  detail?: string;
+  /** Why it failed or fell back. */
+  error?: string;
+  /** What to do about it. */
+  hint?: string;
+}
+
+/** The agent integration's state under a root's `.mem/hooks/`: capture cursors and the hook log. */
+export interface HookState {
+  /** Runs fn with one session's cursor and saves the cursor it returns; one holder per root at a time. */
+  withCursor<T>(key: string, fn: (cursor: CaptureCursor) => Promise<{ cursor: CaptureCursor; result: T }>): Promise<T>;
+  log(entry: HookLogEntry): Promise<void>;
+  /** The logged runs, oldest first (the log keeps the most recent ones). */
+  entries(): Promise<HookLogEntry[]>;
+}

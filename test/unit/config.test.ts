@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { loadCliSettings, loadConfig } from '../../src/config.js';
+import { loadAgentConfig, loadCliSettings, loadConfig } from '../../src/config.js';
 import { ConfigError, MemError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
 
@@ -244,5 +244,18 @@ describe('the daemon socket folder', () => {
   it('is $XDG_RUNTIME_DIR/memdir when that is short, else an owner-named folder under the temp folder', () => {
     expect(loadConfig({ XDG_RUNTIME_DIR: '/run/user/1000' }).socketDir).toBe('/run/user/1000/memdir');
     expect(loadConfig({ XDG_RUNTIME_DIR: `/${'x'.repeat(80)}` }).socketDir).toBe(join(tmpdir(), `memdir-${process.getuid!()}`));
+  });
+});
+
+describe('loadAgentConfig', () => {
+  it('personal root under the home folder, budgets and the daemon switch, overridable by the environment', () => {
+    const defaults = loadAgentConfig({ MEM_USER: 'ann' });
+    expect(defaults).toEqual({ home: homedir(), personalRoot: join(homedir(), '.memdir'), user: 'ann', contextTokens: 1200, promptTokens: 500, daemon: true });
+    expect(loadAgentConfig({ MEM_USER: 'ann', MEM_PERSONAL_ROOT: 'mine', MEM_HOOK_CONTEXT_TOKENS: '300', MEM_HOOK_PROMPT_TOKENS: '90', MEM_DAEMON: 'off' }))
+      .toMatchObject({ personalRoot: resolve('mine'), contextTokens: 300, promptTokens: 90, daemon: false });
+    // Without MEM_USER: the OS user name when it is a valid id.
+    expect(loadAgentConfig({}).user).toMatch(/^[a-z0-9][a-z0-9._@-]*$/);
+    expect(thrown(() => loadAgentConfig({ MEM_USER: 'not ok!' }), ConfigError).message).toContain('MEM_USER is not a valid user id');
+    expect(thrown(() => loadAgentConfig({ MEM_HOOK_CONTEXT_TOKENS: '-1' }), ConfigError).message).toContain('MEM_HOOK_CONTEXT_TOKENS must be a positive whole number');
   });
 });

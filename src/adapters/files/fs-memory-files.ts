@@ -37,7 +37,7 @@ export class FsMemoryFiles implements MemoryFiles {
     return abs;
   }
 
-  async scan(): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }> {
+  async scan(options: { folders?: string[] } = {}): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }> {
     const files: FileStat[] = [];
     const problems: { path: string; message: string }[] = [];
     let realRoot: string;
@@ -46,7 +46,7 @@ export class FsMemoryFiles implements MemoryFiles {
     } catch {
       return { files, problems }; // No root yet: nothing to index.
     }
-    const walk = async (dir: string): Promise<void> => {
+    const walk = async (dir: string, top = false): Promise<void> => {
       let entries;
       try {
         entries = await readdir(dir, { withFileTypes: true });
@@ -59,6 +59,7 @@ export class FsMemoryFiles implements MemoryFiles {
         const abs = join(dir, entry.name);
         const rel = toPosix(relative(this.root, abs));
         if (entry.isDirectory()) {
+          if (top && options.folders && !options.folders.includes(entry.name)) continue;
           if (!SKIPPED_DIRS.has(entry.name)) await walk(abs);
         } else if (entry.name.toLowerCase().endsWith('.md')) {
           if (entry.isSymbolicLink()) {
@@ -75,7 +76,7 @@ export class FsMemoryFiles implements MemoryFiles {
         }
       }
     };
-    await walk(this.root);
+    await walk(this.root, true);
     return { files, problems };
   }
 

@@ -7,12 +7,14 @@ import { requireUser } from './parse-options.js';
 
 export interface McpOptions extends GlobalOptions {
   user?: string;
+  project?: boolean;
 }
 
 export async function mcpCommand(opts: McpOptions, io: Io): Promise<void> {
   const user = assertUserId(requireUser(opts.user));
-  const config = configFrom(opts);
-  const { openMemory } = await import('../../open-memory.js');
+  const { openMemory, projectMemoryRoot } = await import('../../open-memory.js');
+  // --project: the agent starts the server in the project's folder; every worktree finds the same root.
+  const config = configFrom(opts.project ? { ...opts, root: (await projectMemoryRoot(process.cwd())).root } : opts);
   // Answer the client's handshake at once; tools wait for the memory (the first start of the
   // local servers can take a minute). Set-up messages go to stderr: stdout is the protocol's.
   const opening: Promise<Memory> = openMemory(config, { onLog: (line) => io.note(line) });

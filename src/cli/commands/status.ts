@@ -1,12 +1,16 @@
 // `mem status`: files, index and drift between them, plus the managed servers.
+import { openHookState } from '../../open-memory.js';
 import { localServerStatus } from '../../server-control.js';
+import { describeHookProblem, hookHealth } from '../../services/capture/hook-health.js';
 import { configFrom, withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 
 export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const report = await withMemory(opts, io, (memory) => memory.status());
-  const servers = await localServerStatus(configFrom(opts));
-  io.result({ ...report, servers: servers.servers }, () => {
+  const config = configFrom(opts);
+  const servers = await localServerStatus(config);
+  const hooks = hookHealth(await (await openHookState(config.root)).entries(), new Date());
+  io.result({ ...report, servers: servers.servers, ...(hooks.runs > 0 ? { hooks } : {}) }, () => {
     const lines = [
       `root:      ${report.root}`,
       `index:     ${report.index}`,
@@ -21,6 +25,10 @@ export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> 
     const d = report.drift;
     lines.push(d.inSync ? 'in sync' : `drift: ${d.unindexed.length} unindexed, ${d.changed.length} changed, ${d.deleted.length} deleted${d.rowsMismatch ? ', row count differs' : ''}; run \`mem reindex\``);
     for (const s of servers.servers) lines.push(`server ${s.name}: ${s.running ? `running (pid ${s.pid}, port ${s.port})` : 'stopped'}`);
+    if (hooks.runs > 0) {
+      lines.push(`agent hooks: ${hooks.runs} runs in 7 days, ${hooks.problemCount} failed or fell back${hooks.problemCount ? ':' : ''}`);
+      for (const p of hooks.problems) lines.push(`  ${describeHookProblem(p)}`);
+    }
     return lines.join('\n');
   });
 }

@@ -1,5 +1,5 @@
 // The audit trail's message format: one structured commit message per write.
-import { redactSecrets } from '../../memory/secrets.js';
+import { maskSecrets } from '../../memory/secrets.js';
 
 /**
  * One structured commit message per write: a subject line, then key: value lines for tools. Anything that looks
@@ -10,5 +10,5 @@ export function commitMessage(action: string, fields: Record<string, string | un
   const lines = Object.entries({ action, ...fields })
     .filter(([, v]) => v !== undefined && v !== '')
     .map(([k, v]) => `${k}: ${v}`);
-  return redactSecrets([subject, '', ...lines, ...(body ? ['', body] : [])].join('\n'));
+  return maskSecrets([subject, '', ...lines, ...(body ? ['', body] : [])].join('\n'));
 }

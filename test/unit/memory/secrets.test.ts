@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { UsageError } from '../../../src/errors.js';
-import { assertNoSecrets, findSecrets, redactSecrets } from '../../../src/memory/secrets.js';
+import { assertNoSecrets, findSecrets, maskSecrets, redactSecrets } from '../../../src/memory/secrets.js';
 import { type AddInput, validateAddInput } from '../../../src/services/add.js';
 import { commitMessage } from '../../../src/services/core/commit-message.js';
 import { thrown } from '../../support/thrown.js';
@@ -131,5 +131,17 @@ describe('redactSecrets and commit messages', () => {
     const message = commitMessage('SUPERSEDE', { id: 'm1', reason: `same key "${key}"` }, `key: ${key}`);
     expect(message).not.toContain(key);
     expect(message).toContain('reason: same key "sk-pr…');
+  });
+});
+
+describe('redactSecrets', () => {
+  it('replaces each secret by its kind and redacted form, keeps the rest, and leaves nothing findSecrets would find', () => {
+    const key = `sk-proj-${'A1b2C3d4'.repeat(5)}`;
+    const text = `use ${key} for staging\nand postgres://app:hunter2x@db:5432/shop\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\ndone`;
+    const r = redactSecrets(text);
+    expect(r.findings.map((f) => f.kind)).toEqual(['OpenAI-style API key', 'password in a connection string', 'private key']);
+    expect(r.text).toBe('use [redacted OpenAI-style API key: sk-pr…(48 chars)] for staging\nand [redacted password in a connection string: postgres://app:****@db:5432]/shop\n[redacted private key]\ndone');
+    expect(findSecrets(r.text)).toEqual([]);
+    expect(redactSecrets('nothing here')).toEqual({ text: 'nothing here', findings: [] });
   });
 });

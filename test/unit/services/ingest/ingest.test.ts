@@ -177,3 +177,27 @@ describe('ingestConversation', () => {
     expect(r.extraction.memories).toHaveLength(1);
   });
 });
+
+describe('ingestConversation routeTo', () => {
+  it('stores the extracted memories of a routed kind elsewhere, the others here', async () => {
+    const llm = new FakeLlm(() => ({ memories: [
+      { text: 'The user moved to Lisbon.', kind: 'fact', importance: 0.7, key: 'residence' },
+      { text: 'The user prefers vegetarian restaurants.', kind: 'preference', importance: 0.6 },
+    ] }));
+    const { deps, read } = await setup(llm);
+    const routed: string[] = [];
+    const r = await ingestConversation(deps, {
+      user: 'ann', text: CHAT, source: 'chat.json',
+      routeTo: (kind) => (kind === 'preference'
+        ? async (input) => {
+          routed.push(input.text);
+          return { action: 'ADD', id: 'elsewhere-1', path: 'ann/semantic/elsewhere.md', user: 'ann', type: 'semantic', reason: 'routed', decidedBy: 'rules' };
+        }
+        : undefined),
+    });
+    expect(routed).toEqual(['The user prefers vegetarian restaurants.']);
+    expect(r.extraction.memories.map((m) => m.id)).toContain('elsewhere-1');
+    const here = r.extraction.memories.find((m) => m.kind === 'fact')!;
+    expect(await read(here.path)).toContain('The user moved to Lisbon.');
+  });
+});

@@ -1,0 +1,96 @@
+// Benchmark of the agent hooks' time budgets: how long `mem hook claude-code session-start` takes (it
+// reads the memory files, no servers) at several project sizes, and how long a capture hook (Stop)
+// takes to hand its work to the detached worker and return.
+//
+// Usage: node scripts/bench/hooks.mjs [--sizes 1000,10000] [--runs 10] [--json] [--keep]
+//        (or `npm run bench:hooks`). Needs a build; no runtime or server is used.
+//
+// Each size is a generated corpus (scripts/bench/corpus.mjs: ten users, four memory types) as the
+// memories/ folder of a fresh git repository, plus a personal root of 200 files. Every run is a new
+// `node bin/mem.js hook ...` process fed the recorded SessionStart payload on stdin, as an agent runs
+// it; the wall time includes Node's start-up. The in-process time is the `ms` the hook logged.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { generateCorpus } from './corpus.mjs';
+import { machine, round, stats } from './stats.mjs';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MEM = join(REPO, 'bin', 'mem.js');
+const FIXTURES = join(REPO, 'test', 'fixtures', 'agents');
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000,10000' },
+    runs: { type: 'string', default: '10' },
+    json: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const SIZES = args.sizes.split(',').map(Number);
+const RUNS = Number(args.runs);
+const USER = 'alice';
+
+function runHook(argv, payload, env) {
+  const started = performance.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [MEM, 'hook', ...argv], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, ms: performance.now() - started }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+async function loggedMs(root, event) {
+  const lines = (await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  return lines.filter((e) => e.event === event).map((e) => e.ms);
+}
+
+const work = await mkdtemp(join(os.tmpdir(), 'memdir-bench-hooks-'));
+const personal = join(work, 'personal');
+await generateCorpus(personal, 200, 7);
+const env = { ...process.env, HOME: work, MEM_PERSONAL_ROOT: personal, MEM_USER: USER, MEM_DAEMON: 'off' };
+const startPayload = JSON.parse(await readFile(join(FIXTURES, 'claude-code-session-start.json'), 'utf8'));
+const stopPayload = JSON.parse(await readFile(join(FIXTURES, 'claude-code-stop.json'), 'utf8'));
+const results = [];
+try {
+  for (const size of SIZES) {
+    const project = join(work, `project-${size}`);
+    await generateCorpus(join(project, 'memories'), size);
+    execFileSync('git', ['init', '-q', project]);
+    const walls = [];
+    const tokens = [];
+    for (let i = 0; i < RUNS; i++) {
+      const r = await runHook(['claude-code', 'session-start', '--user', USER], { ...startPayload, cwd: project }, env);
+      if (r.code !== 0) throw new Error(`session-start exited ${r.code}`);
+      walls.push(r.ms);
+      // No output: the budget ended before any memory was read (the hook logs it).
+      tokens.push(r.stdout.trim() ? Math.ceil(JSON.parse(r.stdout).hookSpecificOutput.additionalContext.length / 4) : 0);
+    }
+    const inProcess = await loggedMs(join(project, 'memories'), 'session-start');
+    // A Stop hook with no transcript path: the hand-off is what is timed (the worker then logs a failure).
+    const stops = [];
+    for (let i = 0; i < RUNS; i++) {
+      const r = await runHook(['claude-code', 'stop', '--user', USER], { ...stopPayload, cwd: project, transcript_path: undefined }, env);
+      stops.push(r.ms);
+    }
+    results.push({ files: size, sessionStart: { wall: stats(walls), inProcess: stats(inProcess), contextTokens: stats(tokens) }, stopHandOff: stats(stops) });
+    if (!args.json) {
+      const s = results.at(-1);
+      console.log(`${size} files: session-start wall p50 ${s.sessionStart.wall.p50} ms p95 ${s.sessionStart.wall.p95} ms, in-process p50 ${s.sessionStart.inProcess.p50} ms p95 ${s.sessionStart.inProcess.p95} ms, context p50 ~${s.sessionStart.contextTokens.p50} tokens (min ${s.sessionStart.contextTokens.min}); stop hand-off p50 ${s.stopHandOff.p50} ms p95 ${s.stopHandOff.p95} ms`);
+    }
+  }
+} finally {
+  // The detached capture workers may still be logging their (expected) failure for a moment.
+  if (!args.keep) await rm(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 300 });
+}
+const report = { machine: machine(), load: round(os.loadavg()[0], 2), runs: RUNS, results };
+if (args.json) console.log(JSON.stringify(report, null, 2));
+else console.log(`machine: ${report.machine.cpuModel} x${report.machine.cpuCount}, load average ${report.load}`);

@@ -1,0 +1,259 @@
+// `mem hook <agent> <event>`: what a coding agent's hooks run. Never in the agent's way: each event
+// has a time budget (2 s at session start, 1 s per prompt; capture hands its work to a detached
+// process and returns at once), falls back to less when the servers are cold, prints only what the
+// agent's hook protocol reads, and always exits 0. Every failure or fallback is logged under the
+// project memory's `.mem/hooks/` for `mem status` and `mem doctor`.
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import { agentConfigFromEnvironment, configFromEnvironment, inheritedEnvironment, type AgentConfig } from '../../config.js';
+import { errorMessage } from '../../errors.js';
+import { assertUserId } from '../../memory/ids.js';
+import { stateLayout } from '../../memory/layout.js';
+import { codexNotifyTurns, geminiAfterAgentTurns } from '../../services/capture/agent-turns.js';
+import type { CapturePorts, CaptureResult } from '../../services/capture/capture.js';
+import type { ContextScope } from '../../services/capture/session-context.js';
+import type { AddInput } from '../../services/add.js';
+import type { Memory } from '../../services/facade.js';
+import type { HookLogEntry, HookState } from '../../services/ports.js';
+import { formatContext } from '../../services/retrieval/context.js';
+import type { SearchResult } from '../../services/search.js';
+import type { GlobalOptions, Io } from '../io.js';
+
+const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
+
+export interface HookOptions extends GlobalOptions {
+  user?: string;
+  payload?: string;
+  foreground?: boolean;
+}
+
+type Kind = 'context' | 'prompt' | 'capture';
+
+const EVENTS: Record<string, Record<string, Kind>> = {
+  'claude-code': { 'session-start': 'context', prompt: 'prompt', stop: 'capture', 'pre-compact': 'capture', 'session-end': 'capture' },
+  gemini: { 'session-start': 'context', 'after-agent': 'capture' },
+  codex: { notify: 'capture' },
+};
+
+const BUDGET_MS: Record<Kind, number> = { context: 2000, prompt: 1000, capture: 1000 };
+
+type Payload = Record<string, unknown>;
+
+const TIMEOUT = Symbol('timeout');
+
+function within<T>(ms: number, work: Promise<T>): Promise<T | typeof TIMEOUT> {
+  if (!Number.isFinite(ms)) return work; // a timer cannot wait forever (Node would fire it at once)
+  let timer: NodeJS.Timeout;
+  const deadline = new Promise<typeof TIMEOUT>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT), Math.max(0, ms))));
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** The hook's JSON input: an argument (Codex's notify), --payload (the background capture), or stdin. */
+async function readPayload(arg: string | undefined, opts: HookOptions, ms: number): Promise<Payload> {
+  let text = arg ?? opts.payload;
+  if (text === undefined) {
+    if (process.stdin.isTTY) return {};
+    const chunks: Buffer[] = [];
+    const read = new Promise<void>((resolve) => {
+      process.stdin.on('data', (c: Buffer) => chunks.push(c));
+      process.stdin.on('end', resolve);
+      process.stdin.on('error', () => resolve());
+    });
+    await within(ms, read);
+    process.stdin.pause();
+    text = Buffer.concat(chunks).toString('utf8');
+  }
+  if (!text.trim()) return {};
+  const data = JSON.parse(text) as unknown;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('the hook input is not a JSON object');
+  return data as Payload;
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+
+interface Where {
+  projectRoot: string;
+  projectName: string;
+  state: HookState;
+}
+
+async function where(payload: Payload): Promise<Where> {
+  const { projectMemoryRoot, openHookState } = await import('../../open-memory.js');
+  const { root, project } = await projectMemoryRoot(str(payload.cwd) ?? process.cwd());
+  return { projectRoot: root, projectName: project.name, state: await openHookState(root) };
+}
+
+/** Session start: the project's and the person's memories, read from the files (no servers needed). */
+async function context(agent: string, payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
+  const { openMemoryFiles } = await import('../../open-memory.js');
+  const { sessionContext } = await import('../../services/capture/session-context.js');
+  const defaultUser = configFromEnvironment({ root: w.projectRoot }).defaultOwner;
+  const scopes: ContextScope[] = [{ scope: 'project', name: w.projectName, files: await openMemoryFiles(w.projectRoot), defaultUser }];
+  if (agentConfig.personalRoot !== w.projectRoot) scopes.push({ scope: 'personal', files: await openMemoryFiles(agentConfig.personalRoot), defaultUser });
+  // Files are read until shortly before the budget ends, so a large root still answers in time.
+  const built = await within(ms, sessionContext(scopes, user, agentConfig.contextTokens, new Date(), Date.now() + ms - 250));
+  if (built === TIMEOUT) {
+    return { output: undefined, error: 'the memory files could not be read within the 2 s budget: no context this session', hint: 'a very large root or a slow disk; `mem status` shows its size' };
+  }
+  const counts = Object.entries(built.included).map(([k, v]) => `${v} ${k}`).join(', ') || 'no memories';
+  const eventName = 'SessionStart';
+  return {
+    output: built.text ? { hookSpecificOutput: { hookEventName: eventName, additionalContext: built.text } } : undefined,
+    detail: `injected ${counts}`,
+    session: str(payload.session_id),
+    agent,
+  };
+}
+
+/** A prompt: the search daemons of both roots answer within the budget, or the prompt goes without. */
+async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
+  const query = str(payload.prompt);
+  if (!query) return { detail: 'no prompt in the input' };
+  if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
+  const { askDaemon, startDaemon } = await import('../../daemon/client.js');
+  const roots = [{ scope: 'project', root: w.projectRoot }, { scope: 'personal', root: agentConfig.personalRoot }];
+  const cold: string[] = [];
+  const answers = await within(ms, Promise.all(roots.map(async (r) => {
+    const config = configFromEnvironment({ root: r.root });
+    const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
+    if (response?.ok) return { ...r, results: response.results as SearchResult[] };
+    cold.push(r.root);
+    startDaemon(config); // warm for the next prompt; a second daemon for the same root just exits
+    return { ...r, results: [] as SearchResult[] };
+  })));
+  if (answers === TIMEOUT) return { error: 'the search daemon did not answer within the 1 s budget: no recall for this prompt', hint: '`mem setup --root <root>` starts the servers ahead of time' };
+  const blocks = answers.filter((a) => a.results.length > 0).map((a) => formatContext(a.results, user, Math.floor(agentConfig.promptTokens / 2), {
+    attributes: { scope: a.scope }, about: `Stored ${a.scope} memories of this user relevant to the prompt (memdir).`,
+  }).text);
+  const output = blocks.length ? { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: blocks.join('\n\n') } } : undefined;
+  const found = answers.reduce((n, a) => n + a.results.length, 0);
+  return cold.length
+    ? { output, detail: `recalled ${found}`, error: `servers cold for ${cold.join(', ')}: recall skipped there; starting them in the background`, hint: '`mem setup --root <root>` starts them ahead of time' }
+    : { output, detail: `recalled ${found}` };
+}
+
+/** Capture in this process (the detached worker): the new turns into the project's memory. */
+async function captureNow(agent: string, event: string, payload: Payload, w: Where, user: string, personalRoot: string, io: Io): Promise<CaptureResult> {
+  const { openMemory, openTextFiles } = await import('../../open-memory.js');
+  const { withMemory } = await import('../context.js');
+  const capture = await import('../../services/capture/capture.js');
+  // Opened only if the model extracts a preference: those belong to the person, not the project.
+  let personal: Promise<Memory> | undefined;
+  const addPersonal = (input: AddInput) => (personal ??= openMemory(configFromEnvironment({ root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
+  // Checked before the memory is opened: a bad input must not start any server.
+  const transcriptPath = str(payload.transcript_path);
+  if (agent === 'claude-code' && !transcriptPath) throw new Error(`the ${event} hook input has no transcript_path`);
+  return withMemory({ root: w.projectRoot }, io, async (memory) => {
+    const ports: CapturePorts = {
+      state: w.state, files: await openTextFiles(), ingest: (input) => memory.ingest(input),
+      ...(personalRoot !== w.projectRoot ? { addPersonal } : {}),
+    };
+    if (agent === 'claude-code') {
+      const session = str(payload.session_id) ?? 'unknown';
+      return capture.captureTranscript(ports, { key: `claude-code:${session}`, transcriptPath: transcriptPath!, user, source: `claude-code:${session}` });
+    }
+    const now = new Date();
+    const turns = agent === 'codex' ? codexNotifyTurns(payload, now) : geminiAfterAgentTurns(payload, now);
+    const session = str(payload['thread-id']) ?? str(payload.session_id) ?? 'unknown';
+    return capture.captureTurns(ports, { user, source: `${agent}:${session}`, turns });
+  }).finally(async () => {
+    await (await personal?.catch(() => undefined))?.close();
+  });
+}
+
+/** Hands the capture to a detached process, so the agent never waits for the servers or a model. */
+function captureLater(agent: string, event: string, payload: Payload, w: Where, user: string): void {
+  const layout = stateLayout(w.projectRoot);
+  mkdirSync(layout.hooks, { recursive: true });
+  const out = openSync(layout.captureOutput, 'a');
+  const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload', JSON.stringify(payload)], {
+    detached: true, stdio: ['ignore', out, out], env: inheritedEnvironment(),
+  });
+  closeSync(out);
+  child.on('error', () => undefined);
+  child.unref();
+}
+
+function describeCapture(r: CaptureResult): string {
+  if (r.turns === 0) return `nothing new to capture${r.warnings.length ? ` (${r.warnings.join('; ')})` : ''}`;
+  const parts = [`captured ${r.turns} turns into ${r.log?.path ?? '?'}${r.log && !r.log.appended ? ' (already there)' : ''}`];
+  if (r.redacted) parts.push(`${r.redacted} secret(s) redacted`);
+  if (r.extraction && r.extraction !== 'offline') parts.push(`extraction ${r.extraction}: ${r.memories} memories`);
+  return parts.join('; ');
+}
+
+/** Whatever goes wrong after the hook has answered (a late socket or child error), the agent sees exit 0. */
+function neverFail(io: Io): void {
+  const quit = (err: unknown) => {
+    io.note(`mem hook: ${errorMessage(err)}`);
+    process.exit(0);
+  };
+  process.on('uncaughtException', quit);
+  process.on('unhandledRejection', quit);
+}
+
+type Outcome = { output?: unknown; detail?: string; error?: string; hint?: string };
+
+export async function hookCommand(agent: string, event: string, payloadArg: string | undefined, opts: HookOptions, io: Io): Promise<void> {
+  const started = Date.now();
+  neverFail(io);
+  const kind = EVENTS[agent]?.[event];
+  const entry: HookLogEntry = { at: new Date().toISOString(), agent, event, ok: true, ms: 0 };
+  let located: Promise<Where> | undefined;
+  const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : BUDGET_MS[kind];
+  const left = () => budget - (Date.now() - started);
+
+  const run = async (): Promise<Outcome | undefined> => {
+    if (!kind) throw new Error(`unknown hook ${agent} ${event}; known: ${Object.entries(EVENTS).map(([a, e]) => `${a} (${Object.keys(e).join(', ')})`).join('; ')}`);
+    const agentConfig = agentConfigFromEnvironment();
+    const user = assertUserId(opts.user ?? agentConfig.user);
+    const payload = await readPayload(payloadArg, opts, Math.min(500, left()));
+    const session = str(payload.session_id) ?? str(payload['thread-id']);
+    if (session) entry.session = session;
+    located = where(payload);
+    const w = await located;
+    if (kind === 'context') return context(agent, payload, w, agentConfig, user, left());
+    if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left());
+    if (!opts.foreground) {
+      captureLater(agent, event, payload, w, user);
+      return undefined; // the worker logs the outcome
+    }
+    return { detail: describeCapture(await captureNow(agent, event, payload, w, user, agentConfig.personalRoot, io)) };
+  };
+
+  let w: Where | undefined;
+  // Where to log, if it is known by now (a hook cut short by its budget may not have got that far).
+  const whereNow = async () => {
+    const got = located ? await within(300, located.catch(() => undefined)) : undefined;
+    return got === TIMEOUT ? undefined : got;
+  };
+  try {
+    // The whole hook, start-up included, within the budget: late work is abandoned, the agent goes on.
+    const outcome = await within(left(), run());
+    w = await whereNow();
+    if (outcome === undefined) return;
+    if (outcome === TIMEOUT) {
+      entry.error = `no answer within the ${budget} ms budget (a busy machine or a large memory root): the agent went on without memory this time`;
+      entry.hint = 'nothing to do if it is rare; `mem status` shows the root\'s size';
+    } else {
+      if (outcome.output !== undefined) process.stdout.write(`${JSON.stringify(outcome.output)}\n`);
+      if (outcome.detail) entry.detail = outcome.detail;
+      if (outcome.error) entry.error = outcome.error;
+      if (outcome.hint) entry.hint = outcome.hint;
+    }
+  } catch (err) {
+    w = await whereNow();
+    entry.ok = false;
+    entry.error = errorMessage(err);
+    const root = w?.projectRoot ?? '<project>/memories';
+    entry.hint = kind === 'capture'
+      ? `the turns stay uncaptured and the next hook retries them; check \`mem status --root ${root}\` and \`mem doctor\``
+      : `run \`mem doctor --root ${root}\`; the agent went on without memory`;
+    if (opts.foreground) io.note(`mem hook: ${entry.error}`);
+  }
+  entry.ms = Date.now() - started;
+  // Logging is best effort too, and brief: a hook never fails or holds up the agent.
+  if (w) await within(300, w.state.log(entry).catch(() => undefined));
+}

@@ -1,0 +1,56 @@
+// `mem integrate <agent>`: installs memdir into a coding agent (hooks, MCP servers, instructions),
+// idempotently, printing each file it wrote; `--uninstall` takes out exactly that.
+import { fileURLToPath } from 'node:url';
+
+import { agentConfigFromEnvironment } from '../../config.js';
+import { UsageError } from '../../errors.js';
+import { assertUserId } from '../../memory/ids.js';
+import { AGENTS, type AgentName } from '../../services/integrate/agents.js';
+import type { IntegrateResult } from '../../services/integrate/integrate.js';
+import type { GlobalOptions, Io } from '../io.js';
+
+const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
+
+export interface IntegrateOptions extends GlobalOptions {
+  scope: 'project' | 'user';
+  uninstall?: boolean;
+  promptRecall?: boolean;
+  user?: string;
+  dir?: string;
+}
+
+const ALIASES: Record<string, AgentName> = { claude: 'claude-code', 'claude-code': 'claude-code', codex: 'codex', gemini: 'gemini', 'gemini-cli': 'gemini' };
+
+function describe(r: IntegrateResult): string {
+  const head = r.action === 'install' ? `memdir in ${r.agent} (${r.scope} scope):` : `memdir out of ${r.agent} (${r.scope} scope):`;
+  const width = Math.max(...r.files.map((f) => f.action.length));
+  const lines = r.files.map((f) => `  ${f.action.padEnd(width)}  ${f.path}  (${f.what})`);
+  const changed = r.files.some((f) => !['unchanged', 'absent'].includes(f.action));
+  if (!changed) lines.push(r.action === 'install' ? '  already installed: nothing to change' : '  nothing to remove');
+  else if (r.action === 'install') lines.push(`  restart ${r.agent} to load it; \`mem integrate ${r.agent} --scope ${r.scope} --uninstall\` removes it`);
+  return [head, ...lines].join('\n');
+}
+
+export async function integrateCommand(agentName: string, opts: IntegrateOptions, io: Io): Promise<void> {
+  const agent = ALIASES[agentName];
+  if (!agent) throw new UsageError(`unknown agent ${JSON.stringify(agentName)}: use one of ${AGENTS.join(', ')}`);
+  if (opts.promptRecall && agent !== 'claude-code') throw new UsageError('--prompt-recall is for claude-code (the only agent here with a per-prompt hook)');
+  const agentConfig = agentConfigFromEnvironment();
+  const user = assertUserId(opts.user ?? agentConfig.user);
+  const { openTextFiles, projectMemoryRoot } = await import('../../open-memory.js');
+  const { root: projectRoot, project } = await projectMemoryRoot(opts.dir ?? process.cwd());
+  const { integrateAgent } = await import('../../services/integrate/integrate.js');
+  const result = await integrateAgent(await openTextFiles(), {
+    agent,
+    scope: opts.scope,
+    home: agentConfig.home,
+    projectDir: project.worktree,
+    mem: [process.execPath, MEM_BIN],
+    user,
+    personalRoot: agentConfig.personalRoot,
+    promptRecall: Boolean(opts.promptRecall),
+    stateRoot: opts.scope === 'project' ? projectRoot : agentConfig.personalRoot,
+    ...(opts.uninstall ? { uninstall: true } : {}),
+  });
+  io.result(result, () => describe(result));
+}
