@@ -19,6 +19,7 @@ export interface Io {
 
 // C0/C1 control characters (ESC starts colour, cursor and title sequences; CR overwrites a line) and bidi
 // overrides, shown visibly instead: memory text is data, and must not drive the reader's terminal.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Text for a terminal: every unsafe character as a visible \u escape (tabs and newlines stay). */

@@ -54,7 +54,7 @@ describe('bad values through mem', () => {
   });
 
   // First search of the root: no access has been recorded yet to lift its recency.
-  it('a future updated: is ranked as of the file\'s last write, and doctor reports it by path and line', async () => {
+  it("a future updated: is ranked as of the file's last write, and doctor reports it by path and line", async () => {
     const hit = await runMem(['search', 'oolong tea in the evening', '--user', 'alice', '--json'], { root });
     const future = hit.json.results.find((r: { path: string }) => r.path === 'alice/semantic/future.md');
     expect(future.updated.slice(0, 4)).not.toBe('9999');
@@ -64,7 +64,10 @@ describe('bad values through mem', () => {
     const doc = await runMem(['doctor', '--json'], { root });
     expect(doc.code).toBe(1);
     expect(doc.json.problems).toContainEqual({
-      kind: 'future-date', path: 'alice/semantic/future.md', line: 2, fixable: false,
+      kind: 'future-date',
+      path: 'alice/semantic/future.md',
+      line: 2,
+      fixable: false,
       detail: expect.stringMatching(/^updated 9999-01-01T00:00:00.000Z is in the future: ranked as of the file's last write \(\d{4}-.*\); correct the date$/),
     });
   });
@@ -80,5 +83,4 @@ describe('bad values through mem', () => {
     const tea = await runMem(['search', 'green tea', '--user', 'alice', '--json'], { root });
     expect(tea.json.results.map((r: { path: string }) => r.path)).toContain('alice/semantic/tea.md');
   });
-
 });

@@ -29,7 +29,9 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
 async function memOnReadOnlyRoot(root: string, args: string[]): Promise<MemRun> {
   const script = 'mount --bind -o ro "$1" "$1" && shift && exec "$@"';
   try {
-    const { stdout, stderr } = await exec('unshare', ['-m', 'sh', '-c', script, 'sh', root, process.execPath, MEM_BIN, '--root', root, ...args], { env: cleanEnv() });
+    const { stdout, stderr } = await exec('unshare', ['-m', 'sh', '-c', script, 'sh', root, process.execPath, MEM_BIN, '--root', root, ...args], {
+      env: cleanEnv(),
+    });
     return { code: 0, stdout, stderr, json: JSON.parse(stdout) };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -136,10 +138,12 @@ describe('the terminal and git', () => {
   it('text output shows escape sequences from memories as visible text, JSON keeps them exact', async () => {
     const text = await runMem(['search', 'red tea', '--user', 'alice'], { root });
     expect(text.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
     expect(text.stdout).not.toMatch(/[\u001b\u0007\r\u202e]/);
     expect(text.stdout).toContain('Alice\\u001b]0;owned\\u0007 likes \\u001b[31mred\\u001b[0m tea');
     expect(text.stdout).toContain('\\u202egnp.exe');
     const context = await runMem(['search', 'red tea', '--user', 'alice', '--format', 'context'], { root });
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
     expect(context.stdout).not.toMatch(/[\u001b\u0007\r\u202e]/);
     const json = await runMem(['search', 'red tea', '--user', 'alice', '--json'], { root });
     expect(json.json.results[0].content).toContain('Alice\u001b]0;owned\u0007 likes \u001b[31mred\u001b[0m tea');

@@ -10,7 +10,10 @@ import { tempRoot } from '../support/temp-root.js';
 
 const WORDS = ['alice', 'cello', 'berlin', 'tea', 'morning', 'garden', 'violin', 'porto', 'train', 'letter', 'river', 'bread'];
 /** `n` characters of varied words (a long note), deterministic. */
-const longText = (n: number) => Array.from({ length: Math.ceil(n / 6) }, (_, i) => WORDS[(i * 7 + (i >> 3)) % WORDS.length]).join(' ').slice(0, n);
+const longText = (n: number) =>
+  Array.from({ length: Math.ceil(n / 6) }, (_, i) => WORDS[(i * 7 + (i >> 3)) % WORDS.length])
+    .join(' ')
+    .slice(0, n);
 
 describe('caps on queries and memory texts (local model)', () => {
   let root: string;
@@ -24,7 +27,10 @@ describe('caps on queries and memory texts (local model)', () => {
   it('a query over 2,000 characters is a usage error that names the limit; one at the limit is searched', async () => {
     const long = await runMem(['search', longText(2_001), '--user', 'alice', '--json'], { root });
     expect(long.code).toBe(2);
-    expect(long.json.error).toEqual({ code: 'USAGE', message: 'the query is 2001 characters long; at most 2000 are allowed (shorten it to what you are looking for)' });
+    expect(long.json.error).toEqual({
+      code: 'USAGE',
+      message: 'the query is 2001 characters long; at most 2000 are allowed (shorten it to what you are looking for)',
+    });
     const atLimit = await runMem(['search', `green tea ${longText(1_990)}`, '--user', 'alice', '--json'], { root });
     expect(atLimit.code).toBe(0);
   });

@@ -20,7 +20,9 @@ async function embedderPid(root: string): Promise<number> {
 function expectClearEmbeddingError(run: MemRun, root: string): void {
   expect(run.code).toBe(1);
   expect(run.json.error.code).toBe('EMBEDDING');
-  expect(run.json.error.message).toContain(`The embedding server of this root stopped or does not answer (log: ${join(root, '.mem', 'servers', 'embedder.log')})`);
+  expect(run.json.error.message).toContain(
+    `The embedding server of this root stopped or does not answer (log: ${join(root, '.mem', 'servers', 'embedder.log')})`,
+  );
   expect(run.json.error.message).toMatch(/run the command again to restart it\. The memory files are unchanged/);
 }
 

@@ -41,11 +41,14 @@ export async function startFakeEmbedder(dimension: number): Promise<FakeEmbedder
       hung.push(res);
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      object: 'list', model: 'fake',
-      data: texts.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t, dimension) })),
-      usage: { prompt_tokens: 0, total_tokens: 0 },
-    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        object: 'list',
+        model: 'fake',
+        data: texts.map((t, index) => ({ object: 'embedding', index, embedding: vectorOf(t, dimension) })),
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

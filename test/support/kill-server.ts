@@ -12,7 +12,11 @@ const KILL_HOOK = fileURLToPath(new URL('./kill-at.mjs', import.meta.url));
  * the root's `server` (milvus-lite or embedder) is killed with SIGKILL.
  */
 export function memKillingServer(
-  root: string, server: 'milvus-lite' | 'embedder', args: string[], killAt: number | string, stepsFile?: string,
+  root: string,
+  server: 'milvus-lite' | 'embedder',
+  args: string[],
+  killAt: number | string,
+  stepsFile?: string,
 ): Promise<MemRun> {
   const env = cleanEnv({
     ...(typeof killAt === 'number' ? { MEMDIR_KILL_AT: String(killAt) } : { MEMDIR_KILL_ON: killAt }),
