@@ -40,14 +40,14 @@ async function placesOf(deps: FilesDeps, paths: string[]): Promise<string> {
 }
 
 /** The one path of the memory with this id in scope, undefined when there is none; several are an error naming each. */
-export async function resolveId(
-  deps: FilesDeps, entries: Map<string, ManifestEntry>, id: string, user?: string,
-): Promise<string | undefined> {
+export async function resolveId(deps: FilesDeps, entries: Map<string, ManifestEntry>, id: string, user?: string): Promise<string | undefined> {
   const paths = pathsOf(entries, id, user);
   if (paths.length <= 1) return paths[0];
   const users = [...new Set(paths.map((p) => entries.get(p)!.user))];
   const whose = users.length === 1 ? `user ${users[0]}` : `users ${users.join(', ')} (name one with --user)`;
-  throw new DuplicateIdError(`memory id ${JSON.stringify(id)} is used by ${paths.length} files of ${whose}: ${await placesOf(deps, paths)}; give each file its own id`);
+  throw new DuplicateIdError(
+    `memory id ${JSON.stringify(id)} is used by ${paths.length} files of ${whose}: ${await placesOf(deps, paths)}; give each file its own id`,
+  );
 }
 
 /** Every file whose id another file of the same user also carries, as errors by path and line. */
@@ -62,7 +62,11 @@ export async function duplicateIdErrors(deps: FilesDeps, entries: Map<string, Id
     if (paths.length < 2) continue;
     for (const path of paths) {
       const others = paths.filter((p) => p !== path);
-      errors.push({ path, line: await idLine(deps, path), message: `duplicate id ${JSON.stringify(entries.get(path)!.memoryId)}: also used by ${others.join(', ')}` });
+      errors.push({
+        path,
+        line: await idLine(deps, path),
+        message: `duplicate id ${JSON.stringify(entries.get(path)!.memoryId)}: also used by ${others.join(', ')}`,
+      });
     }
   }
   return errors;

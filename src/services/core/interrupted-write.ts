@@ -44,8 +44,7 @@ export async function settleInterruptedWrite(deps: MemoryDeps): Promise<SettledW
   if (!pending) return null;
   const paths = Object.keys(pending.before);
   // Without git there is no commit to tell a finished write by: roll back (its caller never heard it succeed).
-  const committed = deps.audit.enabled && paths.length > 0 && (await deps.audit.uncommitted(paths)).length === 0
-    && (await wasChanged(deps, pending.before));
+  const committed = deps.audit.enabled && paths.length > 0 && (await deps.audit.uncommitted(paths)).length === 0 && (await wasChanged(deps, pending.before));
   if (!committed) {
     await restore(deps, pending.before);
     await deps.audit.unstage(paths);

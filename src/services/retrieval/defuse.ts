@@ -7,7 +7,7 @@ const OPENERS = /[<\u02C2\u2039\u2329\u27E8\u276C\u276E\u3008\u29FC\uFE64\uFF1C]
 // format characters (zero-width space, joiners, bidi marks), slashes and backslashes.
 const IGNORABLE = /[\s\p{Cf}/\\\u2044\u2215\u29F8]/gu;
 // Letters of other scripts that look like those of "memor(y|ies)".
-const CONFUSABLE: Record<string, string> = { 'е': 'e', 'ε': 'e', 'о': 'o', 'ο': 'o', 'м': 'm', 'г': 'r', 'і': 'i', 'ι': 'i', 'ѕ': 's', 'у': 'y' };
+const CONFUSABLE: Record<string, string> = { е: 'e', ε: 'e', о: 'o', ο: 'o', м: 'm', г: 'r', і: 'i', ι: 'i', ѕ: 's', у: 'y' };
 
 /** What a model reads in the characters after an opener: compatibility forms folded, invisible ones dropped. */
 function readAhead(text: string, from: number): string {
@@ -24,8 +24,7 @@ function readAhead(text: string, from: number): string {
  * `＜/memories＞`, `<\u200b/memory`…) becomes `<\`, which closes and opens nothing.
  */
 export function defuseText(text: string): string {
-  return text.replace(OPENERS, (opener: string, offset: number) =>
-    (readAhead(text, offset + opener.length).startsWith('memor') ? '<\\' : opener));
+  return text.replace(OPENERS, (opener: string, offset: number) => (readAhead(text, offset + opener.length).startsWith('memor') ? '<\\' : opener));
 }
 
 /** A one-line metadata value (id, tag, key, source, date…): no line breaks that could start a fake entry, and defused. */

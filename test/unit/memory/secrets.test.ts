@@ -119,11 +119,11 @@ describe('assertNoSecrets and mem add', () => {
   });
 });
 
-describe('redactSecrets and commit messages', () => {
+describe('maskSecrets and commit messages', () => {
   it('replaces each secret with its redacted form and keeps the rest', () => {
     const key = r('sk-proj-', 30);
-    expect(redactSecrets(`a ${key} b postgres://u:hunter22@db c`)).toBe(`a sk-pr…(${key.length} chars) b postgres://u:****@db c`);
-    expect(redactSecrets('nothing here')).toBe('nothing here');
+    expect(maskSecrets(`a ${key} b postgres://u:hunter22@db c`)).toBe(`a sk-pr…(${key.length} chars) b postgres://u:****@db c`);
+    expect(maskSecrets('nothing here')).toBe('nothing here');
   });
 
   it('a commit message never carries a secret, even of a memory stored with allowSecrets', () => {

@@ -59,13 +59,23 @@ describe('duplicate ids', () => {
 });
 
 describe('duplicateKeys', () => {
-  const entry = (user: string, key: string | undefined, status: ManifestEntry['status'] = 'active', expires?: number) =>
-    ({ memoryId: `${user}-${key}-${status}`, user, status, ...(key ? { key } : {}), ...(expires ? { expires } : {}) });
+  const entry = (user: string, key: string | undefined, status: ManifestEntry['status'] = 'active', expires?: number) => ({
+    memoryId: `${user}-${key}-${status}`,
+    user,
+    status,
+    ...(key ? { key } : {}),
+    ...(expires ? { expires } : {}),
+  });
 
   it('finds active, unexpired memories of one user sharing a key', () => {
     const entries = new Map([
-      ['a', entry('ann', 'city')], ['b', entry('ann', 'city')], ['c', entry('ann', 'city', 'superseded')],
-      ['d', entry('bob', 'city')], ['e', entry('ann', 'job')], ['f', entry('ann', 'job', 'active', 1)], ['g', entry('ann', undefined)],
+      ['a', entry('ann', 'city')],
+      ['b', entry('ann', 'city')],
+      ['c', entry('ann', 'city', 'superseded')],
+      ['d', entry('bob', 'city')],
+      ['e', entry('ann', 'job')],
+      ['f', entry('ann', 'job', 'active', 1)],
+      ['g', entry('ann', undefined)],
     ]);
     expect(duplicateKeys(entries, 1000)).toEqual([{ user: 'ann', key: 'city', paths: ['a', 'b'] }]);
   });
