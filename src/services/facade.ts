@@ -10,10 +10,10 @@ import { collectGarbage, type GcInput, type GcResult } from './gc.js';
 import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate.js';
 import { ingestConversation, type IngestInput, type IngestResult } from './ingest.js';
 import { listMemories, type ListInput, type ListResult } from './list.js';
-import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
+import { reindex, type ReindexOptions } from './reindex.js';
 import { memoryStatus, type StatusReport } from './status.js';
-import { syncIndex, type ReindexReport } from './core/sync.js';
+import type { ReindexReport } from './core/sync.js';
 import { watchMemory, type WatchOptions, type Watching } from './watch.js';
 
 export interface Memory {
@@ -27,7 +27,7 @@ export interface Memory {
   list(input: ListInput): Promise<ListResult>;
   /** Appends a conversation to the user's episodic log and, with an LLM, stores the memories in it. */
   ingest(input: IngestInput): Promise<IngestResult>;
-  reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
+  reindex(options?: ReindexOptions): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   /** Marks expired memories, removes them after the grace period. */
   gc(input?: GcInput): Promise<GcResult>;
@@ -49,7 +49,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     show: (input) => showMemory(deps, input),
     list: (input) => listMemories(deps, input),
     ingest: (input) => ingestConversation(deps, input),
-    reindex: (options = {}) => syncIndex(deps, options),
+    reindex: (options = {}) => reindex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     gc: (input = {}) => collectGarbage(deps, input),
     consolidate: (input) => consolidateMemories(deps, input),
