@@ -20,6 +20,9 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
   let root: string;
   let uri: string;
   let embedURL: string;
+  // The servers answer only with their secret: as a remote Milvus needs MILVUS_TOKEN, and an endpoint its key.
+  let token: string;
+  let embedKey: string;
 
   beforeAll(async () => {
     serverDir = await tempRoot({}, 'memdir-it-server-');
@@ -28,8 +31,10 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
     const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(serverDir)));
     uri = `http://127.0.0.1:${server.port}`;
+    token = server.secret;
     const embedder = await ensureServer(embeddingServerSpec(runtime, stateLayout(serverDir)));
     embedURL = `http://127.0.0.1:${embedder.port}/v1`;
+    embedKey = embedder.secret;
   });
   afterAll(async () => {
     await runMem(['server', 'stop'], { root });
@@ -40,7 +45,7 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
   });
 
   it('indexes into that server under a collection named after the root, and starts no Milvus of its own', async () => {
-    const env = { MILVUS_URI: uri };
+    const env = { MILVUS_URI: uri, MILVUS_TOKEN: token };
     const re = await runMem(['reindex', '--json'], { root, env });
     expect(re.json).toMatchObject({ files: 1, errors: [] });
     const status = await runMem(['status', '--json'], { root, env });
@@ -53,8 +58,8 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
 
   it('MEM_EMBEDDER=openai embeds through an OpenAI-compatible endpoint and records that model with the index', async () => {
     const env = {
-      MILVUS_URI: uri, MEM_COLLECTION: 'memdir_openai_test', MEM_EMBEDDER: 'openai', MEM_EMBED_BASE_URL: embedURL,
-      MEM_EMBED_MODEL: 'e5-passage', MEM_EMBED_DIMENSION: '384', MEM_EMBED_API_KEY: 'test', MEM_DAEMON: 'off',
+      MILVUS_URI: uri, MILVUS_TOKEN: token, MEM_COLLECTION: 'memdir_openai_test', MEM_EMBEDDER: 'openai', MEM_EMBED_BASE_URL: embedURL,
+      MEM_EMBED_MODEL: 'e5-passage', MEM_EMBED_DIMENSION: '384', MEM_EMBED_API_KEY: embedKey, MEM_DAEMON: 'off',
     };
     const re = await runMem(['reindex', '--rebuild', '--json'], { root, env });
     expect(re.json).toMatchObject({ files: 1, errors: [] });

@@ -27,16 +27,19 @@ describe('forgetMemories', () => {
     r.deps.access.touch([accessKey('ann', 'tea')], Date.now());
     await r.deps.access.settle();
     const result = await forgetMemories(r.deps, { ids: ['tea'] });
-    expect(result).toMatchObject({ removed: [{ id: 'tea', path: 'ann/semantic/tea.md' }], missing: [], regenerated: [] });
-    expect(result.verified).toMatchObject({ indexRows: 0, stateHits: [] });
+    expect(result).toEqual({
+      removed: [{ id: 'tea', path: 'ann/semantic/tea.md' }], missing: [], regenerated: [],
+      audit: { by: 'Test <test@localhost>', count: 1 },
+      verified: { indexRows: 0, index: 'compacted', cachedVectorsRemoved: 0, accessRecordsRemoved: 0, stateFiles: expect.any(Number), stateHits: [] },
+    });
     expect(await r.exists('ann/semantic/tea.md')).toBe(false);
     expect(r.index.rowsOf('ann/semantic/tea.md')).toEqual([]);
     expect((await r.deps.cache.getMany([hash!])).size).toBe(0);
     expect(await r.deps.access.get([accessKey('ann', 'tea')])).toEqual(new Map());
     expect(r.audit.commits).toHaveLength(1);
     expect(r.audit.commits[0]!.paths).toEqual(['ann/semantic/tea.md']);
-    // The audit record names the user and how many, never the id (a slug of the forgotten text).
-    expect(r.audit.commits[0]!.message).toMatch(/^memdir: FORGET ann\n[\s\S]*action: FORGET\n[\s\S]*count: 1/);
+    // An audit record: the user and a count, never the id (a slug of the text).
+    expect(r.audit.commits[0]!.message).toMatch(/^memdir: FORGET ann\n[\s\S]*action: FORGET\nuser: ann\ncount: 1/);
     expect(r.audit.commits[0]!.message).not.toContain('tea');
     expect(r.index.rowsOf('ann/semantic/cat.md')).toHaveLength(1);
   });
