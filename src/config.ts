@@ -226,6 +226,9 @@ export interface AgentConfig {
   contextTokens: number;
   /** Token budget of the recall added to a prompt (MEM_HOOK_PROMPT_TOKENS, default 500). */
   promptTokens: number;
+  /** Time budgets of the session-start and prompt hooks (MEM_HOOK_START_MS 2000, MEM_HOOK_PROMPT_MS 1000). */
+  startBudgetMs: number;
+  promptBudgetMs: number;
   /** Whether hooks may start the search daemon (MEM_DAEMON, default on). */
   daemon: boolean;
 }
@@ -246,6 +249,8 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
     user: userId(env, 'MEM_USER') ?? osUser() ?? 'default',
     contextTokens: positiveInt(env, 'MEM_HOOK_CONTEXT_TOKENS', 1200),
     promptTokens: positiveInt(env, 'MEM_HOOK_PROMPT_TOKENS', 500),
+    startBudgetMs: positiveInt(env, 'MEM_HOOK_START_MS', 2000),
+    promptBudgetMs: positiveInt(env, 'MEM_HOOK_PROMPT_MS', 1000),
     daemon: flag(env, 'MEM_DAEMON', true),
   };
 }

@@ -250,7 +250,7 @@ describe('the daemon socket folder', () => {
 describe('loadAgentConfig', () => {
   it('personal root under the home folder, budgets and the daemon switch, overridable by the environment', () => {
     const defaults = loadAgentConfig({ MEM_USER: 'ann' });
-    expect(defaults).toEqual({ home: homedir(), personalRoot: join(homedir(), '.memdir'), user: 'ann', contextTokens: 1200, promptTokens: 500, daemon: true });
+    expect(defaults).toEqual({ home: homedir(), personalRoot: join(homedir(), '.memdir'), user: 'ann', contextTokens: 1200, promptTokens: 500, startBudgetMs: 2000, promptBudgetMs: 1000, daemon: true });
     expect(loadAgentConfig({ MEM_USER: 'ann', MEM_PERSONAL_ROOT: 'mine', MEM_HOOK_CONTEXT_TOKENS: '300', MEM_HOOK_PROMPT_TOKENS: '90', MEM_DAEMON: 'off' }))
       .toMatchObject({ personalRoot: resolve('mine'), contextTokens: 300, promptTokens: 90, daemon: false });
     // Without MEM_USER: the OS user name when it is a valid id.

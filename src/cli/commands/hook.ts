@@ -37,7 +37,6 @@ const EVENTS: Record<string, Record<string, Kind>> = {
   codex: { notify: 'capture' },
 };
 
-const BUDGET_MS: Record<Kind, number> = { context: 2000, prompt: 1000, capture: 1000 };
 
 type Payload = Record<string, unknown>;
 
@@ -95,7 +94,7 @@ async function context(agent: string, payload: Payload, w: Where, agentConfig: A
   // Files are read until shortly before the budget ends, so a large root still answers in time.
   const built = await within(ms, sessionContext(scopes, user, agentConfig.contextTokens, new Date(), Date.now() + ms - 250));
   if (built === TIMEOUT) {
-    return { output: undefined, error: 'the memory files could not be read within the 2 s budget: no context this session', hint: 'a very large root or a slow disk; `mem status` shows its size' };
+    return { output: undefined, error: 'the memory files could not be read within the time budget: no context this session', hint: 'a very large root or a slow disk; `mem status` shows its size' };
   }
   const counts = Object.entries(built.included).map(([k, v]) => `${v} ${k}`).join(', ') || 'no memories';
   const eventName = 'SessionStart';
@@ -202,12 +201,20 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   const kind = EVENTS[agent]?.[event];
   const entry: HookLogEntry = { at: new Date().toISOString(), agent, event, ok: true, ms: 0 };
   let located: Promise<Where> | undefined;
-  const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : BUDGET_MS[kind];
+  // Read before anything else, so the budget covers the whole hook; a bad setting is caught below.
+  let agentConfig: AgentConfig | undefined;
+  try {
+    agentConfig = agentConfigFromEnvironment();
+  } catch {
+    agentConfig = undefined;
+  }
+  const budgets: Record<Kind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 1000 };
+  const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : budgets[kind];
   const left = () => budget - (Date.now() - started);
 
   const run = async (): Promise<Outcome | undefined> => {
     if (!kind) throw new Error(`unknown hook ${agent} ${event}; known: ${Object.entries(EVENTS).map(([a, e]) => `${a} (${Object.keys(e).join(', ')})`).join('; ')}`);
-    const agentConfig = agentConfigFromEnvironment();
+    if (!agentConfig) agentConfig = agentConfigFromEnvironment(); // throws the configuration error
     const user = assertUserId(opts.user ?? agentConfig.user);
     const payload = await readPayload(payloadArg, opts, Math.min(500, left()));
     const session = str(payload.session_id) ?? str(payload['thread-id']);
@@ -236,7 +243,7 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     if (outcome === undefined) return;
     if (outcome === TIMEOUT) {
       entry.error = `no answer within the ${budget} ms budget (a busy machine or a large memory root): the agent went on without memory this time`;
-      entry.hint = 'nothing to do if it is rare; `mem status` shows the root\'s size';
+      entry.hint = 'nothing to do if it is rare; `mem status` shows the root\'s size, MEM_HOOK_START_MS / MEM_HOOK_PROMPT_MS set the budgets';
     } else {
       if (outcome.output !== undefined) process.stdout.write(`${JSON.stringify(outcome.output)}\n`);
       if (outcome.detail) entry.detail = outcome.detail;
