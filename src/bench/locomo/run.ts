@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 
 import type { MemConfig } from '../../config.js';
 import { openMemory, stopLocalServers } from '../../open-memory.js';
+import { NAME_SHARE } from '../../services/retrieval/names.js';
 import { DEFAULT_CONTEXT, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
 import type { ReindexReport } from '../../services/sync.js';
@@ -15,18 +16,22 @@ import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
 
-export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context'>;
+export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names'>;
 
-// Each row switches one technique on top of the row before; the last is `mem search`'s default.
+const PLAIN = { context: NO_CONTEXT, names: 0 };
+const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
+
+// Each "+" row switches one signal on over hybrid+rescore; the last row is `mem search`'s default.
 export const ABLATIONS: Record<string, AblationSettings> = {
-  bm25: { mode: 'bm25', rescore: false, context: NO_CONTEXT },
-  dense: { mode: 'dense', rescore: false, context: NO_CONTEXT },
-  'hybrid-rrf': { mode: 'hybrid', fusion: 'rrf', rescore: false, context: NO_CONTEXT },
-  hybrid: { mode: 'hybrid', fusion: 'weighted', rescore: false, context: NO_CONTEXT },
-  'hybrid+rescore': { mode: 'hybrid', fusion: 'weighted', rescore: true, context: NO_CONTEXT },
-  '+neighbours': { mode: 'hybrid', fusion: 'weighted', rescore: true, context: { ...NO_CONTEXT, neighbour: DEFAULT_CONTEXT.neighbour } },
-  '+file': { mode: 'hybrid', fusion: 'weighted', rescore: true, context: { ...NO_CONTEXT, file: DEFAULT_CONTEXT.file } },
-  default: { mode: 'hybrid', fusion: 'weighted', rescore: true },
+  bm25: { mode: 'bm25', rescore: false, ...PLAIN },
+  dense: { mode: 'dense', rescore: false, ...PLAIN },
+  'hybrid-rrf': { mode: 'hybrid', fusion: 'rrf', rescore: false, ...PLAIN },
+  hybrid: { mode: 'hybrid', fusion: 'weighted', rescore: false, ...PLAIN },
+  'hybrid+rescore': { ...RESCORED, ...PLAIN },
+  '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: DEFAULT_CONTEXT.neighbour } },
+  '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: DEFAULT_CONTEXT.file } },
+  '+names': { ...RESCORED, ...PLAIN, names: NAME_SHARE },
+  default: { ...RESCORED },
 };
 
 /** turns: one `## D3:7 Speaker` section per turn (no user's memory looks like it); ingest: `mem ingest`'s day logs. */
