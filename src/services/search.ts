@@ -30,6 +30,8 @@ export interface SearchInput {
   context?: ContextOptions;
   /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
   names?: number;
+  /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
+  candidates?: number;
   /** Blend in recency and importance (default true); false ranks by relevance alone. */
   rescore?: boolean;
   /** One result per memory (default), or one per chunk. */
@@ -131,7 +133,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   await deps.index.open(deps.embedder.identity);
 
   const unit = input.unit ?? 'memory';
-  const candidates = await retrieve(deps, input, scope, Math.max(MIN_CANDIDATES, k * 5));
+  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5));
   const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
 
   const scored = candidates.map((c) => {

@@ -16,7 +16,7 @@ import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
 
-export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names'>;
+export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'candidates'>;
 
 const PLAIN = { context: NO_CONTEXT, names: 0 };
 const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;

@@ -11,19 +11,24 @@ export interface ContextOptions {
   /** Share of the file's relevance (mean of its best `fileTop` chunks) added to a chunk's own. */
   file: number;
   fileTop: number;
+  /**
+   * Only chunks of at most this many characters borrow context: a short chunk (one turn, one line of
+   * a log) lacks it, a long one carries its own, and its neighbour is as long and about other things.
+   */
+  maxChars: number;
 }
 
 // Measured on the LoCoMo dev split in both layouts (docs/benchmarks.md).
-export const DEFAULT_CONTEXT: ContextOptions = { neighbour: 0.5, file: 0.3, fileTop: 3 };
-export const NO_CONTEXT: ContextOptions = { neighbour: 0, file: 0, fileTop: 3 };
+export const DEFAULT_CONTEXT: ContextOptions = { neighbour: 0.5, file: 0.3, fileTop: 3, maxChars: 500 };
+export const NO_CONTEXT: ContextOptions = { ...DEFAULT_CONTEXT, neighbour: 0, file: 0 };
 
 // Two chunks of a file are adjacent when at most this many (blank) lines lie between them: chunks
 // of one section are separated by one blank line, a section's first block by its heading's.
 const MAX_GAP_LINES = 2;
 
 /**
- * New relevance per candidate, still in [0, 1]: (own + neighbour·best adjacent + file·file mean) /
- * (1 + neighbour + file). Only candidates count: a chunk that neither list returned adds nothing.
+ * New relevance per candidate, still in [0, 1]: (own + neighbour·max(own, best adjacent) +
+ * file·max(own, file mean)) / (1 + neighbour + file). Only candidates count: a chunk that neither list returned adds nothing.
  */
 export function withContext(candidates: FusedCandidate[], options: ContextOptions = DEFAULT_CONTEXT): FusedCandidate[] {
   if (options.neighbour <= 0 && options.file <= 0) return candidates;
@@ -46,10 +51,14 @@ export function withContext(candidates: FusedCandidate[], options: ContextOption
   }
   const total = 1 + options.neighbour + options.file;
   return candidates
-    .map((c) => ({
-      ...c,
-      relevance: (c.relevance + options.neighbour * neighbourOf.get(c)! + options.file * fileOf.get(c.hit.record.path)!) / total,
-    }))
+    .map((c) => {
+      // Context only lifts: a chunk whose neighbours and file match worse than it does (an isolated
+      // fact, a long chunk) keeps its own relevance, so short memories are not pushed below logs.
+      const short = c.hit.record.content.length <= options.maxChars;
+      const near = short ? Math.max(c.relevance, neighbourOf.get(c)!) : c.relevance;
+      const file = short ? Math.max(c.relevance, fileOf.get(c.hit.record.path)!) : c.relevance;
+      return { ...c, relevance: (c.relevance + options.neighbour * near + options.file * file) / total };
+    })
     .sort((a, b) => b.relevance - a.relevance);
 }
 

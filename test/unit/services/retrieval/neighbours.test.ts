@@ -34,12 +34,21 @@ describe('withContext', () => {
     expect(rel(out, 'b')).toBe(rel(out, 'c'));
   });
 
-  it('a file that matches in several places lifts its chunks above a lone equal match', () => {
+  it('a weak chunk of a file that matches strongly elsewhere outranks an equal lone match', () => {
     const out = withContext([
-      cand('a1', 'a.md', [1, 1], 0.6), cand('a2', 'a.md', [20, 20], 0.6), cand('a3', 'a.md', [40, 40], 0.6),
-      cand('b1', 'b.md', [1, 1], 0.6), cand('b2', 'b.md', [20, 20], 0.1),
+      cand('a1', 'a.md', [1, 1], 0.9), cand('a2', 'a.md', [20, 20], 0.8), cand('a3', 'a.md', [40, 40], 0.7), cand('a4', 'a.md', [60, 60], 0.4),
+      cand('b1', 'b.md', [1, 1], 0.4),
     ], { ...NO_CONTEXT, file: 0.3 });
-    expect(rel(out, 'a1')).toBeGreaterThan(rel(out, 'b1'));
+    expect(rel(out, 'a4')).toBeGreaterThan(rel(out, 'b1'));
+  });
+
+  it('context only lifts: an isolated fact keeps its relevance, and so does a long chunk', () => {
+    const long = { ...cand('long', 'log.md', [5, 9], 0.3) };
+    long.hit = { ...long.hit, record: { ...long.hit.record, content: 'x'.repeat(DEFAULT_CONTEXT.maxChars + 1) } };
+    const out = withContext([cand('fact', 'fact.md', [1, 1], 0.6), cand('q', 'log.md', [1, 3], 0.9), long], DEFAULT_CONTEXT);
+    expect(rel(out, 'fact')).toBeCloseTo(0.6, 12);
+    expect(rel(out, 'long')).toBeCloseTo(0.3, 12);
+    expect(rel(out, 'q')).toBeCloseTo(0.9, 12);
   });
 
   it('switched off, it changes nothing', () => {
