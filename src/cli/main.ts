@@ -146,7 +146,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
   const bench = program.command('bench').description('measure retrieval on a benchmark data set');
   bench
     .command('locomo')
-    .description('evidence recall, MRR and latency on LoCoMo-format data (ablations: bm25, dense, hybrid, hybrid+rescore)')
+    .description('evidence recall, MRR and latency on LoCoMo-format data (ablations: bm25, dense, hybrid-rrf, hybrid, hybrid+rescore, +neighbours, +file, +names, default)')
     .requiredOption('--data <file>', 'LoCoMo JSON file')
     .option('--k <n>', 'results per question', '10')
     .option('--work-dir <dir>', 'keep the ingested root here and reuse it (and its vector cache) next time')
