@@ -1,4 +1,5 @@
-// Configuration: defaults, then environment, then flags. Read only by the composition root's callers (CLI, library users).
+// Configuration: defaults, then environment, then flags. The only reader of the process environment in memdir
+// (a test enforces it): the CLI, the composition root and the adapters that start child processes get it from here.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -6,7 +7,7 @@ import { ConfigError } from './errors.js';
 import { parseDuration } from './memory/duration.js';
 import { isValidUserId } from './memory/ids.js';
 import { MEMORY_TYPES } from './memory/model.js';
-import { DEFAULT_LIFECYCLE, type LifecycleConfig } from './services/lifecycle-config.js';
+import { DEFAULT_LIFECYCLE, type LifecycleConfig } from './memory/lifecycle.js';
 
 export type IndexConfig =
   | { kind: 'embedded' }
@@ -26,8 +27,8 @@ export interface LlmConfig {
 export interface MemConfig {
   /** Absolute path of the memory root (the folder of Markdown files). */
   root: string;
-  /** User of files that name none and sit outside a user folder. */
-  defaultUser: string;
+  /** Owner of files that name no user and sit outside a user folder ($MEM_DEFAULT_OWNER, else "default"). */
+  defaultOwner: string;
   /** Commit every write to git. */
   git: boolean;
   index: IndexConfig;
@@ -138,9 +139,10 @@ function lifecycleFrom(env: NodeJS.ProcessEnv): LifecycleConfig {
   };
 }
 
-function defaultUser(value: string | undefined): string {
-  if (!value) return 'default';
-  if (!isValidUserId(value)) throw new ConfigError(`MEM_USER is not a valid user id: ${JSON.stringify(value).slice(0, 80)}`);
+function userId(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  if (!value) return undefined;
+  if (!isValidUserId(value)) throw new ConfigError(`${name} is not a valid user id: ${JSON.stringify(value).slice(0, 80)}`);
   return value;
 }
 
@@ -154,7 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
   }
   return {
     root,
-    defaultUser: defaultUser(env.MEM_USER),
+    defaultOwner: userId(env, 'MEM_DEFAULT_OWNER') ?? 'default',
     git: flag(env, 'MEM_GIT', true),
     index: uri ? { kind: 'remote', uri, ...(env.MILVUS_TOKEN ? { token: env.MILVUS_TOKEN } : {}) } : { kind: 'embedded' },
     ...(collection ? { collection } : {}),
@@ -168,4 +170,32 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     embedBatchSize: positiveInt(env, 'MEM_EMBED_BATCH', 32),
     ...(env.MEM_DENSE_WEIGHT ? { denseWeight: fraction(env, 'MEM_DENSE_WEIGHT') } : {}),
   };
+}
+
+/** Settings of the `mem` command line only (not of a memory root: the search daemon's key leaves them out). */
+export interface CliSettings {
+  /** The CLI's acting user: the default of `--user` ($MEM_USER). */
+  user?: string;
+  /** Whether `mem search` may use and start the search daemon ($MEM_DAEMON, default on). */
+  daemon: boolean;
+}
+
+export function loadCliSettings(env: NodeJS.ProcessEnv): CliSettings {
+  const user = userId(env, 'MEM_USER');
+  return { ...(user ? { user } : {}), daemon: flag(env, 'MEM_DAEMON', true) };
+}
+
+/** The root's configuration from this process's environment and the given flags. */
+export function configFromEnvironment(flags: ConfigFlags = {}): MemConfig {
+  return loadConfig(process.env, flags);
+}
+
+/** The CLI's settings from this process's environment. */
+export function cliSettingsFromEnvironment(): CliSettings {
+  return loadCliSettings(process.env);
+}
+
+/** The environment child processes inherit (the runtime installer, the local servers, git). */
+export function inheritedEnvironment(): NodeJS.ProcessEnv {
+  return process.env;
 }

@@ -12,6 +12,30 @@ export class UsageError extends MemError {
   override readonly code = 'USAGE';
 }
 
+/**
+ * memdir broke one of its own rules: an adapter was handed what no use case should send, or a file memdir
+ * just wrote could not be indexed. A bug or a broken environment, never the caller's typing: exit code 1.
+ */
+export class InternalError extends MemError {
+  override readonly code = 'INTERNAL';
+}
+
+/** A failure whose details are already in the printed result (files skipped, problems found): exit 1 without a second message. */
+export class ReportedFailure extends MemError {
+  override readonly code = 'FILES_SKIPPED';
+}
+
+/** An error the search daemon reported, with the code and exit code it would have had in-process. */
+export class DaemonError extends MemError {
+  override readonly code: string;
+  override readonly exitCode: number;
+  constructor(error: { code: string; message: string; exitCode: number }) {
+    super(error.message);
+    this.code = error.code;
+    this.exitCode = error.exitCode;
+  }
+}
+
 /** Configuration that cannot work (bad env value, missing endpoint setting). */
 export class ConfigError extends MemError {
   override readonly exitCode = 2;

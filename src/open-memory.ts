@@ -3,12 +3,12 @@ import { join } from 'node:path';
 
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
-import type { MemoryDeps } from './services/deps.js';
-import { createMemory, type Memory } from './services/memory.js';
+import { stateLayout } from './memory/layout.js';
+import type { MemoryDeps } from './services/core/deps.js';
+import { createMemory, type Memory } from './services/facade.js';
 import type { Embedder, VectorIndex } from './services/ports.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
-import { STATE_DIR } from './adapters/state/state-dir.js';
 
 export interface OpenOptions {
   /** Progress and set-up messages (provisioning the runtime, starting servers). */
@@ -22,7 +22,7 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
     import('./adapters/embedder/openai-embedder.js'),
     import('./adapters/runtime/local-servers.js'),
   ]);
-  const stateDir = join(config.root, STATE_DIR);
+  const layout = stateLayout(config.root);
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
   let local: { milvusPort?: number; embedderPort?: number } = {};
   if (needsRuntime) {
@@ -30,8 +30,8 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
     const { ensureServer } = await import('./adapters/runtime/managed-server.js');
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
     const [milvus, embedder] = await Promise.all([
-      config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, stateDir)) : undefined,
-      config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, stateDir)) : undefined,
+      config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, layout)) : undefined,
+      config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, layout)) : undefined,
     ]);
     local = { milvusPort: milvus?.port, embedderPort: embedder?.port };
   }
@@ -40,7 +40,7 @@ async function connect(config: MemConfig, options: OpenOptions): Promise<{ index
     config.index.kind === 'embedded'
       ? {
           address: `127.0.0.1:${local.milvusPort}`, collection,
-          unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(stateDir, 'servers', 'milvus-lite.log')}); ` +
+          unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(layout.servers, 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
@@ -82,7 +82,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     cache: new FileVectorCache(config.root, sha256(model).slice(0, 16)),
     // One manifest per (index, model): switching MILVUS_URI or model never trusts the other's.
     manifest: new JsonManifest(config.root, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
-    lock: new FileLock(join(config.root, STATE_DIR)),
+    lock: new FileLock(stateLayout(config.root).dir),
     audit: new GitAudit(config.root, config.git),
     access: new JsonAccessStats(config.root),
     scoring: DEFAULT_SCORING,
@@ -92,7 +92,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
     chunking: { maxChars: config.chunkMaxChars },
-    defaultUser: config.defaultUser,
+    defaultUser: config.defaultOwner,
     embedBatchSize: config.embedBatchSize,
     maxFileBytes: config.maxFileBytes,
     now: () => new Date(),
@@ -101,47 +101,4 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     await deps.access.settle();
     await index.close();
   });
-}
-
-export interface LocalServerState {
-  name: string;
-  running: boolean;
-  pid?: number;
-  port?: number;
-  startedAt?: string;
-}
-
-const SERVER_NAMES = ['milvus-lite', 'embedder'];
-
-/** State of the root's managed local servers (nothing is started). */
-export async function localServerStatus(config: MemConfig): Promise<{ runtime: { dir: string; ready: boolean }; servers: LocalServerState[] }> {
-  const { readRecord, isAlive } = await import('./adapters/runtime/managed-server.js');
-  const { runtimeInfo } = await import('./adapters/runtime/python-runtime.js');
-  const stateDir = join(config.root, STATE_DIR, 'servers');
-  const servers = await Promise.all(
-    SERVER_NAMES.map(async (name) => {
-      const rec = await readRecord({ stateDir, name });
-      return rec && isAlive(rec.pid) ? { name, running: true, ...rec } : { name, running: false };
-    }),
-  );
-  const info = await runtimeInfo(config.runtimeHome);
-  return { runtime: { dir: info.dir, ready: info.ready }, servers };
-}
-
-/** Stops the root's managed local servers; returns the names of those that were running. */
-export async function stopLocalServers(config: MemConfig): Promise<string[]> {
-  const { stopServer } = await import('./adapters/runtime/managed-server.js');
-  const stateDir = join(config.root, STATE_DIR, 'servers');
-  const stopped: string[] = [];
-  for (const name of SERVER_NAMES) {
-    if (await stopServer({ stateDir, name, stopSignal: 'SIGINT' })) stopped.push(name);
-  }
-  return stopped;
-}
-
-/** Provisions the runtime and starts the local servers the configuration uses (what `mem setup` does). */
-export async function startLocalServers(config: MemConfig, options: OpenOptions = {}): Promise<LocalServerState[]> {
-  const memory = await openMemory(config, options);
-  await memory.close();
-  return (await localServerStatus(config)).servers;
 }

@@ -1,4 +1,6 @@
-// Covers the layer rules: what memory/, services/, adapters/, cli/ and mcp/ may import, and that only cli/ talks to the console or exits.
+// Covers the layer rules: what each folder and top-level file of src/ may import, that the import graph
+// has no cycles, that only config.ts reads process.env, that only cli/ talks to the console or exits,
+// and that every package src/ imports is a declared dependency. Each rule is also shown to catch a planted violation.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(REPO, 'src');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -38,31 +41,148 @@ const FILES: SourceFile[] = sourceFiles(SRC).map((abs) => {
   return { path: relative(SRC, abs).split('\\').join('/'), text, imports: importsOf(abs, text) };
 });
 
-const inLayer = (layer: string) => FILES.filter((f) => f.path.startsWith(`${layer}/`));
+/** A file as if it were in src/ (for planting violations). */
+const planted = (path: string, text: string): SourceFile => ({ path, text, imports: importsOf(join(SRC, path), text) });
 
-const SDKS = ['@zilliz/milvus2-sdk-node', 'openai', 'chokidar', 'commander', 'simple-git', 'proper-lockfile'];
-const isSdk = (spec: string, sdks = SDKS) => sdks.some((s) => spec === s || spec.startsWith(`${s}/`) || (s.startsWith('@') && spec.startsWith(s.split('/')[0]! + '/')));
+// ---- packages -------------------------------------------------------------------------------------
 
-/** Imports of a layer's files that break a rule, as "file -> import" strings (empty when clean). */
-function violations(layer: string, forbidden: (spec: string) => boolean): string[] {
-  return inLayer(layer).flatMap((f) => f.imports.filter(forbidden).map((i) => `${f.path} -> ${i}`));
+const PACKAGE = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const DEPENDENCIES = Object.keys(PACKAGE.dependencies);
+
+/** The package an import specifier names ("@scope/name/sub.js" -> "@scope/name"); null for node: and src/ files (resolved to ".ts"). */
+function packageOf(spec: string): string | null {
+  if (spec.startsWith('node:') || spec.endsWith('.ts') || spec.startsWith('.')) return null;
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+const isRelative = (spec: string) => !spec.startsWith('node:') && packageOf(spec) === null;
+
+// Libraries that compute without touching an outside system; every other dependency in package.json
+// (an index, model, VCS, file-watch, terminal or protocol client) counts as an outside system.
+const PURE = ['gray-matter', 'unified', 'remark-parse', 'zod', 'stemmer', 'ms'];
+const isOutsideSystem = (spec: string, allowed: string[] = []) => {
+  const pkg = packageOf(spec);
+  return pkg !== null && !PURE.includes(pkg) && !allowed.includes(pkg);
+};
+
+// ---- layers ---------------------------------------------------------------------------------------
+
+const FOLDERS = ['memory', 'services', 'adapters', 'cli', 'mcp', 'daemon', 'bench'] as const;
+const TOP_LEVEL = ['config.ts', 'errors.ts', 'index.ts', 'open-memory.ts', 'server-control.ts'];
+
+const under = (prefix: string) => (i: string) => i.startsWith(`${prefix}/`);
+const is = (...paths: string[]) => (i: string) => paths.includes(i);
+const any = (...checks: ((i: string) => boolean)[]) => (i: string) => checks.some((c) => c(i));
+
+const ENTRY_POINTS = any(under('cli'), under('mcp'), under('daemon'), under('bench'));
+const ROOTS = is('open-memory.ts', 'server-control.ts', 'index.ts');
+
+interface Rule {
+  name: string;
+  /** Which files the rule is about. */
+  applies: (path: string) => boolean;
+  forbidden: (spec: string) => boolean;
 }
 
-/** `console.*` uses and `process.exit` references, found in the syntax tree (comments and strings don't count). */
-function consoleAndExitUses(file: SourceFile): string[] {
+const RULES: Rule[] = [
+  {
+    name: 'memory/ is pure: only memory/, errors.ts and pure libraries',
+    applies: under('memory'),
+    forbidden: (i) => (isRelative(i) && !i.startsWith('memory/') && i !== 'errors.ts') || isOutsideSystem(i),
+  },
+  {
+    name: 'services/ import memory/, errors.ts and other services only: no adapters, entry points, config or composition root',
+    applies: under('services'),
+    forbidden: (i) => (isRelative(i) && !i.startsWith('memory/') && !i.startsWith('services/') && i !== 'errors.ts') || isOutsideSystem(i),
+  },
+  {
+    name: 'adapters/ import no entry point or composition root, and from services/ only the ports',
+    applies: under('adapters'),
+    forbidden: any(ENTRY_POINTS, ROOTS, (i) => i.startsWith('services/') && i !== 'services/ports.ts'),
+  },
+  {
+    // The `mem` command line dispatches to the other entry points (mem mcp, mem daemon, mem bench).
+    name: 'cli/ imports no adapters and neither the Milvus nor the OpenAI SDK',
+    applies: under('cli'),
+    forbidden: any(under('adapters'), (i) => ['@zilliz/milvus2-sdk-node', 'openai'].includes(packageOf(i) ?? '')),
+  },
+  {
+    name: 'mcp/ is a thin shell: services and types only, no adapters, composition root, config, other entry points or SDKs but its own',
+    applies: under('mcp'),
+    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('daemon'), under('bench'), (i) => isOutsideSystem(i, ['@modelcontextprotocol/sdk'])),
+  },
+  {
+    name: 'daemon/ is a thin shell like mcp/: no adapters, composition root, config, other entry points or SDKs',
+    applies: under('daemon'),
+    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('mcp'), under('bench'), (i) => isOutsideSystem(i)),
+  },
+  {
+    name: 'bench/ uses the library like a user: no adapters, other entry points or SDKs',
+    applies: under('bench'),
+    forbidden: any(under('adapters'), under('cli'), under('mcp'), under('daemon'), (i) => isOutsideSystem(i)),
+  },
+  {
+    name: 'errors.ts imports nothing',
+    applies: is('errors.ts'),
+    forbidden: () => true,
+  },
+  {
+    name: 'config.ts imports only memory/, errors.ts and node',
+    applies: is('config.ts'),
+    forbidden: (i) => !i.startsWith('node:') && !i.startsWith('memory/') && i !== 'errors.ts',
+  },
+  {
+    name: 'the composition root and server control import no entry point',
+    applies: is('open-memory.ts', 'server-control.ts'),
+    forbidden: any(ENTRY_POINTS, is('index.ts')),
+  },
+  {
+    name: 'index.ts (the library API) exports no adapters or entry points',
+    applies: is('index.ts'),
+    forbidden: any(under('adapters'), ENTRY_POINTS, (i) => packageOf(i) !== null),
+  },
+];
+
+/** Imports that break a rule, as "file -> import" strings (empty when clean). */
+function violations(rule: Rule, files: SourceFile[] = FILES): string[] {
+  return files.filter((f) => rule.applies(f.path)).flatMap((f) => f.imports.filter(rule.forbidden).map((i) => `${f.path} -> ${i}`));
+}
+
+/** Every import cycle among src/ files, each as "a -> b -> a". */
+function cycles(files: SourceFile[]): string[] {
+  const graph = new Map(files.map((f) => [f.path, f.imports.filter((i) => files.some((g) => g.path === i))]));
+  const found: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next].join(' -> '));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+// ---- syntax checks --------------------------------------------------------------------------------
+
+/** `object.property` (or `object['property']`) uses found in the syntax tree: comments and strings don't count. */
+function propertyUses(file: SourceFile, matches: (obj: string, prop: string | null) => boolean): string[] {
   const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.ES2022, true);
   const found: string[] = [];
+  const at = (node: ts.Node) => `${file.path}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
   const visit = (node: ts.Node) => {
-    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)) {
-      const obj = node.expression.text;
-      const prop = node.name.text;
-      if (obj === 'console' || (obj === 'process' && (prop === 'exit' || prop === 'exitCode'))) {
-        const { line } = sf.getLineAndCharacterOfPosition(node.getStart());
-        found.push(`${file.path}:${line + 1} ${obj}.${prop}`);
-      }
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && matches(node.expression.text, node.name.text)) {
+      found.push(`${at(node)} ${node.expression.text}.${node.name.text}`);
     }
-    if (ts.isElementAccessExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'console') {
-      found.push(`${file.path} console[...]`);
+    if (ts.isElementAccessExpression(node) && ts.isIdentifier(node.expression)) {
+      const arg = node.argumentExpression;
+      const prop = ts.isStringLiteral(arg) ? arg.text : null;
+      if (matches(node.expression.text, prop)) found.push(`${at(node)} ${node.expression.text}[...]`);
     }
     ts.forEachChild(node, visit);
   };
@@ -70,10 +190,16 @@ function consoleAndExitUses(file: SourceFile): string[] {
   return found;
 }
 
+const consoleAndExitUses = (file: SourceFile) =>
+  propertyUses(file, (obj, prop) => obj === 'console' || (obj === 'process' && (prop === 'exit' || prop === 'exitCode')));
+const envUses = (file: SourceFile) => propertyUses(file, (obj, prop) => obj === 'process' && (prop === 'env' || prop === null));
+
+// ---- tests ----------------------------------------------------------------------------------------
+
 describe('architecture', () => {
   it('finds the source files of every layer and reads their imports', () => {
-    for (const layer of ['memory', 'services', 'adapters', 'cli', 'mcp']) expect(inLayer(layer).length).toBeGreaterThan(0);
-    const sync = FILES.find((f) => f.path === 'services/sync.ts')!;
+    for (const layer of FOLDERS) expect(FILES.filter((f) => f.path.startsWith(`${layer}/`)).length, layer).toBeGreaterThan(0);
+    const sync = FILES.find((f) => f.path === 'services/core/sync.ts')!;
     expect(sync.imports).toContain('memory/parse.ts');
     expect(sync.imports).toContain('services/ports.ts');
     const openMemory = FILES.find((f) => f.path === 'open-memory.ts')!;
@@ -87,39 +213,63 @@ describe('architecture', () => {
     expect(importsOf(join(SRC, 'memory', 'probe.ts'), text)).toEqual(['services/ports.ts', 'memory/x.ts', 'commander', 'cli/main.ts']);
   });
 
-  it('memory/ is pure: no services, adapters, cli, config, open-memory or SDK imports', () => {
-    expect(
-      violations('memory', (i) =>
-        i.startsWith('services/') || i.startsWith('adapters/') || i.startsWith('cli/') ||
-        i === 'config.ts' || i === 'open-memory.ts' || isSdk(i)),
-    ).toEqual([]);
+  it('every file of src/ sits in a known layer or is a known top-level file', () => {
+    const unknown = FILES.filter((f) => !TOP_LEVEL.includes(f.path) && !FOLDERS.some((l) => f.path.startsWith(`${l}/`)));
+    expect(unknown.map((f) => f.path)).toEqual([]);
+    for (const top of TOP_LEVEL) expect(FILES.some((f) => f.path === top), top).toBe(true);
   });
 
-  it('services/ import no adapters, cli or SDK', () => {
-    expect(violations('services', (i) => i.startsWith('adapters/') || i.startsWith('cli/') || i === 'open-memory.ts' || isSdk(i))).toEqual([]);
+  it.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
+    expect(FILES.some((f) => rule.applies(f.path))).toBe(true);
+    expect(violations(rule)).toEqual([]);
   });
 
-  it('adapters/ import nothing from cli/ or mcp/, and from services/ only the ports', () => {
-    expect(violations('adapters', (i) => i.startsWith('cli/') || i.startsWith('mcp/') || (i.startsWith('services/') && i !== 'services/ports.ts'))).toEqual([]);
+  it('each layer rule catches a planted violation', () => {
+    const plants: Record<string, SourceFile> = {
+      'memory/': planted('memory/probe.ts', "import type { VectorIndex } from '../services/ports.js';"),
+      'services/': planted('services/probe.ts', "import { MilvusIndex } from '../adapters/milvus/milvus-index.js';"),
+      'adapters/': planted('adapters/x/probe.ts', "import { addMemory } from '../../services/add.js';"),
+      'cli/': planted('cli/probe.ts', "import OpenAI from 'openai';"),
+      'mcp/': planted('mcp/probe.ts', "import { openMemory } from '../open-memory.js';"),
+      'daemon/': planted('daemon/probe.ts', "import { loadConfig } from '../config.js';"),
+      'bench/': planted('bench/probe.ts', "import { FileLock } from '../adapters/state/file-lock.js';"),
+      'errors.ts': planted('errors.ts', "import { x } from './memory/ids.js';"),
+      'config.ts': planted('config.ts', "import { DEFAULT_FUSION } from './services/retrieval/fuse.js';"),
+      'open-memory.ts': planted('open-memory.ts', "import { main } from './cli/main.js';"),
+      'index.ts': planted('index.ts', "export { FileLock } from './adapters/state/file-lock.js';"),
+    };
+    for (const rule of RULES) {
+      const plant = Object.entries(plants).find(([prefix]) => rule.applies(prefix.endsWith('/') ? `${prefix}probe.ts` : prefix));
+      expect(plant, rule.name).toBeDefined();
+      expect(violations(rule, [plant![1]]), rule.name).toHaveLength(1);
+    }
+    // A new dependency counts as an outside system until it is named pure.
+    expect(violations(RULES[1]!, [planted('services/probe.ts', "import got from 'got';")])).toEqual(['services/probe.ts -> got']);
+    expect(violations(RULES[1]!, [planted('services/probe.ts', "import { z } from 'zod';")])).toEqual([]);
   });
 
-  it('cli/ imports no adapters and neither the Milvus nor the OpenAI SDK', () => {
-    expect(violations('cli', (i) => i.startsWith('adapters/') || isSdk(i, ['@zilliz/milvus2-sdk-node', 'openai']))).toEqual([]);
+  it('the import graph of src/ has no cycles (and the check finds a planted one)', () => {
+    expect(cycles(FILES)).toEqual([]);
+    const a = planted('services/a.ts', "import { b } from './b.js';");
+    const b = planted('services/b.ts', "import type { A } from './a.js';");
+    expect(cycles([a, b, planted('services/c.ts', "import { a } from './a.js';")])).toEqual(['services/a.ts -> services/b.ts -> services/a.ts']);
   });
 
-  it('mcp/ is a thin shell like cli/: services and types only, no adapters, composition root, cli or index SDKs', () => {
-    expect(
-      violations('mcp', (i) =>
-        i.startsWith('adapters/') || i.startsWith('cli/') || i === 'open-memory.ts' || i === 'config.ts' ||
-        isSdk(i, ['@zilliz/milvus2-sdk-node', 'openai', 'chokidar'])),
-    ).toEqual([]);
-    // ...and the rule would catch one.
-    const probe = importsOf(join(SRC, 'mcp', 'probe.ts'), "import { MilvusIndex } from '../adapters/milvus/milvus-index.js';");
-    expect(probe).toEqual(['adapters/milvus/milvus-index.ts']);
+  it('every package src/ imports is a runtime dependency in package.json, and the pure list names only those', () => {
+    const used = new Set(FILES.flatMap((f) => f.imports.map(packageOf).filter((p): p is string => p !== null)));
+    expect([...used].filter((p) => !DEPENDENCIES.includes(p))).toEqual([]);
+    expect(PURE.filter((p) => !DEPENDENCIES.includes(p))).toEqual([]);
+    expect(packageOf('@modelcontextprotocol/sdk/server/mcp.js')).toBe('@modelcontextprotocol/sdk');
+    expect(packageOf('node:fs')).toBeNull();
+    expect(packageOf('services/ports.ts')).toBeNull();
   });
 
-  it('services/ and memory/ import nothing from mcp/', () => {
-    expect([...violations('services', (i) => i.startsWith('mcp/')), ...violations('memory', (i) => i.startsWith('mcp/'))]).toEqual([]);
+  it('only config.ts reads process.env (and the check sees process.env and process["env"], not comments)', () => {
+    expect(FILES.filter((f) => f.path !== 'config.ts').flatMap(envUses)).toEqual([]);
+    expect(envUses(FILES.find((f) => f.path === 'config.ts')!).length).toBeGreaterThan(0);
+    expect(envUses(planted('cli/probe.ts', "const u = process.env.MEM_USER;\nconst d = process['env'];\n// process.env.X"))).toEqual([
+      'cli/probe.ts:1 process.env', 'cli/probe.ts:2 process[...]',
+    ]);
   });
 
   it('only cli/ uses console.* or process.exit', () => {

@@ -302,7 +302,6 @@ async function main() {
     const chunkFile = join(root, 'memsearch-chunks.json');
     const msChunkInfo = await ms.driver('chunks', ['--corpus', msCorpus, '--out', chunkFile]);
     const msFiles = JSON.parse(await readFile(chunkFile, 'utf8')).files;
-    const msTexts = msFiles.flatMap((f) => f.texts);
     out.corpus = {
       ...summary,
       memdir: { chunks: mdTexts.length, distinctTexts: uniqueMd, avgChars: Math.round(mdTexts.reduce((a, r) => a + r.content.length, 0) / mdTexts.length) },
@@ -520,7 +519,7 @@ async function locomo(dataPath) {
     const { loadLocomo } = await dist('bench/locomo/dataset.js');
     const { sessionMarkdown, sessionPath, turnOfHeading } = await dist('bench/locomo/ingest.js');
     const { computeMetrics } = await dist('bench/locomo/metrics.js');
-    const { stopLocalServers } = await dist('open-memory.js');
+    const { stopLocalServers } = await dist('server-control.js');
 
     // memdir: `mem bench locomo` itself (default search and the RRF ablation, memsearch's fusion) on the
     // one-section-per-turn layout that memsearch indexes too, kept in a work folder so that its
@@ -559,7 +558,7 @@ async function locomo(dataPath) {
     await stopLocalServers(memdirConfig);
   } catch (err) {
     failure = err;
-    if (memdirConfig) await (await dist('open-memory.js')).stopLocalServers(memdirConfig).catch(() => undefined);
+    if (memdirConfig) await (await dist('server-control.js')).stopLocalServers(memdirConfig).catch(() => undefined);
   } finally {
     out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
     if (args.keep) log(`kept ${root}`);

@@ -141,10 +141,18 @@ function queryList(n, skip = 0) {
   const r = prng(777);
   const seen = new Set();
   const out = [];
-  for (const q of QUERIES) if (!seen.has(q)) seen.add(q), out.push(q);
+  for (const q of QUERIES) {
+    if (!seen.has(q)) {
+      seen.add(q);
+      out.push(q);
+    }
+  }
   for (let tries = 0; out.length < n + skip && tries < 100_000; tries++) {
     const q = r.pick(QT)(r);
-    if (!seen.has(q)) seen.add(q), out.push(q);
+    if (!seen.has(q)) {
+      seen.add(q);
+      out.push(q);
+    }
   }
   while (out.length < n + skip) out.push(`${out[out.length % QUERIES.length]} (${out.length})`);
   return out.slice(skip, skip + n);
@@ -208,6 +216,7 @@ async function main() {
     const { FileLock } = await dist('adapters/state/file-lock.js');
     const { JsonAccessStats } = await dist('adapters/state/json-access-stats.js');
     const { GitAudit } = await dist('adapters/git/git-audit.js');
+    const { stateLayout } = await dist('memory/layout.js');
 
     // 1. Rows (texts and metadata; vectors are drawn per batch at upsert time).
     log(`generating ${CHUNKS} chunk rows for ${USER_COUNT} users in ${root}`);
@@ -229,8 +238,8 @@ async function main() {
     const config = loadConfig(process.env, { root });
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, onLog: log });
     const [milvus, embedderServer] = await Promise.all([
-      ensureServer(local.milvusLiteSpec(runtime, stateDir)),
-      ensureServer(local.embeddingServerSpec(runtime, stateDir)),
+      ensureServer(local.milvusLiteSpec(runtime, stateLayout(root))),
+      ensureServer(local.embeddingServerSpec(runtime, stateLayout(root))),
     ]);
     out.setup = { seconds: round((performance.now() - t) / 1000, 2), milvusPort: milvus.port, embedderPort: embedderServer.port };
 

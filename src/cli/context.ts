@@ -1,10 +1,15 @@
 // Reads configuration for a CLI command and opens the memory root (the CLI's only route to the adapters).
-import { loadConfig, type MemConfig } from '../config.js';
-import type { Memory } from '../services/memory.js';
+import { cliSettingsFromEnvironment, configFromEnvironment, type CliSettings, type MemConfig } from '../config.js';
+import type { Memory } from '../services/facade.js';
 import type { GlobalOptions, Io } from './io.js';
 
 export function configFrom(opts: GlobalOptions): MemConfig {
-  return loadConfig(process.env, opts.root ? { root: opts.root } : {});
+  return configFromEnvironment(opts.root ? { root: opts.root } : {});
+}
+
+/** The CLI's own settings: the acting user ($MEM_USER) and whether searches use the daemon. */
+export function cliSettings(): CliSettings {
+  return cliSettingsFromEnvironment();
 }
 
 /** Runs `fn` with an open memory and always closes it. */

@@ -1,11 +1,5 @@
 // Terminal output for the CLI: JSON or human text on stdout, messages on stderr, a progress bar on a TTY.
-import { MemError } from '../errors.js';
 import type { Progress } from '../services/ports.js';
-
-/** A failure whose details are already in the printed result: exit 1 without a second message. */
-export class ReportedFailure extends MemError {
-  override readonly code = 'FILES_SKIPPED';
-}
 
 export interface GlobalOptions {
   root?: string;

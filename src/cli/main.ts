@@ -2,9 +2,9 @@
 // error to an exit code in one place (0 ok, 1 failure, 2 usage).
 import { Command, CommanderError, Option } from 'commander';
 
-import { MemError, errorMessage } from '../errors.js';
+import { InternalError, MemError, ReportedFailure, errorMessage } from '../errors.js';
 import { MEMORY_TYPES } from '../memory/model.js';
-import { ReportedFailure, createIo, type GlobalOptions, type Io } from './io.js';
+import { createIo, type GlobalOptions, type Io } from './io.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types.
 type Handler = (...args: any[]) => Promise<void>;
@@ -24,7 +24,7 @@ function report(err: unknown, io: Io): void {
   if (io.json) process.stdout.write(`${JSON.stringify({ error: { code, message: errorMessage(err) } })}\n`);
   else process.stderr.write(`mem: ${errorMessage(err)}\n`);
   if (io.debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
-  if (!(err instanceof MemError)) process.stderr.write('mem: this is a bug in memdir; run again with --debug for the stack\n');
+  if (!(err instanceof MemError) || err instanceof InternalError) process.stderr.write('mem: this is a bug in memdir; run again with --debug for the stack\n');
 }
 
 export function buildProgram(run: (load: () => Promise<Handler>) => (...args: unknown[]) => Promise<void>): Command {

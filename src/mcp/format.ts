@@ -1,6 +1,6 @@
 // What the MCP tools return to the model: memories inside one labelled block that says they are
 // stored data, not instructions, with any text that could close the block early defused. Pure.
-import type { MemoryRecord } from '../services/documents.js';
+import type { MemoryRecord } from '../services/core/documents.js';
 import type { SearchResult } from '../services/search.js';
 
 const NOTICE =

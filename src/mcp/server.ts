@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 import { MEMORY_TYPES } from '../memory/model.js';
-import type { Memory } from '../services/memory.js';
+import type { Memory } from '../services/facade.js';
 import { listText, recordText, searchText } from './format.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

@@ -1,20 +1,23 @@
 // Use case: add a memory with write-time reconciliation: ADD a new file, UPDATE an existing one, SUPERSEDE
 // an older one (both files change), or NOOP; index what changed and commit it with the decision and reason.
-import { UsageError } from '../errors.js';
+import { InvalidMemoryError, UsageError } from '../errors.js';
 import { parseDuration } from '../memory/duration.js';
 import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
+import { memoryPath } from '../memory/layout.js';
 import { MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
 import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
-import { commitMessage, type MemoryDeps } from './deps.js';
-import { manifestEntries, pathOf } from './documents.js';
+import { commitMessage } from './core/commit-message.js';
+import type { MemoryDeps } from './core/deps.js';
+import { manifestEntries, pathOf } from './core/documents.js';
 import { findCandidates } from './reconcile/candidates.js';
-import type { Candidate, Decision, Incoming } from './reconcile/decision.js';
+import type { Candidate, Decision, Incoming, ReconcileAction } from './reconcile/decision.js';
 import { decideWithLlm } from './reconcile/llm-decide.js';
 import { outrankedBy } from './reconcile/provenance.js';
 import { decideByRules } from './reconcile/rules.js';
-import { rewriteMemory } from './rewrite.js';
-import { syncLocked } from './sync.js';
+import { rewriteMemory } from './core/rewrite.js';
+import { ensureIndexed } from './core/ensure-indexed.js';
+import { syncIndex } from './core/sync.js';
 
 export interface AddInput {
   text: string;
@@ -38,8 +41,7 @@ export interface AddInput {
   allowSecrets?: boolean;
 }
 
-/** What write-time reconciliation decided: a new memory, a rewrite of an existing one, a correction, or nothing. */
-export type ReconcileAction = 'ADD' | 'UPDATE' | 'SUPERSEDE' | 'NOOP';
+export type { ReconcileAction } from './reconcile/decision.js';
 
 export interface AddResult {
   action: ReconcileAction;
@@ -123,6 +125,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
   const incoming: Incoming = { text, source: input.source ?? 'user', ...(input.key ? { key: input.key } : {}) };
   return deps.lock.run(async () => {
     const now = deps.now();
+    await ensureIndexed(deps);
     const manifest = await manifestEntries(deps);
     const candidates = await findCandidates(deps, { text, user: input.user, type, ...(input.key ? { key: input.key } : {}) }, manifest, now);
     if (input.supersedes && !candidates.some((c) => c.id === input.supersedes)) {
@@ -166,7 +169,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     if (expires) meta.expires = expires;
     if (input.key) meta.key = input.key;
     if (decision.action === 'SUPERSEDE') meta.supersedes = target!.id;
-    const path = `${input.user}/${type}/${id}.md`;
+    const path = memoryPath(input.user, type, id);
     const undo = await snapshot(deps, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path]);
     await deps.files.write(path, serializeMemory(meta, text));
     const paths = [path];
@@ -183,9 +186,10 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
 }
 
 async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string, fields: Record<string, string | undefined>) {
-  const report = await syncLocked(deps, { only: paths });
+  const report = await syncIndex(deps, { only: paths });
   const problem = report.errors.find((e) => paths.includes(e.path));
-  if (problem) throw new UsageError(`${problem.path}:${problem.line}: ${problem.message}`);
+  // The file this add wrote does not index (e.g. over the size limit): not a typing error, exit 1.
+  if (problem) throw new InvalidMemoryError(problem.path, problem.line, problem.message);
   await deps.audit.commit(paths, commitMessage(action, fields));
 }
 
@@ -211,7 +215,7 @@ async function undoOnFailure(deps: MemoryDeps, paths: string[], undo: () => Prom
   } catch (err) {
     await undo();
     // Rows the failed step may have written go too; if the index is what failed, the next sync does it.
-    await syncLocked(deps, { only: paths }).catch(() => {});
+    await syncIndex(deps, { only: paths }).catch(() => {});
     throw err;
   }
 }

@@ -2,7 +2,7 @@
 import { ModelMismatchError, errorMessage } from '../errors.js';
 import { sha256 } from '../memory/hash.js';
 import type { FileStat, ManifestEntry } from './ports.js';
-import { recordsOf, syncLocked, tooLargeError, type SyncDeps } from './sync.js';
+import { recordsOf, syncIndex, tooLargeError, type SyncDeps } from './core/sync.js';
 
 export type ProblemKind =
   /** The index was built with another embedding model or layout. */
@@ -132,7 +132,7 @@ async function inspect(deps: SyncDeps, stat: FileStat): Promise<{ sha: string; i
 /** A model mismatch needs a rebuild; anything else, a sync of the affected paths that trusts no manifest entry of theirs. */
 async function repair(deps: SyncDeps, problems: DoctorProblem[]): Promise<void> {
   if (problems.some((p) => p.kind === 'model-mismatch')) {
-    await syncLocked(deps, { rebuild: true });
+    await syncIndex(deps, { rebuild: true });
     return;
   }
   const paths = [...new Set(problems.filter((p) => p.fixable && p.path !== undefined).map((p) => p.path!))];
@@ -142,5 +142,5 @@ async function repair(deps: SyncDeps, problems: DoctorProblem[]): Promise<void> 
     for (const path of paths) manifest.delete(path);
     await deps.manifest.save(manifest);
   }
-  await syncLocked(deps, { only: paths });
+  await syncIndex(deps, { only: paths });
 }

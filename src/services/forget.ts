@@ -2,11 +2,12 @@
 // including summaries derived from them; one commit; optionally purged from git history too.
 import { NotFoundError, UsageError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
-import { commitMessage, type MemoryDeps } from './deps.js';
+import { commitMessage } from './core/commit-message.js';
+import type { MemoryDeps } from './core/deps.js';
 import type { ManifestEntry } from './ports.js';
-import { removeEverywhere, type Regenerated } from './remove.js';
+import { removeEverywhere, type Regenerated } from './core/remove.js';
 import { searchMemories, type SearchResult } from './search.js';
-import { syncLocked } from './sync.js';
+import { syncIndex } from './core/sync.js';
 
 export interface ForgetInput {
   ids?: string[];
@@ -70,7 +71,7 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
   }
   return deps.lock.run(async () => {
     // Sync first so hand edits since the last run are known (a memory's id may live in any file).
-    await syncLocked(deps);
+    await syncIndex(deps);
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
     const targets = selectTargets(manifest, ids, input.user);
     const found = new Set(targets.map(([, e]) => e.memoryId));

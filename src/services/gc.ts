@@ -1,11 +1,12 @@
 // Use case: garbage-collect expired memories. Past their deadline they are marked `expired` in their files (they
 // were already ineligible at read time); after the grace period they are removed everywhere. One commit.
 import { assertUserId } from '../memory/ids.js';
-import { commitMessage, type MemoryDeps } from './deps.js';
+import { commitMessage } from './core/commit-message.js';
+import type { MemoryDeps } from './core/deps.js';
 import type { ManifestEntry } from './ports.js';
-import { removeEverywhere, type Regenerated } from './remove.js';
-import { rewriteMemory } from './rewrite.js';
-import { syncLocked } from './sync.js';
+import { removeEverywhere, type Regenerated } from './core/remove.js';
+import { rewriteMemory } from './core/rewrite.js';
+import { syncIndex } from './core/sync.js';
 
 export interface GcInput {
   /** Only this user's memories. */
@@ -26,7 +27,7 @@ export interface GcResult {
 export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Promise<GcResult> {
   if (input.user !== undefined) assertUserId(input.user);
   return deps.lock.run(async () => {
-    await syncLocked(deps);
+    await syncIndex(deps);
     const now = deps.now();
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
     const mine = [...manifest].filter(([, e]) => input.user === undefined || e.user === input.user);
@@ -37,7 +38,7 @@ export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Pro
     if (input.dryRun) return { expired: list(toMark), removed: list(toRemove), regenerated: [], dryRun: true };
 
     for (const [path] of toMark) await rewriteMemory(deps, path, (m) => ({ ...m, status: 'expired' }));
-    if (toMark.length > 0) await syncLocked(deps, { only: toMark.map(([p]) => p) });
+    if (toMark.length > 0) await syncIndex(deps, { only: toMark.map(([p]) => p) });
     const report = toRemove.length > 0
       ? await removeEverywhere(deps, (await deps.manifest.load()) ?? manifest, toRemove)
       : { removed: [], regenerated: [], paths: [] };

@@ -2,9 +2,9 @@
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import { MEMORY_STATUSES, type MemoryStatus, type MemoryType } from '../memory/model.js';
-import type { MemoryDeps } from './deps.js';
-import { loadDoc, toRecord, type MemoryRecord } from './documents.js';
-import { syncIndex } from './sync.js';
+import type { MemoryDeps } from './core/deps.js';
+import { loadDoc, toRecord, type MemoryRecord } from './core/documents.js';
+import { ensureIndexed } from './core/ensure-indexed.js';
 
 export interface ListInput {
   user: string;
@@ -26,7 +26,8 @@ export async function listMemories(deps: MemoryDeps, input: ListInput): Promise<
   const limit = input.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('limit must be a whole number from 1 to 1000');
   for (const s of input.statuses ?? []) if (!MEMORY_STATUSES.includes(s)) throw new UsageError(`status must be one of ${MEMORY_STATUSES.join(', ')}`);
-  await syncIndex(deps);
+  // Every call: a list shows the files as they are now, hand edits included.
+  await ensureIndexed(deps, 'current');
   const statuses = input.statuses ?? ['active'];
   const entries = [...((await deps.manifest.load()) ?? new Map())].filter(([, e]) =>
     e.user === input.user && statuses.includes(e.status) && (!input.types?.length || input.types.includes(e.type)));

@@ -6,13 +6,13 @@ import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
 import { NO_EXPIRY } from '../memory/records.js';
-import type { MemoryDeps } from './deps.js';
+import type { MemoryDeps } from './core/deps.js';
 import { accessKey, type IndexHit, type IndexScope } from './ports.js';
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
 import { blendScore } from './retrieval/rescore.js';
-import { syncIndex } from './sync.js';
+import { ensureIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
 
@@ -129,7 +129,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   const at = input.at ?? deps.now();
   const scope = eligibilityScope(input, at);
   // First use of a root (no manifest yet): index it, so a fresh clone's first search finds the samples.
-  if (!(await deps.manifest.exists())) await syncIndex(deps);
+  await ensureIndexed(deps);
   await deps.index.open(deps.embedder.identity);
 
   const unit = input.unit ?? 'memory';

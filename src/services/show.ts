@@ -1,7 +1,8 @@
 // Use case: one memory with its lifecycle around it: the supersede chain, its consolidation links, and its git history.
 import type { MemoryStatus } from '../memory/model.js';
-import type { MemoryDeps } from './deps.js';
-import { loadDoc, manifestEntries, pathOf, toRecord, type MemoryRecord } from './documents.js';
+import type { MemoryDeps } from './core/deps.js';
+import { loadDoc, manifestEntries, pathOf, toRecord, type MemoryRecord } from './core/documents.js';
+import { ensureIndexed } from './core/ensure-indexed.js';
 import { getMemory, type GetInput } from './get.js';
 import type { AuditEntry, ManifestEntry } from './ports.js';
 
@@ -58,6 +59,7 @@ async function walk(
 
 export async function showMemory(deps: MemoryDeps, input: GetInput): Promise<ShowResult> {
   const memory = await getMemory(deps, input);
+  await ensureIndexed(deps);
   const entries = await manifestEntries(deps);
   const older = await walk(deps, entries, memory, (r) => r.supersedes, memory.user);
   const newer = await walk(deps, entries, memory, (r) => r.superseded_by, memory.user);

@@ -1,5 +1,5 @@
 // Use case: what is in the memory root and the index, and where they disagree.
-import type { MemoryDeps } from './deps.js';
+import type { MemoryDeps } from './core/deps.js';
 
 export interface StatusReport {
   root: string;

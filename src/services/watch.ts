@@ -2,7 +2,7 @@
 // into one sync of just the changed paths (a missing path is a deletion), each sync reported.
 import { MemError } from '../errors.js';
 import type { FileChange, WatchFiles } from './ports.js';
-import { syncIndex, type ReindexReport, type SyncDeps } from './sync.js';
+import { syncIndex, type ReindexReport, type SyncDeps } from './core/sync.js';
 
 export interface WatchOptions {
   /** Quiet time after the last change before a sync starts, ms (default 100). */

@@ -1,12 +1,12 @@
 // End to end through the real `bin/mem`, a new process per step, in temporary roots.
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
-import { tempRoot } from '../support/temp-root.js';
 
 const git = (root: string, ...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
 
@@ -16,11 +16,10 @@ describe('mem CLI end to end', () => {
   let path: string;
 
   beforeAll(async () => {
-    root = await tempRoot({}, 'memdir-e2e-');
+    root = await e2eRoot({}, 'memdir-e2e-');
   });
   afterAll(async () => {
-    await runMem(['server', 'stop'], { root });
-    await rm(root, { recursive: true, force: true });
+    await disposeE2eRoot(root);
   });
 
   it('add writes the file, indexes it and commits it', async () => {

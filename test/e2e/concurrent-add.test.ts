@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { cleanEnv, runMem } from '../support/harness.js';
 import { expectedChunks, indexedChunks } from '../support/index-truth.js';
-import { tempRoot } from '../support/temp-root.js';
 
 const git = (root: string, ...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
 const HOBBIES = ['sailing', 'chess', 'pottery', 'astronomy', 'baking', 'climbing', 'violin', 'gardening', 'fencing', 'origami'];
@@ -18,10 +18,10 @@ describe('ten mem add processes at once', () => {
   let root: string;
 
   beforeAll(async () => {
-    root = await tempRoot({}, 'memdir-e2e-concurrent-');
+    root = await e2eRoot({}, 'memdir-e2e-concurrent-');
   });
   afterAll(async () => {
-    await runMem(['server', 'stop'], { root });
+    await disposeE2eRoot(root);
   });
 
   it('writes, indexes and commits every memory exactly once', async () => {

@@ -1,11 +1,10 @@
 // The search daemon: started by the first `mem search`, it answers later ones over the root's socket,
 // sees writes made by other processes at once, and stops with `mem server stop`.
-import { rm } from 'node:fs/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
-import { tempRoot } from '../support/temp-root.js';
 
 async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -21,11 +20,10 @@ const daemonOn = (args: string[], root: string) => runMem(args, { root, env: { M
 describe('search daemon', () => {
   let root: string;
   beforeAll(async () => {
-    root = await tempRoot({ 'kim/semantic/plant.md': 'Kim waters the fig tree every Sunday.\n' }, 'memdir-e2e-daemon-');
+    root = await e2eRoot({ 'kim/semantic/plant.md': 'Kim waters the fig tree every Sunday.\n' }, 'memdir-e2e-daemon-');
   });
   afterAll(async () => {
-    await runMem(['server', 'stop'], { root });
-    await rm(root, { recursive: true, force: true });
+    await disposeE2eRoot(root);
   });
 
   it('starts after the first search and then answers with the same results', async () => {

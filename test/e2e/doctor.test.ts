@@ -4,9 +4,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
 import { liteClient } from '../support/index-truth.js';
-import { tempRoot } from '../support/temp-root.js';
 
 /** Deletes a path's rows straight in Milvus Lite, as a crash or a manual edit might. */
 async function dropRowsBehindOurBack(root: string, path: string): Promise<void> {
@@ -19,14 +19,14 @@ describe('mem doctor', () => {
   let root: string;
 
   beforeAll(async () => {
-    root = await tempRoot({
+    root = await e2eRoot({
       'alice/semantic/a.md': 'Alice runs a marathon every spring.\n',
       'alice/semantic/b.md': 'Alice keeps bees on her balcony.\n',
     }, 'memdir-e2e-doctor-');
     expect((await runMem(['reindex'], { root })).code).toBe(0);
   });
   afterAll(async () => {
-    await runMem(['server', 'stop'], { root });
+    await disposeE2eRoot(root);
   });
 
   it('says all is well on a synced root (exit 0)', async () => {

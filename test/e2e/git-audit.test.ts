@@ -1,11 +1,12 @@
 // Git as the audit trail when the memory root sits inside an existing project repository.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { disposeE2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
 
@@ -24,8 +25,7 @@ describe('memory root inside a project repository', () => {
     await mkdir(root);
   });
   afterAll(async () => {
-    await runMem(['server', 'stop'], { root });
-    await rm(project, { recursive: true, force: true });
+    await disposeE2eRoot(root, project);
   });
 
   it('commits only the memory file it wrote, leaving the project’s own changes alone', async () => {

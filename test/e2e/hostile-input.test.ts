@@ -5,9 +5,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
 import { snapshot } from '../support/sync-fixture.js';
-import { tempRoot } from '../support/temp-root.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -39,13 +39,13 @@ describe('hostile input through mem', () => {
   let root: string;
 
   beforeAll(async () => {
-    root = await tempRoot(FILES, 'memdir-e2e-hostile-');
+    root = await e2eRoot(FILES, 'memdir-e2e-hostile-');
     await writeFile(join(root, 'bad/huge.md'), '# huge\n');
     await truncate(join(root, 'bad/huge.md'), 20 * 1024 * 1024);
     await symlink('loop.md', join(root, 'bad/loop.md'));
   });
   afterAll(async () => {
-    await runMem(['server', 'stop'], { root });
+    await disposeE2eRoot(root);
   });
 
   it('reindex names every bad file with its line, exits 1, indexes the rest and modifies nothing', async () => {

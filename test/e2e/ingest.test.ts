@@ -1,11 +1,12 @@
 // `mem ingest` end to end: the real bin/mem on a real root (Milvus Lite, local model), offline and with
 // an OpenAI-compatible chat server on 127.0.0.1 started by the test.
 import { execFileSync } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { startFakeLlm, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
@@ -36,15 +37,13 @@ describe('mem ingest', () => {
   const withLlm = () => ({ MEM_LLM_MODEL: 'fake-chat', MEM_LLM_BASE_URL: llm.baseURL });
 
   beforeAll(async () => {
-    root = await tempRoot({}, 'memdir-e2e-ingest-');
+    root = await e2eRoot({}, 'memdir-e2e-ingest-');
     files = await tempRoot({ 'support.md': MARKDOWN, 'cello.json': JSON_CHAT, 'broken.json': '[\n {"role": "user", "content": "hi"},\n {"role": "user",, }\n]' }, 'memdir-e2e-transcripts-');
     llm = await startFakeLlm(() => answer);
   });
   afterAll(async () => {
     await llm.close();
-    await runMem(['server', 'stop'], { root });
-    await rm(root, { recursive: true, force: true });
-    await rm(files, { recursive: true, force: true });
+    await disposeE2eRoot(root, files);
   });
 
   it('offline: writes the episodic log only, commits it, says so, and the log is searchable', async () => {

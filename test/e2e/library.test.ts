@@ -1,14 +1,15 @@
 // The package as a consumer sees it: `import { openMemory, loadConfig } from 'memdir'` resolved through
 // package.json "exports" to the built dist/, type-checked by tsc and run by node against a real root.
 import { execFile } from 'node:child_process';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cleanEnv, runMem } from '../support/harness.js';
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
+import { cleanEnv } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
 
 const run = promisify(execFile);
@@ -52,12 +53,10 @@ describe('library API from a consumer package', () => {
     consumer = await tempRoot({ 'package.json': '{"type": "module", "private": true}', 'consumer.ts': CONSUMER }, 'memdir-consumer-');
     await mkdir(join(consumer, 'node_modules'));
     await symlink(REPO, join(consumer, 'node_modules', 'memdir'), 'dir');
-    root = await tempRoot({}, 'memdir-e2e-library-');
+    root = await e2eRoot({}, 'memdir-e2e-library-');
   });
   afterAll(async () => {
-    await runMem(['server', 'stop'], { root });
-    await rm(root, { recursive: true, force: true });
-    await rm(consumer, { recursive: true, force: true });
+    await disposeE2eRoot(root, consumer);
   });
 
   it('type-checks against the published declarations and runs add, search, get, list, reindex, forget, close', async () => {

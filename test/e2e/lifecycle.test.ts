@@ -1,12 +1,12 @@
 // The lifecycle scenarios end to end: the real `bin/mem`, real Milvus Lite and model, a new process per step.
 import { execFileSync } from 'node:child_process';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
-import { tempRoot } from '../support/temp-root.js';
 
 const git = (root: string, ...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
 const ids = (run: { json: { results: { id: string }[] } }) => run.json.results.map((r) => r.id);
@@ -22,11 +22,10 @@ describe('memory lifecycle, end to end', () => {
   let root: string;
 
   beforeAll(async () => {
-    root = await tempRoot({}, 'memdir-life-');
+    root = await e2eRoot({}, 'memdir-life-');
   });
   afterAll(async () => {
-    await runMem(['server', 'stop'], { root });
-    await rm(root, { recursive: true, force: true });
+    await disposeE2eRoot(root);
   });
 
   it('a correction wins: Munich → Berlin, asked in a new process, Munich does not appear', async () => {

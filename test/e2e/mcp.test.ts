@@ -1,15 +1,14 @@
 // `mem mcp` through the SDK's real MCP client over stdio, spawning the real bin/mem against Milvus Lite
 // and the local model: the tools work, the user scope cannot be widened, results are labelled as memories.
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
-import { tempRoot } from '../support/temp-root.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[] };
 
@@ -28,7 +27,7 @@ describe('mem mcp over stdio', () => {
   };
 
   beforeAll(async () => {
-    root = await tempRoot({}, 'memdir-e2e-mcp-');
+    root = await e2eRoot({}, 'memdir-e2e-mcp-');
     const bob = await runMem(['add', 'Bob keeps his savings in a Swiss bank account', '--user', 'bob', '--json'], { root });
     bobId = bob.json.id;
     bobPath = bob.json.path;
@@ -46,8 +45,7 @@ describe('mem mcp over stdio', () => {
 
   afterAll(async () => {
     await client?.close();
-    await runMem(['server', 'stop'], { root });
-    await rm(root, { recursive: true, force: true });
+    await disposeE2eRoot(root);
   });
 
   it('lists the memory tools with strict JSON-schema inputs and no user parameter', async () => {

@@ -1,17 +1,17 @@
 // `mem watch` as a real process on a real root (Milvus Lite, local model): create, edit, atomic save,
 // rename and delete all end in the right index state, other `mem` commands run beside it, SIGINT stops it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
 import { openMemory } from '../../src/open-memory.js';
-import type { Memory } from '../../src/services/memory.js';
+import type { Memory } from '../../src/services/facade.js';
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { eventually } from '../support/eventually.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
-import { tempRoot } from '../support/temp-root.js';
 
 describe('mem watch', () => {
   let root: string;
@@ -25,7 +25,7 @@ describe('mem watch', () => {
     (await memory.search({ query, user: 'ann', k: 10, track: false })).map((r) => ({ path: r.path, content: r.content }));
 
   beforeAll(async () => {
-    root = await tempRoot({ 'ann/semantic/tea.md': 'Ann drinks green tea every morning.\n' }, 'memdir-e2e-watch-');
+    root = await e2eRoot({ 'ann/semantic/tea.md': 'Ann drinks green tea every morning.\n' }, 'memdir-e2e-watch-');
     watcher = spawn(process.execPath, [MEM_BIN, '--root', root, 'watch', '--json', '--debounce', '50'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let buffer = '';
     watcher.stdout!.on('data', (chunk) => {
@@ -44,8 +44,7 @@ describe('mem watch', () => {
   afterAll(async () => {
     if (watcher.exitCode === null) watcher.kill('SIGKILL');
     await memory?.close();
-    await runMem(['server', 'stop'], { root });
-    await rm(root, { recursive: true, force: true });
+    await disposeE2eRoot(root);
   });
 
   it('indexed the existing files in its first sync', async () => {

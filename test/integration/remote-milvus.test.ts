@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { embeddingServerSpec, milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
+import { stateLayout } from '../../src/memory/layout.js';
 import { ensureServer, stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { loadConfig } from '../../src/config.js';
@@ -25,9 +26,9 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
     root = await tempRoot({ 'ann/semantic/pet.md': 'Ann has a grey cat called Miso.\n' }, 'memdir-it-remote-');
     const config = loadConfig(cleanEnv(), { root });
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
-    const server = await ensureServer(milvusLiteSpec(runtime, join(serverDir, '.mem')));
+    const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(serverDir)));
     uri = `http://127.0.0.1:${server.port}`;
-    const embedder = await ensureServer(embeddingServerSpec(runtime, join(serverDir, '.mem')));
+    const embedder = await ensureServer(embeddingServerSpec(runtime, stateLayout(serverDir)));
     embedURL = `http://127.0.0.1:${embedder.port}/v1`;
   });
   afterAll(async () => {

@@ -9,7 +9,7 @@ import type { TestProject } from 'vitest/node';
 
 import { stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
-import { askDaemon } from '../../src/cli/daemon/client.js';
+import { askDaemon } from '../../src/daemon/client.js';
 import { loadConfig } from '../../src/config.js';
 
 declare module 'vitest' {

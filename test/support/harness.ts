@@ -4,8 +4,9 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 import { loadConfig, type MemConfig } from '../../src/config.js';
-import { openMemory, stopLocalServers } from '../../src/open-memory.js';
-import type { Memory } from '../../src/services/memory.js';
+import { openMemory } from '../../src/open-memory.js';
+import { stopLocalServers } from '../../src/server-control.js';
+import type { Memory } from '../../src/services/facade.js';
 import { tempRoot } from './temp-root.js';
 
 export const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));

@@ -16,7 +16,7 @@ export async function expectedChunks(config: MemConfig): Promise<Map<string, str
   const out = new Map<string, string>();
   for (const stat of (await files.scan()).files) {
     const text = decodeMemoryText(await files.read(stat.path), stat.path);
-    const doc = parseMemory(text, { path: stat.path, defaultUser: config.defaultUser, fallbackTime: new Date(stat.mtimeMs).toISOString() });
+    const doc = parseMemory(text, { path: stat.path, defaultUser: config.defaultOwner, fallbackTime: new Date(stat.mtimeMs).toISOString() });
     for (const r of toChunkRecords(doc, { maxChars: config.chunkMaxChars })) out.set(r.chunkId, r.path);
   }
   return out;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
-import type { SyncDeps } from '../../src/services/sync.js';
+import type { SyncDeps } from '../../src/services/core/sync.js';
 import { HashEmbedder, InMemoryIndex } from './fakes.js';
 import { unitDeps } from './unit-deps.js';
 import { tempRoot } from './temp-root.js';

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { loadCliSettings, loadConfig } from '../../src/config.js';
 import { ConfigError, MemError } from '../../src/errors.js';
 import { thrown } from '../support/thrown.js';
 
@@ -16,7 +16,7 @@ describe('loadConfig defaults', () => {
   it('uses the documented defaults for an empty environment', () => {
     expect(loadConfig({})).toEqual({
       root: resolve('memories'),
-      defaultUser: 'default',
+      defaultOwner: 'default',
       git: true,
       index: { kind: 'embedded' },
       embedding: { kind: 'local' },
@@ -87,21 +87,33 @@ describe('loadConfig numbers', () => {
 });
 
 describe('loadConfig user', () => {
-  it('reads MEM_USER', () => {
-    expect(loadConfig({ MEM_USER: 'alice' }).defaultUser).toBe('alice');
+  it('MEM_USER is the CLI\'s acting user only; MEM_DEFAULT_OWNER owns files outside user folders', () => {
+    expect(loadCliSettings({ MEM_USER: 'alice' }).user).toBe('alice');
+    expect(loadConfig({ MEM_USER: 'alice' }).defaultOwner).toBe('default');
+    expect(loadConfig({ MEM_DEFAULT_OWNER: 'team' }).defaultOwner).toBe('team');
+    expect(loadCliSettings({ MEM_DEFAULT_OWNER: 'team' }).user).toBeUndefined();
   });
 
-  it('rejects an invalid MEM_USER with exit code 2', () => {
+  it('rejects an invalid MEM_USER or MEM_DEFAULT_OWNER with exit code 2, naming the variable', () => {
     for (const bad of ['a b', '../x', 'u" or user == "v']) {
-      let caught: unknown;
-      try {
-        loadConfig({ MEM_USER: bad });
-      } catch (err) {
-        caught = err;
+      for (const [name, load] of [['MEM_USER', loadCliSettings], ['MEM_DEFAULT_OWNER', loadConfig]] as const) {
+        let caught: unknown;
+        try {
+          load({ [name]: bad });
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught).toBeInstanceOf(MemError);
+        expect((caught as MemError).exitCode).toBe(2);
+        expect((caught as MemError).message).toContain(name);
       }
-      expect(caught).toBeInstanceOf(MemError);
-      expect((caught as MemError).exitCode).toBe(2);
     }
+  });
+
+  it('MEM_DAEMON is on unless turned off', () => {
+    expect(loadCliSettings({}).daemon).toBe(true);
+    expect(loadCliSettings({ MEM_DAEMON: 'off' }).daemon).toBe(false);
+    expect(loadCliSettings({ MEM_DAEMON: 'on' }).daemon).toBe(true);
   });
 });
 

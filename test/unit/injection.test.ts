@@ -41,6 +41,7 @@ describe('hostile values in filters', () => {
         let expr = '';
         if (refusedOr(() => (expr = buildFilter({ users: ['alice'], statuses: ['active'], paths: [path], memoryIds: [id], tags: [tag] }))) === 'refused') {
           // Refused only for control characters or excessive length, never silently altered.
+          // eslint-disable-next-line no-control-regex -- control characters are what the filter refuses.
           expect([path, id, tag].some((v) => v.length > 4096 || /[\u0000-\u001f\u007f]/.test(v))).toBe(true);
           return;
         }
@@ -96,6 +97,7 @@ describe('hostile ids', () => {
           expect(() => assertUserId(v)).toThrow(UsageError);
           return;
         }
+        // eslint-disable-next-line no-control-regex -- no control character may survive into an id.
         expect(v).not.toMatch(/["'\\/\s\u0000-\u001f]|\.\./u);
         expect(v.length).toBeLessThanOrEqual(64);
       }),

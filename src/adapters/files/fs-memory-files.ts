@@ -5,10 +5,8 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import { UsageError } from '../../errors.js';
+import { SKIPPED_DIRS } from '../../memory/layout.js';
 import type { FileStat, MemoryFiles } from '../../services/ports.js';
-
-// Folders that never hold memories: VCS data, our own state, dependency trees.
-export const SKIPPED_DIRS = new Set(['.git', '.mem', 'node_modules']);
 
 function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');

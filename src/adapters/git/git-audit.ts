@@ -5,6 +5,7 @@ import { basename, join, relative, sep } from 'node:path';
 
 import { simpleGit, type SimpleGit } from 'simple-git';
 
+import { inheritedEnvironment } from '../../config.js';
 import { MemError, errorMessage } from '../../errors.js';
 import type { AuditEntry, AuditLog } from '../../services/ports.js';
 
@@ -85,7 +86,8 @@ export class GitAudit implements AuditLog {
     const indexFilter = `git rm -r -q --cached --ignore-unmatch -- ${inRepo.map(shellQuote).join(' ')}`;
     try {
       // A minimal environment: simple-git refuses to pass editor/pager variables on, and filter-branch needs none.
-      const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
+      const inherited = inheritedEnvironment();
+      const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => inherited[k]).map((k) => [k, inherited[k]!]));
       await git.env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
         .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);
       const backups = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/original/'])).split('\n').filter(Boolean);

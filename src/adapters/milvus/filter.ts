@@ -1,5 +1,5 @@
 // The one place Milvus filter expressions are built: every value is validated and escaped here.
-import { UsageError } from '../../errors.js';
+import { InternalError, UsageError } from '../../errors.js';
 import { isValidUserId } from '../../memory/ids.js';
 import { MEMORY_STATUSES, MEMORY_TYPES } from '../../memory/model.js';
 import type { IndexScope } from '../../services/ports.js';
@@ -15,7 +15,7 @@ const MAX_VALUE_LENGTH = 4096;
 
 /** A Milvus string literal; control characters are refused outright rather than escaped. */
 export function quote(value: unknown): string {
-  if (typeof value !== 'string') throw new UsageError(`filter value must be a string, got ${typeof value}`);
+  if (typeof value !== 'string') throw new InternalError(`filter value must be a string, got ${typeof value}`);
   if (value.length > MAX_VALUE_LENGTH) throw new UsageError('filter value too long');
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError('filter value contains control characters');
@@ -23,7 +23,7 @@ export function quote(value: unknown): string {
 }
 
 function list(values: readonly string[], check?: (v: string) => boolean, what = 'value'): string {
-  if (values.length === 0) throw new UsageError(`empty ${what} list in a filter`);
+  if (values.length === 0) throw new InternalError(`empty ${what} list in a filter`);
   for (const v of values) {
     if (check && !check(v)) throw new UsageError(`invalid ${what} ${JSON.stringify(v).slice(0, 80)}`);
   }
@@ -37,23 +37,26 @@ const isType = (v: string) => (MEMORY_TYPES as readonly string[]).includes(v);
 export function buildFilter(spec: FilterSpec): string {
   const clauses: string[] = [];
   if (spec.users !== 'all') {
-    if (!Array.isArray(spec.users)) throw new UsageError('a filter needs an explicit user scope');
+    if (!Array.isArray(spec.users)) throw new InternalError('a filter needs an explicit user scope');
     clauses.push(`user in ${list(spec.users, isValidUserId, 'user id')}`);
   }
   if (spec.statuses) clauses.push(`status in ${list(spec.statuses, isStatus, 'status')}`);
   if (spec.types) clauses.push(`type in ${list(spec.types, isType, 'type')}`);
   if (spec.notExpiredAt !== undefined) {
-    if (!Number.isSafeInteger(spec.notExpiredAt)) throw new UsageError('expiry bound must be an integer');
+    if (!Number.isSafeInteger(spec.notExpiredAt)) throw new InternalError('expiry bound must be an integer');
     clauses.push(`expires > ${spec.notExpiredAt}`);
   }
   if (spec.paths) clauses.push(`path in ${list(spec.paths, undefined, 'path')}`);
   if (spec.memoryIds) clauses.push(`memory_id in ${list(spec.memoryIds, undefined, 'memory id')}`);
   if (spec.tags) clauses.push(`array_contains_any(tags, ${list(spec.tags, undefined, 'tag')})`);
   if (spec.excludeChunkIds && spec.excludeChunkIds.length > 0) {
-    clauses.push(`chunk_id not in ${list(spec.excludeChunkIds, (v) => /^[0-9a-f]{1,64}$/.test(v), 'chunk id')}`);
+    // Chunk ids are memdir's own hashes: anything else is a bug upstream, not the caller's input.
+    const bad = spec.excludeChunkIds.find((v) => !/^[0-9a-f]{1,64}$/.test(v));
+    if (bad !== undefined) throw new InternalError(`invalid chunk id ${JSON.stringify(bad).slice(0, 80)}`);
+    clauses.push(`chunk_id not in ${list(spec.excludeChunkIds, undefined, 'chunk id')}`);
   }
   if (spec.chunkIdPrefix !== undefined) {
-    if (!/^[0-9a-f]{1,8}$/.test(spec.chunkIdPrefix)) throw new UsageError('invalid chunk id prefix');
+    if (!/^[0-9a-f]{1,8}$/.test(spec.chunkIdPrefix)) throw new InternalError('invalid chunk id prefix');
     clauses.push(`chunk_id like "${spec.chunkIdPrefix}%"`);
   }
   return clauses.map((c) => `(${c})`).join(' and ');

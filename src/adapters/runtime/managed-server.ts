@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import writeFileAtomic from 'write-file-atomic';
 
+import { inheritedEnvironment } from '../../config.js';
 import { RuntimeSetupError } from '../../errors.js';
 import { FileLock } from '../state/file-lock.js';
 import { isAlive } from '../state/process-alive.js';
@@ -79,7 +80,7 @@ async function start(spec: ServerSpec): Promise<ServerRecord> {
   const child = spawn(spec.command, spec.args(port), {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, PYTHONUNBUFFERED: '1', ...spec.env },
+    env: { ...inheritedEnvironment(), PYTHONUNBUFFERED: '1', ...spec.env },
   });
   closeSync(log);
   let exitCode: number | null = null;

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { inheritedEnvironment } from '../../config.js';
 import { RuntimeSetupError } from '../../errors.js';
 import { sha256 } from '../../memory/hash.js';
 import { FileLock } from '../state/file-lock.js';
@@ -23,7 +24,7 @@ function runtimeAt(dir: string): Runtime {
 
 function run(cmd: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inheritedEnvironment(), PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
     let tail = '';
     const collect = (chunk: Buffer) => {
       const text = chunk.toString();

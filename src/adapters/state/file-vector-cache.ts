@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { VectorCache } from '../../services/ports.js';
-import { STATE_DIR } from './state-dir.js';
+import { stateLayout } from '../../memory/layout.js';
 
 const PARALLEL = 64;
 
@@ -17,7 +17,7 @@ export class FileVectorCache implements VectorCache {
   private readonly dir: string;
 
   constructor(root: string, modelKey: string) {
-    this.dir = join(root, STATE_DIR, 'vectors', modelKey.replace(/[^A-Za-z0-9._-]+/g, '_'));
+    this.dir = stateLayout(root).vectors(modelKey);
   }
 
   private fileOf(hash: string): string {

@@ -1,12 +1,11 @@
 // AccessStats as one JSON file under `.mem/`; best effort: a busy lock skips an update rather than delay a search.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-
 import writeFileAtomic from 'write-file-atomic';
 
 import type { AccessRecord, AccessStats } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
-import { ensureStateDir, STATE_DIR } from './state-dir.js';
+import { stateLayout } from '../../memory/layout.js';
+import { ensureStateDir } from './state-dir.js';
 
 export class JsonAccessStats implements AccessStats {
   private readonly file: string;
@@ -14,8 +13,9 @@ export class JsonAccessStats implements AccessStats {
   private pending: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly root: string) {
-    this.file = join(root, STATE_DIR, 'access.json');
-    this.lock = new FileLock(join(root, STATE_DIR), 'access', 2_000);
+    const layout = stateLayout(root);
+    this.file = layout.access;
+    this.lock = new FileLock(layout.dir, 'access', 2_000);
   }
 
   private async load(): Promise<Record<string, AccessRecord>> {

@@ -1,11 +1,10 @@
 // ManifestStore as one JSON file under `.mem/`, replaced atomically on save.
 import { access, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-
 import writeFileAtomic from 'write-file-atomic';
 
 import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
-import { ensureStateDir, STATE_DIR } from './state-dir.js';
+import { stateLayout } from '../../memory/layout.js';
+import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
 const VERSION = 2;
@@ -15,7 +14,7 @@ export class JsonManifest implements ManifestStore {
 
   /** `scope` separates manifests of different indexes (e.g. embedding model) under one root. */
   constructor(private readonly root: string, scope: string) {
-    this.file = join(root, STATE_DIR, `manifest-${scope}.json`);
+    this.file = stateLayout(root).manifest(scope);
   }
 
   async exists(): Promise<boolean> {

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export const STATE_DIR = '.mem';
+import { STATE_DIR } from '../../memory/layout.js';
 
 export async function ensureStateDir(root: string): Promise<string> {
   const dir = join(root, STATE_DIR);

@@ -4,7 +4,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { watch } from 'chokidar';
 
 import type { FileChange, FileWatcher } from '../../services/ports.js';
-import { SKIPPED_DIRS } from '../files/fs-memory-files.js';
+import { SKIPPED_DIRS } from '../../memory/layout.js';
 
 const toPosix = (p: string) => (sep === '/' ? p : p.split(sep).join('/'));
 

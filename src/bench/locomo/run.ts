@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type { MemConfig } from '../../config.js';
-import { openMemory, stopLocalServers } from '../../open-memory.js';
+import { openMemory } from '../../open-memory.js';
+import { stopLocalServers } from '../../server-control.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
 import { DEFAULT_CONTEXT, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
-import type { ReindexReport } from '../../services/sync.js';
+import type { ReindexReport } from '../../services/core/sync.js';
 import { loadLocomo, type Conversation, type Question } from './dataset.js';
 import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js';
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';

@@ -1,7 +1,8 @@
 // `mem doctor [--fix]`: where files, manifest and index disagree; exit 1 while any problem remains.
+import { ReportedFailure } from '../../errors.js';
 import type { DoctorProblem } from '../../services/doctor.js';
 import { withMemory } from '../context.js';
-import { ReportedFailure, type GlobalOptions, type Io } from '../io.js';
+import type { GlobalOptions, Io } from '../io.js';
 
 export interface DoctorCliOptions extends GlobalOptions {
   fix?: boolean;

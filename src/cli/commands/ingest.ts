@@ -2,10 +2,10 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 
-import { UsageError, errorMessage } from '../../errors.js';
-import type { IngestResult } from '../../services/ingest/ingest.js';
+import { ReportedFailure, UsageError, errorMessage } from '../../errors.js';
+import type { IngestResult } from '../../services/ingest.js';
 import { withMemory } from '../context.js';
-import { ReportedFailure, type GlobalOptions, type Io } from '../io.js';
+import type { GlobalOptions, Io } from '../io.js';
 import { requireUser } from './parse-options.js';
 
 export interface IngestOptions extends GlobalOptions {

@@ -1,6 +1,6 @@
 // `mem mcp --user <u>`: an MCP server over stdio whose tools see that one user's memories.
 import { assertUserId } from '../../memory/ids.js';
-import type { Memory } from '../../services/memory.js';
+import type { Memory } from '../../services/facade.js';
 import { configFrom } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 import { requireUser } from './parse-options.js';

@@ -2,9 +2,15 @@
 import { UsageError } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import { MEMORY_TYPES, type MemoryType } from '../../memory/model.js';
+import { cliSettings } from '../context.js';
+
+/** --user, else the acting user ($MEM_USER). */
+export function actingUser(flagValue: string | undefined): string | undefined {
+  return flagValue ?? cliSettings().user;
+}
 
 export function requireUser(flagValue: string | undefined): string {
-  const user = flagValue ?? process.env.MEM_USER;
+  const user = actingUser(flagValue);
   if (!user) throw new UsageError('--user is required (or set MEM_USER)');
   return assertUserId(user);
 }

@@ -1,6 +1,7 @@
 // `mem reindex`: bring the index in line with the files (or rebuild it from them).
+import { ReportedFailure } from '../../errors.js';
 import { withMemory } from '../context.js';
-import { ReportedFailure, type GlobalOptions, type Io } from '../io.js';
+import type { GlobalOptions, Io } from '../io.js';
 
 export interface ReindexOptions extends GlobalOptions {
   rebuild?: boolean;

@@ -1,11 +1,11 @@
 // `mem search`: a user's eligible memories for a query, as text, JSON or a prompt-ready context block.
-import { MemError, UsageError } from '../../errors.js';
+import { DaemonError, UsageError } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
-import { configFrom, withMemory } from '../context.js';
+import { cliSettings, configFrom, withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
-import { parseList, parsePositiveInt, parseTypes } from './parse-options.js';
+import { actingUser, parseList, parsePositiveInt, parseTypes } from './parse-options.js';
 
 export interface SearchOptions extends GlobalOptions {
   user?: string;
@@ -47,9 +47,9 @@ function formatResults(results: SearchResult[], explain: boolean): string {
  * in-process, then a daemon is started in the background for the next search. MEM_DAEMON=off disables it.
  */
 async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResult[]> {
-  if (process.env.MEM_DAEMON === 'off') return withMemory(opts, io, (memory) => memory.search(input));
+  if (!cliSettings().daemon) return withMemory(opts, io, (memory) => memory.search(input));
   const config = configFrom(opts);
-  const { askDaemon, startDaemon } = await import('../daemon/client.js');
+  const { askDaemon, startDaemon } = await import('../../daemon/client.js');
   const response = await askDaemon(config, 'search', input);
   if (response?.ok) return response.results as SearchResult[];
   if (response && !response.ok && 'error' in response) throw new DaemonError(response.error);
@@ -58,19 +58,8 @@ async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Prom
   return results;
 }
 
-/** An error the daemon reported, with the code and exit code it would have had in-process. */
-class DaemonError extends MemError {
-  override readonly code: string;
-  override readonly exitCode: number;
-  constructor(error: { code: string; message: string; exitCode: number }) {
-    super(error.message);
-    this.code = error.code;
-    this.exitCode = error.exitCode;
-  }
-}
-
 export async function searchCommand(query: string, opts: SearchOptions, io: Io): Promise<void> {
-  const user = opts.allUsers ? undefined : (opts.user ?? process.env.MEM_USER);
+  const user = opts.allUsers ? undefined : actingUser(opts.user);
   // Checked before anything starts: a malformed user id is a usage error, not a reason to start servers.
   if (user !== undefined) assertUserId(user);
   const types = parseTypes(opts.type);

@@ -1,6 +1,6 @@
 // `mem server start|stop|status` and `mem setup`: control the embedded runtime's local servers.
-import { localServerStatus, startLocalServers, stopLocalServers } from '../../open-memory.js';
-import { configFrom } from '../context.js';
+import { localServerStatus, startLocalServers, stopLocalServers } from '../../server-control.js';
+import { configFrom, withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 
 type ServerState = { name: string; running: boolean; pid?: number; port?: number };
@@ -12,8 +12,9 @@ function describe(servers: ServerState[]): string {
 }
 
 export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> {
-  const { runDaemon } = await import('../daemon/server.js');
-  await runDaemon(configFrom(opts), { idleMs: 15 * 60_000, onLog: (l) => io.note(l) });
+  const { runDaemon } = await import('../../daemon/server.js');
+  const config = configFrom(opts);
+  await withMemory(opts, io, (memory) => runDaemon(memory, config, { idleMs: 15 * 60_000, onLog: (l) => io.note(l) }));
 }
 
 export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<void> {
@@ -23,7 +24,7 @@ export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<v
 
 export async function serverStopCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const config = configFrom(opts);
-  const { askDaemon } = await import('../daemon/client.js');
+  const { askDaemon } = await import('../../daemon/client.js');
   const daemon = await askDaemon(config, 'stop', undefined, 5_000);
   const stopped = [...(daemon?.ok ? ['memd'] : []), ...(await stopLocalServers(config))];
   io.result({ stopped }, () => (stopped.length ? `stopped ${stopped.join(', ')}` : 'no server was running'));
@@ -32,7 +33,7 @@ export async function serverStopCommand(opts: GlobalOptions, io: Io): Promise<vo
 export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const config = configFrom(opts);
   const state = await localServerStatus(config);
-  const { askDaemon } = await import('../daemon/client.js');
+  const { askDaemon } = await import('../../daemon/client.js');
   const ping = await askDaemon(config, 'ping', undefined, 2_000);
   const daemon: ServerState = ping?.ok && ping.pid ? { name: 'memd', running: true, pid: ping.pid } : { name: 'memd', running: false };
   io.result({ ...state, daemon }, () => `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})\n${describe([...state.servers, daemon])}`);

@@ -2,6 +2,7 @@
 import type { ChainLink, ShowResult } from '../../services/show.js';
 import { withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
+import { actingUser } from './parse-options.js';
 
 export interface ShowOptions extends GlobalOptions {
   user?: string;
@@ -25,7 +26,7 @@ function formatShow({ memory: m, chain, sources, history }: ShowResult): string 
 }
 
 export async function showCommand(id: string, opts: ShowOptions, io: Io): Promise<void> {
-  const user = opts.user ?? process.env.MEM_USER;
+  const user = actingUser(opts.user);
   const result = await withMemory(opts, io, (memory) => memory.show({ id, ...(user ? { user } : {}) }));
   io.result(result, () => formatShow(result));
 }

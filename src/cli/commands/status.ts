@@ -1,5 +1,5 @@
 // `mem status`: files, index and drift between them, plus the managed servers.
-import { localServerStatus } from '../../open-memory.js';
+import { localServerStatus } from '../../server-control.js';
 import { configFrom, withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 

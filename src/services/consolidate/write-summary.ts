@@ -1,9 +1,10 @@
 // Writes one consolidated memory for a group and marks the originals `consolidated` (used by consolidate and by forget's regeneration).
 import { newMemoryId } from '../../memory/ids.js';
+import { memoryPath } from '../../memory/layout.js';
 import type { MemoryDoc, MemoryMeta } from '../../memory/model.js';
 import { serializeMemory } from '../../memory/serialize.js';
-import type { MemoryDeps } from '../deps.js';
-import { rewriteMemory } from '../rewrite.js';
+import type { MemoryDeps } from '../core/deps.js';
+import { rewriteMemory } from '../core/rewrite.js';
 import { llmSummary } from './llm-summary.js';
 import { extractiveSummary, summaryBody, summaryTitle, type SourceMemory } from './summary.js';
 
@@ -32,7 +33,7 @@ export async function writeSummary(deps: MemoryDeps, user: string, group: Memory
     sources: sources.map((s) => s.id),
     extra: {},
   };
-  const path = `${user}/semantic/${id}.md`;
+  const path = memoryPath(user, 'semantic', id);
   await deps.files.write(path, serializeMemory(meta, summaryBody(sources, fromLlm ?? extractiveSummary(sources))));
   for (const d of docs) {
     await rewriteMemory(deps, d.path, (m) => ({ ...m, status: 'consolidated', consolidated_into: id, updated: now.toISOString() }));

@@ -2,6 +2,7 @@
 // section per ingested conversation, with its provenance. Pure: builds text, the use case writes it.
 import { sha256 } from '../../memory/hash.js';
 import { isValidMemoryId } from '../../memory/ids.js';
+import { memoryPath } from '../../memory/layout.js';
 import type { MemoryDoc, MemoryMeta } from '../../memory/model.js';
 import { serializeMemory } from '../../memory/serialize.js';
 import type { Turn } from './transcript.js';
@@ -12,7 +13,7 @@ export function sessionDay(turns: Turn[], now: Date): string {
 }
 
 export function logPath(user: string, day: string): string {
-  return `${user}/episodic/${day}.md`;
+  return memoryPath(user, 'episodic', day);
 }
 
 /** The fingerprint written into each session's provenance line: the same transcript is not logged twice. */

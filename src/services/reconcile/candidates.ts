@@ -1,8 +1,8 @@
 // Finds the memories a new one is reconciled against: the user's active, unexpired memories of the same
 // type that are closest in meaning, plus any active memory filling the same key.
 import type { MemoryType } from '../../memory/model.js';
-import type { MemoryDeps } from '../deps.js';
-import { loadDoc } from '../documents.js';
+import type { MemoryDeps } from '../core/deps.js';
+import { loadDoc } from '../core/documents.js';
 import type { ManifestEntry } from '../ports.js';
 import type { Candidate } from './decision.js';
 

@@ -1,5 +1,6 @@
 // The vocabulary of write-time reconciliation: what is being added, what it is compared with, what was decided.
-import type { ReconcileAction } from '../add.js';
+/** What write-time reconciliation decided: a new memory, a rewrite of an existing one, a correction, or nothing. */
+export type ReconcileAction = 'ADD' | 'UPDATE' | 'SUPERSEDE' | 'NOOP';
 
 export interface Incoming {
   text: string;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { listText, recordText, searchText } from '../../../src/mcp/format.js';
-import type { MemoryRecord } from '../../../src/services/documents.js';
+import type { MemoryRecord } from '../../../src/services/core/documents.js';
 import type { SearchResult } from '../../../src/services/search.js';
 
 const record: MemoryRecord = {

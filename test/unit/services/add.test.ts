@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { IndexUnavailableError } from '../../../src/errors.js';
+import { IndexUnavailableError, InvalidMemoryError } from '../../../src/errors.js';
 import { addMemory } from '../../../src/services/add.js';
 import { InMemoryIndex } from '../../support/fakes.js';
 import { tempRoot } from '../../support/temp-root.js';
@@ -56,10 +56,23 @@ describe('sync records lifecycle links in the manifest', () => {
     });
     roots.push(root);
     const deps = unitDeps(root);
-    const { syncIndex } = await import('../../../src/services/sync.js');
+    const { syncIndex } = await import('../../../src/services/core/sync.js');
     await syncIndex(deps);
     const manifest = (await deps.manifest.load())!;
     expect(manifest.get('alice/semantic/old.md')).toMatchObject({ key: 'residence', source: 'system:crm' });
     expect(manifest.get('alice/semantic/summary.md')).toMatchObject({ supersedes: 'old', sources: ['a', 'b'] });
+  });
+});
+
+describe('addMemory when the file it wrote does not index', () => {
+  it('fails as an invalid memory (exit 1, not a usage error) naming the file, and leaves no file behind', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const deps = unitDeps(root, { maxFileBytes: 200 });
+    const err = await addMemory(deps, { text: 'Alice keeps a long note. '.repeat(20), user: 'alice' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidMemoryError);
+    expect((err as InvalidMemoryError).exitCode).toBe(1);
+    expect((err as InvalidMemoryError).message).toMatch(/^alice\/semantic\/.+\.md:1: file is .* over the .* limit/);
+    expect(await readdir(join(root, 'alice', 'semantic')).catch(() => [])).toEqual([]);
   });
 });

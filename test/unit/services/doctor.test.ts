@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { doctor, type DoctorProblem } from '../../../src/services/doctor.js';
-import { syncIndex } from '../../../src/services/sync.js';
+import { syncIndex } from '../../../src/services/core/sync.js';
 import { HashEmbedder, InMemoryIndex } from '../../support/fakes.js';
 import { edit, setup, snapshot, type Setup } from '../../support/sync-fixture.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FsMemoryFiles } from '../../../src/adapters/files/fs-memory-files.js';
-import { syncIndex } from '../../../src/services/sync.js';
+import { syncIndex } from '../../../src/services/core/sync.js';
 import { edit, setup, snapshot } from '../../support/sync-fixture.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);

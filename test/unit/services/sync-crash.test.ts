@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import type { ManifestEntry, ManifestStore, VectorCache } from '../../../src/services/ports.js';
-import { syncIndex, type SyncDeps, type SyncOptions } from '../../../src/services/sync.js';
+import { syncIndex, type SyncDeps, type SyncOptions } from '../../../src/services/core/sync.js';
 import { edit, setup, type Setup } from '../../support/sync-fixture.js';
 
 class Crash extends Error {}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FsMemoryFiles } from '../../../src/adapters/files/fs-memory-files.js';
-import { syncIndex, type SyncDeps } from '../../../src/services/sync.js';
+import { syncIndex, type SyncDeps } from '../../../src/services/core/sync.js';
 import { hashVector, InMemoryIndex } from '../../support/fakes.js';
 import { edit, setup, snapshot } from '../../support/sync-fixture.js';
 

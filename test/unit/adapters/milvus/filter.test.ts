@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildFilter, quote, type FilterSpec } from '../../../../src/adapters/milvus/filter.js';
-import { UsageError } from '../../../../src/errors.js';
+import { InternalError, UsageError } from '../../../../src/errors.js';
 import type { MemoryStatus, MemoryType } from '../../../../src/memory/model.js';
 import { tokenize } from '../../../support/filter-literals.js';
 
@@ -59,10 +59,11 @@ describe('quote', () => {
     expect(usageError(() => quote(v)).message).toMatch(/control characters/);
   });
 
+  // What no use case sends is an internal error (exit 1); a value that may come from a user is a usage error.
   it('rejects non-strings and over-long values', () => {
-    expect(() => quote(42)).toThrow(UsageError);
-    expect(() => quote(null)).toThrow(UsageError);
-    expect(() => quote(undefined)).toThrow(UsageError);
+    expect(() => quote(42)).toThrow(InternalError);
+    expect(() => quote(null)).toThrow(InternalError);
+    expect(() => quote(undefined)).toThrow(InternalError);
     expect(() => quote('x'.repeat(4097))).toThrow(UsageError);
     expect(quote('x'.repeat(4096))).toHaveLength(4098);
   });
@@ -130,17 +131,18 @@ describe('buildFilter', () => {
   });
 
   it('rejects empty lists rather than matching nothing or everything', () => {
-    expect(usageError(() => buildFilter({ users: [] })).message).toMatch(/empty/);
-    expect(() => buildFilter({ users: 'all', statuses: [] })).toThrow(UsageError);
-    expect(() => buildFilter({ users: 'all', types: [] })).toThrow(UsageError);
-    expect(() => buildFilter({ users: 'all', paths: [] })).toThrow(UsageError);
-    expect(() => buildFilter({ users: 'all', memoryIds: [] })).toThrow(UsageError);
-    expect(() => buildFilter({ users: 'all', tags: [] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: [] })).toThrow(/empty/);
+    expect(() => buildFilter({ users: [] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', statuses: [] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', types: [] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', paths: [] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', memoryIds: [] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', tags: [] })).toThrow(InternalError);
   });
 
   it('requires an explicit user scope', () => {
-    expect(() => buildFilter({} as FilterSpec)).toThrow(UsageError);
-    expect(() => buildFilter({ users: 'alice' } as unknown as FilterSpec)).toThrow(UsageError);
+    expect(() => buildFilter({} as FilterSpec)).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'alice' } as unknown as FilterSpec)).toThrow(InternalError);
   });
 
   it('rejects control characters in any value', () => {
@@ -151,17 +153,17 @@ describe('buildFilter', () => {
 
   it('rejects non-integer expiry bounds', () => {
     for (const bad of [1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]) {
-      expect(() => buildFilter({ users: 'all', notExpiredAt: bad })).toThrow(UsageError);
+      expect(() => buildFilter({ users: 'all', notExpiredAt: bad })).toThrow(InternalError);
     }
     expect(buildFilter({ users: 'all', notExpiredAt: 0 })).toBe('(expires > 0)');
   });
 
   it('rejects chunk ids and prefixes that are not lowercase hex', () => {
-    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['abc"'] })).toThrow(UsageError);
-    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['ABC'] })).toThrow(UsageError);
-    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['a'.repeat(65)] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['abc"'] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['ABC'] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', excludeChunkIds: ['a'.repeat(65)] })).toThrow(InternalError);
     for (const p of ['', 'g', '0f%', '0123456789', 'a"']) {
-      expect(() => buildFilter({ users: 'all', chunkIdPrefix: p })).toThrow(UsageError);
+      expect(() => buildFilter({ users: 'all', chunkIdPrefix: p })).toThrow(InternalError);
     }
   });
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { InvalidMemoryError, LlmError, UsageError } from '../../../../src/errors.js';
-import { ingestConversation } from '../../../../src/services/ingest/ingest.js';
+import { ingestConversation } from '../../../../src/services/ingest.js';
 import type { Llm } from '../../../../src/services/ports.js';
 import { InMemoryIndex } from '../../../support/fakes.js';
 import { tempRoot } from '../../../support/temp-root.js';

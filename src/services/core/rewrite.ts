@@ -1,6 +1,6 @@
 // Lifecycle changes are file changes: rewrite a memory's front matter (and optionally its body) atomically.
-import type { MemoryMeta } from '../memory/model.js';
-import { serializeMemory } from '../memory/serialize.js';
+import type { MemoryMeta } from '../../memory/model.js';
+import { serializeMemory } from '../../memory/serialize.js';
 import { loadDoc } from './documents.js';
 import type { SyncDeps } from './sync.js';
 

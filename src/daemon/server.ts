@@ -4,16 +4,17 @@
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 
-import type { MemConfig } from '../../config.js';
-import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../../errors.js';
-import { openMemory } from '../../open-memory.js';
-import type { SearchInput } from '../../services/search.js';
-import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
+import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
+import type { Memory } from '../services/facade.js';
+import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonResponse, type DaemonTarget } from './protocol.js';
+import { MAX_REQUEST_BYTES, parseRequest, parseSearchInput } from './request.js';
 
 export interface DaemonOptions {
   idleMs: number;
   onLog: (line: string) => void;
 }
+
+const malformed = (message: string): DaemonResponse => ({ ok: false, error: { code: 'USAGE', message, exitCode: 2 } });
 
 function socketAlive(path: string): Promise<boolean> {
   return new Promise((resolve) => {
@@ -26,8 +27,8 @@ function socketAlive(path: string): Promise<boolean> {
   });
 }
 
-export async function runDaemon(config: MemConfig, options: DaemonOptions): Promise<void> {
-  const memory = await openMemory(config, { onLog: options.onLog });
+/** Serves `memory` (opened by the caller with `config`, closed by it after this returns) until stopped or idle. */
+export async function runDaemon(memory: Memory, config: DaemonTarget, options: DaemonOptions): Promise<void> {
   const key = configKey(config);
   const path = socketPath(config.root);
   mkdirSync(serversDir(config.root), { recursive: true });
@@ -41,12 +42,8 @@ export async function runDaemon(config: MemConfig, options: DaemonOptions): Prom
   };
 
   const answer = async (line: string): Promise<DaemonResponse> => {
-    let request: DaemonRequest;
-    try {
-      request = JSON.parse(line) as DaemonRequest;
-    } catch {
-      return { ok: false, error: { code: 'USAGE', message: 'malformed daemon request', exitCode: 2 } };
-    }
+    const request = parseRequest(line);
+    if ('invalid' in request) return malformed(request.invalid);
     if (request.version !== PROTOCOL_VERSION) return { ok: false, declined: true };
     // Ping and stop answer anyone who can open the socket (only this OS user); searches need the same settings.
     if (request.op === 'ping') return { ok: true, pid: process.pid };
@@ -55,9 +52,11 @@ export async function runDaemon(config: MemConfig, options: DaemonOptions): Prom
       return { ok: true, pid: process.pid };
     }
     if (request.configKey !== key) return { ok: false, declined: true };
+    const input = parseSearchInput(request.input);
+    if ('invalid' in input) return malformed(input.invalid);
     try {
       // The user scope arrives from the CLI process that parsed the caller's own flags and environment.
-      return { ok: true, results: await memory.search(request.input as SearchInput) };
+      return { ok: true, results: await memory.search(input) };
     } catch (err) {
       // Lost its servers (stopped or crashed): hand this search back and make way for a fresh daemon.
       if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {
@@ -73,10 +72,17 @@ export async function runDaemon(config: MemConfig, options: DaemonOptions): Prom
   const server = createServer({ allowHalfOpen: true }, (socket: Socket) => {
     rearm();
     let data = '';
+    let answered = false; // one request per connection: anything after it is ignored
     socket.on('data', (chunk) => {
+      if (answered) return;
       data += chunk.toString();
       const newline = data.indexOf('\n');
-      if (newline === -1) return;
+      if (newline === -1 && data.length <= MAX_REQUEST_BYTES) return;
+      answered = true;
+      if (newline === -1 || newline > MAX_REQUEST_BYTES) {
+        socket.end(JSON.stringify(malformed('daemon request too long')));
+        return;
+      }
       void answer(data.slice(0, newline)).then((response) => socket.end(JSON.stringify(response)));
     });
     socket.on('error', () => undefined);
@@ -89,10 +95,7 @@ export async function runDaemon(config: MemConfig, options: DaemonOptions): Prom
     probe.on('listening', () => probe.close(() => resolve(false)));
   });
   if (taken) {
-    if (await socketAlive(path)) {
-      await memory.close(); // another daemon serves this root
-      return;
-    }
+    if (await socketAlive(path)) return; // another daemon serves this root
     rmSync(path, { force: true }); // a stale socket left by a killed daemon
   }
   await new Promise<void>((resolve, reject) => {
@@ -114,5 +117,4 @@ export async function runDaemon(config: MemConfig, options: DaemonOptions): Prom
   clearInterval(watch);
   server.close();
   rmSync(path, { force: true });
-  await memory.close();
 }

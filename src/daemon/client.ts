@@ -3,16 +3,15 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import type { MemConfig } from '../../config.js';
-import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonRequest, type DaemonResponse } from './protocol.js';
+import { stateLayout } from '../memory/layout.js';
+import { PROTOCOL_VERSION, configKey, serversDir, socketPath, type DaemonRequest, type DaemonResponse, type DaemonTarget } from './protocol.js';
 
-const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
+const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));
 
 /** The daemon's answer, or null when there is no usable daemon (the caller then searches itself). */
-export function askDaemon(config: MemConfig, op: DaemonRequest['op'], input?: unknown, timeoutMs = 30_000): Promise<DaemonResponse | null> {
+export function askDaemon(config: DaemonTarget, op: DaemonRequest['op'], input?: unknown, timeoutMs = 30_000): Promise<DaemonResponse | null> {
   return new Promise((resolve) => {
     const socket = connect(socketPath(config.root));
     let data = '';
@@ -42,13 +41,13 @@ export function askDaemon(config: MemConfig, op: DaemonRequest['op'], input?: un
 }
 
 /** Starts a daemon for this root in the background (a second one started concurrently just exits). */
-export function startDaemon(config: MemConfig, env: NodeJS.ProcessEnv = process.env): void {
+export function startDaemon(config: DaemonTarget): void {
   mkdirSync(serversDir(config.root), { recursive: true });
-  const log = openSync(join(serversDir(config.root), 'memd.log'), 'a');
+  const log = openSync(stateLayout(config.root).daemonLog, 'a');
+  // The daemon inherits this process's environment, so it loads the same configuration.
   const child = spawn(process.execPath, [MEM_BIN, '--root', config.root, 'daemon'], {
     detached: true,
     stdio: ['ignore', log, log],
-    env,
   });
   closeSync(log);
   child.on('error', () => undefined);

@@ -1,19 +1,19 @@
-// The Memory facade: the library API that the CLI and the MCP server are thin shells over.
+// The Memory facade: binds every use case to one set of deps; the library API that the CLI and the MCP server are thin shells over.
 import { addMemory, type AddInput, type AddResult } from './add.js';
-import type { MemoryDeps } from './deps.js';
-import type { MemoryRecord } from './documents.js';
+import type { MemoryDeps } from './core/deps.js';
+import type { MemoryRecord } from './core/documents.js';
 import { doctor, type DoctorOptions, type DoctorReport } from './doctor.js';
 import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
 import { getMemory, type GetInput } from './get.js';
 import { showMemory, type ShowResult } from './show.js';
 import { collectGarbage, type GcInput, type GcResult } from './gc.js';
-import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate/consolidate.js';
-import { ingestConversation, type IngestInput, type IngestResult } from './ingest/ingest.js';
+import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate.js';
+import { ingestConversation, type IngestInput, type IngestResult } from './ingest.js';
 import { listMemories, type ListInput, type ListResult } from './list.js';
-import type { Progress } from './ports.js';
 import { searchMemories, type SearchInput, type SearchResult } from './search.js';
+import { reindex, type ReindexOptions } from './reindex.js';
 import { memoryStatus, type StatusReport } from './status.js';
-import { syncIndex, type ReindexReport } from './sync.js';
+import type { ReindexReport } from './core/sync.js';
 import { watchMemory, type WatchOptions, type Watching } from './watch.js';
 
 export interface Memory {
@@ -27,7 +27,7 @@ export interface Memory {
   list(input: ListInput): Promise<ListResult>;
   /** Appends a conversation to the user's episodic log and, with an LLM, stores the memories in it. */
   ingest(input: IngestInput): Promise<IngestResult>;
-  reindex(options?: { rebuild?: boolean; progress?: Progress }): Promise<ReindexReport>;
+  reindex(options?: ReindexOptions): Promise<ReindexReport>;
   forget(input: ForgetInput): Promise<ForgetResult>;
   /** Marks expired memories, removes them after the grace period. */
   gc(input?: GcInput): Promise<GcResult>;
@@ -49,7 +49,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     show: (input) => showMemory(deps, input),
     list: (input) => listMemories(deps, input),
     ingest: (input) => ingestConversation(deps, input),
-    reindex: (options = {}) => syncIndex(deps, options),
+    reindex: (options = {}) => reindex(deps, options),
     forget: (input) => forgetMemories(deps, input),
     gc: (input = {}) => collectGarbage(deps, input),
     consolidate: (input) => consolidateMemories(deps, input),

@@ -1,9 +1,8 @@
 // The search daemon's wire format and where it lives: one JSON request and one JSON response per
 // connection, over a Unix socket under the root's `.mem/servers/` (never a TCP port: no other user can reach it).
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 
-import type { MemConfig } from '../../config.js';
+import { stateLayout } from '../memory/layout.js';
 
 /** Bumped when the request or response shape changes; a daemon of another version is not used. */
 export const PROTOCOL_VERSION = 1;
@@ -22,14 +21,19 @@ export type DaemonResponse =
   /** Not for this client (other version or settings), or the daemon lost its servers: search in-process. */
   | { ok: false; declined: true };
 
+/** What a daemon and its clients know of the configuration: its root, and the whole of it to hash. */
+export interface DaemonTarget {
+  root: string;
+}
+
 export function serversDir(root: string): string {
-  return join(root, '.mem', 'servers');
+  return stateLayout(root).servers;
 }
 
 export function socketPath(root: string): string {
-  return join(serversDir(root), 'memd.sock');
+  return stateLayout(root).daemonSocket;
 }
 
-export function configKey(config: MemConfig): string {
+export function configKey(config: DaemonTarget): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
 }

@@ -1,9 +1,9 @@
 // Reading memory files back as documents: by path, or by memory id through the manifest.
-import { decodeMemoryText } from '../memory/decode.js';
-import { parseMemory } from '../memory/parse.js';
-import type { MemoryDoc, MemoryMeta } from '../memory/model.js';
-import type { ManifestEntry } from './ports.js';
-import { syncIndex, type SyncDeps } from './sync.js';
+import { decodeMemoryText } from '../../memory/decode.js';
+import { parseMemory } from '../../memory/parse.js';
+import type { MemoryDoc, MemoryMeta } from '../../memory/model.js';
+import type { ManifestEntry } from '../ports.js';
+import type { SyncDeps } from './sync.js';
 
 /** Reads and parses one memory file; throws InvalidMemoryError (path and line) when it is not a memory. */
 export async function loadDoc(deps: SyncDeps, path: string): Promise<MemoryDoc> {
@@ -15,9 +15,8 @@ export async function loadDoc(deps: SyncDeps, path: string): Promise<MemoryDoc> 
   });
 }
 
-/** The manifest's entries, syncing first when the root was never indexed. */
+/** The manifest's entries (empty when there is none: callers run ensureIndexed first). */
 export async function manifestEntries(deps: SyncDeps): Promise<Map<string, ManifestEntry>> {
-  if (!(await deps.manifest.exists())) await syncIndex(deps);
   return (await deps.manifest.load()) ?? new Map();
 }
 

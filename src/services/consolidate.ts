@@ -1,14 +1,15 @@
 // Use case: fold a user's related active memories (episodic by default) into one semantic summary per group,
 // citing its sources; the originals become `consolidated`. One commit.
-import { UsageError } from '../../errors.js';
-import { assertUserId } from '../../memory/ids.js';
-import type { MemoryDoc, MemoryType } from '../../memory/model.js';
-import { commitMessage, type MemoryDeps } from '../deps.js';
-import { loadDoc } from '../documents.js';
-import type { ManifestEntry } from '../ports.js';
-import { syncLocked } from '../sync.js';
-import { groupBySimilarity, meanVector } from './group.js';
-import { writeSummary, type WrittenSummary } from './write-summary.js';
+import { UsageError } from '../errors.js';
+import { assertUserId } from '../memory/ids.js';
+import type { MemoryDoc, MemoryType } from '../memory/model.js';
+import { commitMessage } from './core/commit-message.js';
+import type { MemoryDeps } from './core/deps.js';
+import { loadDoc } from './core/documents.js';
+import type { ManifestEntry } from './ports.js';
+import { syncIndex } from './core/sync.js';
+import { groupBySimilarity, meanVector } from './consolidate/group.js';
+import { writeSummary, type WrittenSummary } from './consolidate/write-summary.js';
 
 export interface ConsolidateInput {
   user: string;
@@ -43,7 +44,7 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
   const threshold = input.threshold ?? deps.lifecycle.consolidateThreshold;
   if (!(threshold > 0 && threshold <= 1)) throw new UsageError('the threshold must be a number above 0 and at most 1');
   return deps.lock.run(async () => {
-    await syncLocked(deps);
+    await syncIndex(deps);
     const now = deps.now();
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
     const eligible = [...manifest]
@@ -65,7 +66,7 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
       const { touched: _t, ...summary } = written;
       result.groups.push({ summary, members: group.map(({ id, path }) => ({ id, path })) });
     }
-    await syncLocked(deps, { only: touched });
+    await syncIndex(deps, { only: touched });
     await deps.audit.commit(touched, commitMessage('CONSOLIDATE', { user, type, groups: String(result.groups.length) },
       result.groups.map((g) => `summary: ${g.summary!.id} <- ${g.members.map((m) => m.id).join(', ')}`).join('\n')));
     return result;

@@ -1,16 +1,16 @@
 // Incremental sync of the memory files into the index: scan, parse, chunk, diff against the manifest,
 // embed only new texts, upsert, then delete what is stale. Safe to kill at any point: the next run converges.
-import { InvalidMemoryError, errorMessage } from '../errors.js';
-import type { ChunkOptions } from '../memory/chunk.js';
-import { decodeMemoryText } from '../memory/decode.js';
-import { sha256 } from '../memory/hash.js';
-import { parseMemory } from '../memory/parse.js';
-import type { MemoryMeta } from '../memory/model.js';
-import { toChunkRecords, type ChunkRecord } from '../memory/records.js';
+import { InvalidMemoryError, errorMessage } from '../../errors.js';
+import type { ChunkOptions } from '../../memory/chunk.js';
+import { decodeMemoryText } from '../../memory/decode.js';
+import { sha256 } from '../../memory/hash.js';
+import { parseMemory } from '../../memory/parse.js';
+import type { MemoryMeta } from '../../memory/model.js';
+import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
 import type {
   Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, VectorCache, VectorIndex, WriteLock,
-} from './ports.js';
-import { silentProgress } from './ports.js';
+} from '../ports.js';
+import { silentProgress } from '../ports.js';
 
 export interface SyncDeps {
   files: MemoryFiles;
@@ -67,12 +67,12 @@ const MANIFEST_SAVE_INTERVAL_MS = 5_000;
 /** A path the index holds but no manifest describes: matches no file, so the file is re-read or its rows removed. */
 const UNKNOWN_ENTRY: ManifestEntry = { size: -1, mtimeMs: -1, sha: '', memoryId: '', user: '', type: 'semantic', status: 'active', chunks: [] };
 
+/** Runs under the write lock; the lock is re-entrant, so a use case that already holds it (add, forget) calls this too. */
 export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
-  return deps.lock.run(() => syncLocked(deps, options));
+  return deps.lock.run(() => syncUnderLock(deps, options));
 }
 
-/** For callers that already hold the write lock (add, forget). */
-export async function syncLocked(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
+async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<ReindexReport> {
   const progress = options.progress ?? silentProgress;
   if (options.rebuild) {
     // Manifest first: killed between the two, the next sync must not trust it for an index that is gone.

@@ -1,19 +1,20 @@
 // Use case: ingest a conversation. The transcript is appended to the user's episodic log for its day
 // (atomic write, index, one commit); with an LLM, the memories worth keeping are extracted and each goes
 // through add (and so through write-time reconciliation). Offline, only the log is written.
-import { UsageError, errorMessage } from '../../errors.js';
-import { decodeMemoryText } from '../../memory/decode.js';
-import { assertUserId } from '../../memory/ids.js';
-import type { MemoryType } from '../../memory/model.js';
-import { parseMemory } from '../../memory/parse.js';
-import { assertNoSecrets } from '../../memory/secrets.js';
-import { addMemory, type AddResult } from '../add.js';
-import { commitMessage, type MemoryDeps } from '../deps.js';
-import { syncLocked } from '../sync.js';
-import { appendedLogText, logPath, newLogText, renderSession, sessionDay, transcriptHash } from './episodic-log.js';
-import { extractMemories } from './extract.js';
-import type { MemoryKind } from './extract-prompt.js';
-import { parseTranscript, type TranscriptFormat, type Turn } from './transcript.js';
+import { InvalidMemoryError, UsageError, errorMessage } from '../errors.js';
+import { decodeMemoryText } from '../memory/decode.js';
+import { assertUserId } from '../memory/ids.js';
+import type { MemoryType } from '../memory/model.js';
+import { parseMemory } from '../memory/parse.js';
+import { assertNoSecrets } from '../memory/secrets.js';
+import { addMemory, type AddResult } from './add.js';
+import { commitMessage } from './core/commit-message.js';
+import type { MemoryDeps } from './core/deps.js';
+import { syncIndex } from './core/sync.js';
+import { appendedLogText, logPath, newLogText, renderSession, sessionDay, transcriptHash } from './ingest/episodic-log.js';
+import { extractMemories } from './ingest/extract.js';
+import type { MemoryKind } from './ingest/extract-prompt.js';
+import { parseTranscript, type TranscriptFormat, type Turn } from './ingest/transcript.js';
 
 export interface IngestInput {
   user: string;
@@ -78,9 +79,9 @@ async function appendToLog(deps: MemoryDeps, user: string, turns: Turn[], source
     }
     if (text === null) return { id, path, appended: false };
     await deps.files.write(path, text);
-    const report = await syncLocked(deps, { only: [path] });
+    const report = await syncIndex(deps, { only: [path] });
     const problem = report.errors.find((e) => e.path === path);
-    if (problem) throw new UsageError(`${path}:${problem.line}: ${problem.message}`);
+    if (problem) throw new InvalidMemoryError(path, problem.line, problem.message);
     await deps.audit.commit([path], commitMessage('INGEST', { id, user, source, turns: String(turns.length) }));
     return { id, path, appended: true };
   });

@@ -1,5 +1,5 @@
 // Settings of the memory lifecycle: default lifetimes per type, duplicate and grouping thresholds, gc grace.
-import type { MemoryType } from '../memory/model.js';
+import type { MemoryType } from './model.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -1,13 +1,13 @@
 // Removing memories everywhere, shared by forget and gc: files, index rows (verified by a read), cached vectors,
 // access statistics, and every derived memory (a consolidation summary) whose sources include a removed one.
-import { IndexUnavailableError } from '../errors.js';
-import type { MemoryDoc } from '../memory/model.js';
-import { writeSummary } from './consolidate/write-summary.js';
+import { IndexUnavailableError } from '../../errors.js';
+import type { MemoryDoc } from '../../memory/model.js';
+import { writeSummary } from '../consolidate/write-summary.js';
 import type { MemoryDeps } from './deps.js';
 import { loadDoc } from './documents.js';
-import { accessKey, type ManifestEntry } from './ports.js';
+import { accessKey, type ManifestEntry } from '../ports.js';
 import { rewriteMemory } from './rewrite.js';
-import { syncLocked } from './sync.js';
+import { syncIndex } from './sync.js';
 
 export interface Regenerated {
   /** The summary that cited a removed memory (it is removed too). */
@@ -71,7 +71,7 @@ export async function removeEverywhere(
   await deps.index.delete({ users: 'all', paths });
   // Forgetting a user also removes any row of theirs the manifest did not know about.
   if (options.wholeUser !== undefined) await deps.index.delete({ users: [options.wholeUser] });
-  await syncLocked(deps, { only: [...paths, ...derived.touched] });
+  await syncIndex(deps, { only: [...paths, ...derived.touched] });
 
   const after = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
   const stillUsed = new Set([...after.values()].flatMap((e) => e.chunks.map((c) => c.textHash)));

@@ -1,0 +1,31 @@
+// Covers what the search daemon accepts on its socket: the request shape, and only well-typed search inputs.
+import { describe, expect, it } from 'vitest';
+
+import { parseRequest, parseSearchInput } from '../../../src/daemon/request.js';
+
+describe('daemon request validation', () => {
+  it('accepts a request of the known shape', () => {
+    const line = JSON.stringify({ version: 1, configKey: 'abc', op: 'search', input: { query: 'x', user: 'kim' } });
+    expect(parseRequest(line)).toEqual({ version: 1, configKey: 'abc', op: 'search', input: { query: 'x', user: 'kim' } });
+  });
+
+  it('rejects what is not JSON, an unknown op and a missing field', () => {
+    expect(parseRequest('{not json')).toEqual({ invalid: expect.stringContaining('not JSON') });
+    expect(parseRequest(JSON.stringify({ version: 1, configKey: 'abc', op: 'drop' }))).toHaveProperty('invalid');
+    expect(parseRequest(JSON.stringify({ version: 1, op: 'ping' }))).toHaveProperty('invalid');
+    expect(parseRequest('null')).toHaveProperty('invalid');
+  });
+
+  it('accepts the search input `mem search` sends', () => {
+    const input = { query: 'fig', user: 'kim', types: ['semantic'], tags: ['a'], k: 8, mode: 'hybrid', fusion: 'rrf', rescore: false, history: true };
+    expect(parseSearchInput(input)).toEqual(input);
+  });
+
+  it('rejects a search input with unknown fields, wrong types or unknown memory types', () => {
+    expect(parseSearchInput({ query: 'x', user: 'kim', filter: 'user != ""' })).toEqual({ invalid: expect.stringContaining('malformed search request') });
+    expect(parseSearchInput({ query: 'x', user: ['kim', 'lee'] })).toEqual({ invalid: expect.stringContaining('user') });
+    expect(parseSearchInput({ query: 'x', types: ['secret'] })).toHaveProperty('invalid');
+    expect(parseSearchInput({ user: 'kim' })).toHaveProperty('invalid');
+    expect(parseSearchInput(undefined)).toHaveProperty('invalid');
+  });
+});

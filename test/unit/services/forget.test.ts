@@ -1,0 +1,76 @@
+// Covers forgetMemories on the fakes: by id, a whole user, a query (preview, then apply), with one commit each,
+// files, index rows, cached vectors and access stats gone; scope and validation errors.
+import { describe, expect, it } from 'vitest';
+
+import { NotFoundError, UsageError } from '../../../src/errors.js';
+import { syncIndex } from '../../../src/services/core/sync.js';
+import { forgetMemories } from '../../../src/services/forget.js';
+import { accessKey } from '../../../src/services/ports.js';
+import { memoryFile, useCaseRoot } from '../../support/use-case-fixture.js';
+
+const TREE = {
+  'ann/semantic/tea.md': memoryFile({ id: 'tea', user: 'ann' }, 'Ann drinks green tea every morning.'),
+  'ann/semantic/cat.md': memoryFile({ id: 'cat', user: 'ann' }, 'Ann has a grey cat called Miso.'),
+  'bob/semantic/car.md': memoryFile({ id: 'car', user: 'bob' }, 'Bob drives a red car.'),
+};
+
+async function synced() {
+  const r = await useCaseRoot(TREE);
+  await syncIndex(r.deps);
+  return r;
+}
+
+describe('forgetMemories', () => {
+  it('removes a memory by id everywhere: file, index rows, cached vectors, access stats; one commit', async () => {
+    const r = await synced();
+    const [hash] = (await r.deps.manifest.load())!.get('ann/semantic/tea.md')!.chunks.map((c) => c.textHash);
+    r.deps.access.touch([accessKey('ann', 'tea')], Date.now());
+    await r.deps.access.settle();
+    const result = await forgetMemories(r.deps, { ids: ['tea'] });
+    expect(result).toEqual({ removed: [{ id: 'tea', path: 'ann/semantic/tea.md' }], missing: [], regenerated: [] });
+    expect(await r.exists('ann/semantic/tea.md')).toBe(false);
+    expect(r.index.rowsOf('ann/semantic/tea.md')).toEqual([]);
+    expect((await r.deps.cache.getMany([hash!])).size).toBe(0);
+    expect(await r.deps.access.get([accessKey('ann', 'tea')])).toEqual(new Map());
+    expect(r.audit.commits).toHaveLength(1);
+    expect(r.audit.commits[0]!.paths).toEqual(['ann/semantic/tea.md']);
+    expect(r.audit.commits[0]!.message).toMatch(/^memdir: FORGET tea\n[\s\S]*action: FORGET/);
+    expect(r.index.rowsOf('ann/semantic/cat.md')).toHaveLength(1);
+  });
+
+  it("forgets everything about a user and nobody else's memories", async () => {
+    const r = await synced();
+    const result = await forgetMemories(r.deps, { user: 'ann' });
+    expect(result.removed.map((m) => m.id).sort()).toEqual(['cat', 'tea']);
+    expect([...r.index.rows.values()].map((row) => row.user)).toEqual(['bob']);
+    expect(await r.exists('bob/semantic/car.md')).toBe(true);
+    expect(r.audit.commits[0]!.message).toContain('action: FORGET-USER');
+  });
+
+  it("does not forget another user's memory when a user is given", async () => {
+    const r = await synced();
+    await expect(forgetMemories(r.deps, { ids: ['car'], user: 'ann' })).rejects.toBeInstanceOf(NotFoundError);
+    expect(await r.exists('bob/semantic/car.md')).toBe(true);
+    expect(r.audit.commits).toEqual([]);
+  });
+
+  it('previews a query forget without changing anything, then applies it', async () => {
+    const r = await synced();
+    const preview = await forgetMemories(r.deps, { user: 'ann', query: 'green tea' });
+    expect(preview.removed).toEqual([]);
+    expect(preview.preview!.map((p) => p.id)).toEqual(['tea']);
+    expect(await r.exists('ann/semantic/tea.md')).toBe(true);
+    const applied = await forgetMemories(r.deps, { user: 'ann', query: 'green tea', apply: true });
+    expect(applied.removed.map((m) => m.id)).toEqual(['tea']);
+    expect(await r.exists('ann/semantic/cat.md')).toBe(true);
+  });
+
+  it('rejects what it cannot do safely as usage errors, and unknown ids as not found', async () => {
+    const r = await synced();
+    await expect(forgetMemories(r.deps, {})).rejects.toBeInstanceOf(UsageError);
+    await expect(forgetMemories(r.deps, { query: 'tea' })).rejects.toBeInstanceOf(UsageError);
+    await expect(forgetMemories(r.deps, { user: 'ann', query: 'tea', ids: ['tea'] })).rejects.toBeInstanceOf(UsageError);
+    await expect(forgetMemories(r.deps, { user: 'ann', query: '  ' })).rejects.toBeInstanceOf(UsageError);
+    await expect(forgetMemories(r.deps, { ids: ['no-such-memory'] })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

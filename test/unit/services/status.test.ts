@@ -1,0 +1,47 @@
+// Covers memoryStatus on the fakes: counts per user, type and status, and each kind of drift between files and index.
+import { rm, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { syncIndex } from '../../../src/services/core/sync.js';
+import { memoryStatus } from '../../../src/services/status.js';
+import { memoryFile, useCaseRoot } from '../../support/use-case-fixture.js';
+
+const TREE = {
+  'ann/semantic/tea.md': memoryFile({ id: 'tea', user: 'ann' }, 'Ann drinks green tea.'),
+  'ann/episodic/trip.md': memoryFile({ id: 'trip', user: 'ann', type: 'episodic', status: 'expired' }, 'Ann went to Porto.'),
+  'bob/semantic/car.md': memoryFile({ id: 'car', user: 'bob' }, 'Bob drives a red car.'),
+};
+
+describe('memoryStatus', () => {
+  it('reports every file as unindexed before the first sync, and changes nothing', async () => {
+    const r = await useCaseRoot(TREE);
+    const report = await memoryStatus(r.deps);
+    expect(report.drift).toMatchObject({ unindexed: Object.keys(TREE).sort(), changed: [], deleted: [], inSync: false });
+    expect(report).toMatchObject({ files: 3, chunks: 0, indexRows: 0, users: {} });
+    expect(await r.deps.manifest.exists()).toBe(false);
+  });
+
+  it('counts memories per user, type and status once in sync', async () => {
+    const r = await useCaseRoot(TREE);
+    await syncIndex(r.deps);
+    const report = await memoryStatus(r.deps);
+    expect(report.drift.inSync).toBe(true);
+    expect(report).toMatchObject({ root: r.root, index: 'memory://test', embedding: 'hash-test (8 dims)', files: 3, chunks: 3, indexRows: 3 });
+    expect(report.users).toEqual({
+      ann: { memories: 2, byType: { semantic: 1, episodic: 1 }, byStatus: { active: 1, expired: 1 } },
+      bob: { memories: 1, byType: { semantic: 1 }, byStatus: { active: 1 } },
+    });
+  });
+
+  it('names changed and deleted files, and rows that do not match the manifest', async () => {
+    const r = await useCaseRoot(TREE);
+    await syncIndex(r.deps);
+    await utimes(join(r.root, 'ann/semantic/tea.md'), new Date(), new Date(Date.now() + 60_000));
+    await rm(join(r.root, 'bob/semantic/car.md'));
+    r.index.rows.clear();
+    const { drift } = await memoryStatus(r.deps);
+    expect(drift).toEqual({ unindexed: [], changed: ['ann/semantic/tea.md'], deleted: ['bob/semantic/car.md'], rowsMismatch: true, inSync: false });
+  });
+});
