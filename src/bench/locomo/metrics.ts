@@ -67,7 +67,11 @@ export function percentile(values: number[], p: number): number {
   return sorted[idx]!;
 }
 
-function recallSet(mean: (f: (o: QuestionOutcome) => number) => number, ranked: (o: QuestionOutcome) => string[], wanted: (o: QuestionOutcome) => string[]): RecallSet {
+function recallSet(
+  mean: (f: (o: QuestionOutcome) => number) => number,
+  ranked: (o: QuestionOutcome) => string[],
+  wanted: (o: QuestionOutcome) => string[],
+): RecallSet {
   return {
     'recall@5': mean((o) => recallAt(ranked(o), wanted(o), 5)),
     'recall@10': mean((o) => recallAt(ranked(o), wanted(o), 10)),
@@ -80,8 +84,16 @@ export function summarise(outcomes: QuestionOutcome[]): Summary {
   const mean = (f: (o: QuestionOutcome) => number) => (outcomes.length ? outcomes.reduce((s, o) => s + f(o), 0) / outcomes.length : 0);
   return {
     questions: outcomes.length,
-    turn: recallSet(mean, (o) => o.rankedTurns, (o) => o.evidence),
-    session: recallSet(mean, (o) => rankedSessions(o.rankedTurns), (o) => [...new Set(o.evidence.map(sessionKey))]),
+    turn: recallSet(
+      mean,
+      (o) => o.rankedTurns,
+      (o) => o.evidence,
+    ),
+    session: recallSet(
+      mean,
+      (o) => rankedSessions(o.rankedTurns),
+      (o) => [...new Set(o.evidence.map(sessionKey))],
+    ),
     mrr: mean((o) => reciprocalRank(o.rankedTurns, o.evidence)),
   };
 }

@@ -160,20 +160,36 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
           if (!settings) throw new Error(`unknown ablation ${name}`);
           const outcomes: QuestionOutcome[] = [];
           // Judge recency the day after the last session (of any conversation when pooled), as an agent would.
-          const lastOf = (convs: Conversation[]) => Math.max(...convs.map((c) => Date.parse(c.sessions[c.sessions.length - 1]?.date ?? '2024-01-01T00:00:00Z')));
+          const lastOf = (convs: Conversation[]) =>
+            Math.max(...convs.map((c) => Date.parse(c.sessions[c.sessions.length - 1]?.date ?? '2024-01-01T00:00:00Z')));
           const pooledAt = new Date(lastOf(conversations) + 86_400_000);
           for (const conv of conversations) {
             const at = scope === 'pooled' ? pooledAt : new Date(lastOf([conv]) + 86_400_000);
             const questions: Question[] = [...scoredQuestions(conv), ...adversarialQuestions(conv)];
             for (const q of questions) {
               const t0 = performance.now();
-              const results = await memory.search({ query: q.question, user: userFor(layout, scope, conv), k: options.k, unit: 'chunk', track: false, at, ...settings });
+              const results = await memory.search({
+                query: q.question,
+                user: userFor(layout, scope, conv),
+                k: options.k,
+                unit: 'chunk',
+                track: false,
+                at,
+                ...settings,
+              });
               const latencyMs = performance.now() - t0;
-              outcomes.push({ category: q.category, evidence: q.evidence.map((e) => `${conv.id}/${e}`), rankedTurns: rankedTurnsOf(results, files), latencyMs });
+              outcomes.push({
+                category: q.category,
+                evidence: q.evidence.map((e) => `${conv.id}/${e}`),
+                rankedTurns: rankedTurnsOf(results, files),
+                latencyMs,
+              });
             }
           }
           ablations[name] = computeMetrics(outcomes);
-          log(`${layout}/${scope} ${name}: turn R@10 ${ablations[name]!.turn['recall@10'].toFixed(3)}, session R@5 ${ablations[name]!.session['recall@5'].toFixed(3)}`);
+          log(
+            `${layout}/${scope} ${name}: turn R@10 ${ablations[name]!.turn['recall@10'].toFixed(3)}, session R@5 ${ablations[name]!.session['recall@5'].toFixed(3)}`,
+          );
         }
         runs[`${layout}/${scope}`] = ablations;
       }

@@ -46,7 +46,10 @@ export function withContext(candidates: FusedCandidate[], options: ContextOption
       const near = [list[i - 1], list[i + 1]].filter((n): n is FusedCandidate => n !== undefined && adjacent(n, c));
       neighbourOf.set(c, Math.max(0, ...near.map((n) => n.relevance)));
     });
-    const top = list.map((c) => c.relevance).sort((a, b) => b - a).slice(0, Math.max(1, options.fileTop));
+    const top = list
+      .map((c) => c.relevance)
+      .sort((a, b) => b - a)
+      .slice(0, Math.max(1, options.fileTop));
     fileOf.set(path, top.reduce((s, v) => s + v, 0) / top.length);
   }
   const total = 1 + options.neighbour + options.file;

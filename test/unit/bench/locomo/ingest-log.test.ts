@@ -12,7 +12,8 @@ const sample = [
   {
     sample_id: 'conv-1',
     conversation: {
-      speaker_a: 'Ann', speaker_b: 'Ben',
+      speaker_a: 'Ann',
+      speaker_b: 'Ben',
       session_1_date_time: '1:56 pm on 8 May, 2023',
       session_1: [
         { speaker: 'Ann', dia_id: 'D1:1', text: 'I adopted a cat!' },
@@ -48,7 +49,10 @@ describe('LoCoMo in the ingest format', () => {
     const covered = records.flatMap((r) => turnsOfLines(log.turns, r.lineStart, r.lineEnd));
     expect(covered).toEqual(log.turns.map((t) => t.id));
     const files = new Map([[log.path, { conv: 'conv-1', log }]]);
-    const ranked = rankedTurnsOf([records[1]!, records[0]!, records[1]!].map((r) => ({ path: r.path, heading: r.heading, lines: [r.lineStart, r.lineEnd] as [number, number] })), files);
+    const ranked = rankedTurnsOf(
+      [records[1]!, records[0]!, records[1]!].map((r) => ({ path: r.path, heading: r.heading, lines: [r.lineStart, r.lineEnd] as [number, number] })),
+      files,
+    );
     expect(ranked[0]).toBe(`conv-1/${turnsOfLines(log.turns, records[1]!.lineStart, records[1]!.lineEnd)[0]}`);
     expect(new Set(ranked).size).toBe(ranked.length);
   });

@@ -11,8 +11,21 @@ const cand = (id: string, content: string, relevance: number): FusedCandidate =>
   hit: {
     score: relevance,
     record: {
-      chunkId: id, memoryId: id, user: 'u', type: 'episodic', status: 'active', importance: 0.5, created: 0, updated: 0,
-      expires: NO_EXPIRY, path: `${id}.md`, heading: '', lineStart: 1, lineEnd: 1, tags: [], content,
+      chunkId: id,
+      memoryId: id,
+      user: 'u',
+      type: 'episodic',
+      status: 'active',
+      importance: 0.5,
+      created: 0,
+      updated: 0,
+      expires: NO_EXPIRY,
+      path: `${id}.md`,
+      heading: '',
+      lineStart: 1,
+      lineEnd: 1,
+      tags: [],
+      content,
     },
   },
 });
@@ -44,14 +57,16 @@ describe('withNames', () => {
   });
 
   it('property: relevance stays in [0, 1] and never drops below own relevance scaled, and more names never lower it', () => {
-    fc.assert(fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (rel, share) => {
-      const q = 'Did Ann meet Ben?';
-      const [none] = withNames([cand('a', 'nobody', rel)], q, share);
-      const [one] = withNames([cand('a', 'Ann was there', rel)], q, share);
-      const [both] = withNames([cand('a', 'Ann and Ben', rel)], q, share);
-      expect(one!.relevance).toBeGreaterThanOrEqual(none!.relevance);
-      expect(both!.relevance).toBeGreaterThanOrEqual(one!.relevance);
-      expect(both!.relevance).toBeLessThanOrEqual(1 + 1e-12);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (rel, share) => {
+        const q = 'Did Ann meet Ben?';
+        const [none] = withNames([cand('a', 'nobody', rel)], q, share);
+        const [one] = withNames([cand('a', 'Ann was there', rel)], q, share);
+        const [both] = withNames([cand('a', 'Ann and Ben', rel)], q, share);
+        expect(one!.relevance).toBeGreaterThanOrEqual(none!.relevance);
+        expect(both!.relevance).toBeGreaterThanOrEqual(one!.relevance);
+        expect(both!.relevance).toBeLessThanOrEqual(1 + 1e-12);
+      }),
+    );
   });
 });

@@ -11,8 +11,21 @@ const cand = (id: string, path: string, lines: [number, number], relevance: numb
   hit: {
     score: relevance,
     record: {
-      chunkId: id, memoryId: path, user: 'u', type: 'episodic', status: 'active', importance: 0.5, created: 0, updated: 0,
-      expires: NO_EXPIRY, path, heading: '', lineStart: lines[0], lineEnd: lines[1], tags: [], content: id,
+      chunkId: id,
+      memoryId: path,
+      user: 'u',
+      type: 'episodic',
+      status: 'active',
+      importance: 0.5,
+      created: 0,
+      updated: 0,
+      expires: NO_EXPIRY,
+      path,
+      heading: '',
+      lineStart: lines[0],
+      lineEnd: lines[1],
+      tags: [],
+      content: id,
     },
   },
 });
@@ -20,25 +33,33 @@ const rel = (out: FusedCandidate[], id: string) => out.find((c) => c.hit.record.
 
 describe('withContext', () => {
   it('an answer right after the chunk that matched the question outranks an equal match elsewhere', () => {
-    const out = withContext([
-      cand('question', 'log.md', [10, 12], 0.9),
-      cand('answer', 'log.md', [14, 16], 0.5),
-      cand('unrelated', 'other.md', [14, 16], 0.5),
-    ], { ...NO_CONTEXT, neighbour: 0.5 });
+    const out = withContext(
+      [cand('question', 'log.md', [10, 12], 0.9), cand('answer', 'log.md', [14, 16], 0.5), cand('unrelated', 'other.md', [14, 16], 0.5)],
+      { ...NO_CONTEXT, neighbour: 0.5 },
+    );
     expect(rel(out, 'answer')).toBeGreaterThan(rel(out, 'unrelated'));
     expect(out.map((c) => c.hit.record.chunkId)[0]).toBe('question');
   });
 
   it('chunks of one file further apart than a blank line or two are not neighbours', () => {
-    const out = withContext([cand('a', 'f.md', [1, 3], 0.9), cand('b', 'f.md', [30, 31], 0.5), cand('c', 'g.md', [30, 31], 0.5)], { ...NO_CONTEXT, neighbour: 0.5 });
+    const out = withContext([cand('a', 'f.md', [1, 3], 0.9), cand('b', 'f.md', [30, 31], 0.5), cand('c', 'g.md', [30, 31], 0.5)], {
+      ...NO_CONTEXT,
+      neighbour: 0.5,
+    });
     expect(rel(out, 'b')).toBe(rel(out, 'c'));
   });
 
   it('a weak chunk of a file that matches strongly elsewhere outranks an equal lone match', () => {
-    const out = withContext([
-      cand('a1', 'a.md', [1, 1], 0.9), cand('a2', 'a.md', [20, 20], 0.8), cand('a3', 'a.md', [40, 40], 0.7), cand('a4', 'a.md', [60, 60], 0.4),
-      cand('b1', 'b.md', [1, 1], 0.4),
-    ], { ...NO_CONTEXT, file: 0.3 });
+    const out = withContext(
+      [
+        cand('a1', 'a.md', [1, 1], 0.9),
+        cand('a2', 'a.md', [20, 20], 0.8),
+        cand('a3', 'a.md', [40, 40], 0.7),
+        cand('a4', 'a.md', [60, 60], 0.4),
+        cand('b1', 'b.md', [1, 1], 0.4),
+      ],
+      { ...NO_CONTEXT, file: 0.3 },
+    );
     expect(rel(out, 'a4')).toBeGreaterThan(rel(out, 'b1'));
   });
 
@@ -57,16 +78,22 @@ describe('withContext', () => {
   });
 
   it('property: relevance stays in [0, 1], and raising any candidate never lowers any score', () => {
-    const arb = fc.array(fc.record({ path: fc.constantFrom('a.md', 'b.md'), line: fc.integer({ min: 1, max: 12 }), rel: fc.double({ min: 0, max: 1, noNaN: true }) }), { minLength: 1, maxLength: 8 });
-    fc.assert(fc.property(arb, fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), (items, pick, lift) => {
-      const make = (bump: number) => items.map((it, i) => cand(`c${i}`, it.path, [it.line * 2, it.line * 2], i === pick % items.length ? Math.min(1, it.rel + bump) : it.rel));
-      const before = withContext(make(0), DEFAULT_CONTEXT);
-      const after = withContext(make(lift), DEFAULT_CONTEXT);
-      for (const c of before) {
-        expect(c.relevance).toBeGreaterThanOrEqual(0);
-        expect(c.relevance).toBeLessThanOrEqual(1 + 1e-12);
-        expect(rel(after, c.hit.record.chunkId)).toBeGreaterThanOrEqual(c.relevance - 1e-12);
-      }
-    }));
+    const arb = fc.array(
+      fc.record({ path: fc.constantFrom('a.md', 'b.md'), line: fc.integer({ min: 1, max: 12 }), rel: fc.double({ min: 0, max: 1, noNaN: true }) }),
+      { minLength: 1, maxLength: 8 },
+    );
+    fc.assert(
+      fc.property(arb, fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), (items, pick, lift) => {
+        const make = (bump: number) =>
+          items.map((it, i) => cand(`c${i}`, it.path, [it.line * 2, it.line * 2], i === pick % items.length ? Math.min(1, it.rel + bump) : it.rel));
+        const before = withContext(make(0), DEFAULT_CONTEXT);
+        const after = withContext(make(lift), DEFAULT_CONTEXT);
+        for (const c of before) {
+          expect(c.relevance).toBeGreaterThanOrEqual(0);
+          expect(c.relevance).toBeLessThanOrEqual(1 + 1e-12);
+          expect(rel(after, c.hit.record.chunkId)).toBeGreaterThanOrEqual(c.relevance - 1e-12);
+        }
+      }),
+    );
   });
 });
