@@ -522,11 +522,12 @@ async function locomo(dataPath) {
     const { computeMetrics } = await dist('bench/locomo/metrics.js');
     const { stopLocalServers } = await dist('server-control.js');
 
-    // memdir: `mem bench locomo` itself (default search and the RRF ablation, memsearch's fusion), kept
-    // in a work folder so that its embedding server stays up for memsearch.
+    // memdir: `mem bench locomo` itself (default search and the RRF ablation, memsearch's fusion) on the
+    // one-section-per-turn layout that memsearch indexes too, kept in a work folder so that its
+    // embedding server stays up for memsearch.
     memdirConfig = loadConfig(memEnv, { root: mdRoot });
     log('memdir: mem bench locomo (ingest + searches)');
-    const md = await runLocomo(memdirConfig, { data: dataPath, k: 10, workDir: mdRoot, ablations: ['hybrid-rrf', 'hybrid+rescore'], onProgress: log });
+    const md = await runLocomo(memdirConfig, { data: dataPath, k: 10, workDir: mdRoot, ablations: ['hybrid-rrf', 'default'], layouts: ['turns'], onProgress: log });
     out.memdir = { index: md.index, ablations: md.ablations };
 
     // memsearch: the same session files (written by memdir's LoCoMo ingest code), one folder per

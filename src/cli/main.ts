@@ -195,11 +195,13 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
   const bench = program.command('bench').description('measure retrieval on a benchmark data set');
   bench
     .command('locomo')
-    .description('evidence recall, MRR and latency on LoCoMo-format data (ablations: bm25, dense, hybrid, hybrid+rescore)')
+    .description('evidence recall, MRR and latency on LoCoMo-format data (ablations: bm25, dense, hybrid-rrf, hybrid, hybrid+rescore, +neighbours, +file, +names, default)')
     .requiredOption('--data <file>', 'LoCoMo JSON file')
     .option('--k <n>', 'results per question', '10')
     .option('--work-dir <dir>', 'keep the ingested root here and reuse it (and its vector cache) next time')
     .option('--ablations <a,b>', 'only these ablations')
+    .option('--layouts <a,b>', 'ingest (mem ingest\'s day logs; the one reported first) and/or turns (one section per turn)')
+    .option('--pooled', 'also search all conversations in one user\'s scope')
     .action(run(() => import('./commands/bench.js').then((m) => m.benchLocomoCommand)));
 
   program

@@ -13,6 +13,11 @@ const STOP_WORDS = new Set(
 // Latin-script words (with inner apostrophes or hyphens); everything else is passed through.
 const WORD = /[\p{Script=Latin}\d]+(?:['’][\p{Script=Latin}]+)*/gu;
 
+/** A function word of the keyword form's list ("the", "which", ...). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word.toLowerCase());
+}
+
 export function lexicalForm(text: string): string {
   return text.replace(WORD, (word) => {
     const lower = word.toLowerCase().replace(/['’]s$/, '');

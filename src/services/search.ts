@@ -1,6 +1,7 @@
 // Use case: find a user's eligible memories for a query. Eligibility is a filter (user, active,
-// unexpired); candidates come from dense and BM25 retrieval, fused, then rescored with recency and
-// importance, one result per memory (or per chunk), and access statistics are updated.
+// unexpired); candidates come from dense and BM25 retrieval, fused, lifted by their neighbours' and
+// file's relevance, then rescored with recency and importance, one result per memory (or per
+// chunk), and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
@@ -9,6 +10,8 @@ import type { MemoryDeps } from './core/deps.js';
 import { successors } from './core/links.js';
 import { accessKey, type IndexHit, type IndexScope } from './ports.js';
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
+import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
+import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
 import { blendScore } from './retrieval/rescore.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
@@ -24,6 +27,12 @@ export interface SearchInput {
   k?: number;
   mode?: SearchMode;
   fusion?: Fusion;
+  /** Shares of adjacent chunks' and of the file's relevance (default DEFAULT_CONTEXT; NO_CONTEXT turns them off). */
+  context?: ContextOptions;
+  /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
+  names?: number;
+  /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
+  candidates?: number;
   /** Blend in recency and importance (default true); false ranks by relevance alone. */
   rescore?: boolean;
   /** One result per memory (default), or one per chunk. */
@@ -120,7 +129,9 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
     mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: input.query, limit }),
   ]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
-  return fuseCandidates(keep(dense), keep(bm25), { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) });
+  const fused = fuseCandidates(keep(dense), keep(bm25), { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) });
+  // Names first, so a chunk's neighbours lend it their name-lifted relevance.
+  return withContext(withNames(fused, input.query, input.names ?? DEFAULT_NAME_SHARE), input.context ?? DEFAULT_CONTEXT);
 }
 
 export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {
@@ -132,7 +143,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   await deps.index.open(deps.embedder.identity);
 
   const unit = input.unit ?? 'memory';
-  const candidates = await retrieve(deps, input, scope, Math.max(MIN_CANDIDATES, k * 5));
+  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5));
   const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
 
   const scored = candidates.map((c) => {

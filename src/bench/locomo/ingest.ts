@@ -8,11 +8,13 @@ export function userOf(conversation: Conversation): string {
   return conversation.id.replace(/[^A-Za-z0-9._@-]/g, '-');
 }
 
-export function sessionPath(conversation: Conversation, session: Session): string {
-  return `${userOf(conversation)}/episodic/session-${String(session.number).padStart(2, '0')}.md`;
+/** The session's file; in a pooled scope (user given) the conversation's id prefixes its name. */
+export function sessionPath(conversation: Conversation, session: Session, pooledUser?: string): string {
+  const n = String(session.number).padStart(2, '0');
+  return pooledUser ? `${pooledUser}/episodic/${userOf(conversation)}-session-${n}.md` : `${userOf(conversation)}/episodic/session-${n}.md`;
 }
 
-export function sessionMarkdown(conversation: Conversation, session: Session): string {
+export function sessionMarkdown(conversation: Conversation, session: Session, pooledUser?: string): string {
   const lines = [`# Session ${session.number}: ${session.dateText}`, ''];
   for (const turn of session.turns) {
     lines.push(`## ${turn.dia_id} ${turn.speaker}`, '');
@@ -21,8 +23,8 @@ export function sessionMarkdown(conversation: Conversation, session: Session): s
   }
   return serializeMemory(
     {
-      id: `${userOf(conversation)}-session-${session.number}`,
-      user: userOf(conversation),
+      id: `${pooledUser ? `${pooledUser}-` : ''}${userOf(conversation)}-session-${session.number}`,
+      user: pooledUser ?? userOf(conversation),
       type: 'episodic',
       importance: 0.5,
       status: 'active',

@@ -1,5 +1,6 @@
-// `mem bench locomo`: ingests LoCoMo conversations through the normal sync path (one user scope per
-// conversation) and measures evidence retrieval for each ablation of the read path.
+// `mem bench locomo`: ingests LoCoMo conversations through the normal sync path and measures evidence
+// retrieval for each ablation of the read path, in two layouts (one heading per turn, and `mem
+// ingest`'s day logs) and two scopes (one user per conversation, or all conversations in one user).
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,21 +8,38 @@ import { dirname, join } from 'node:path';
 import type { MemConfig } from '../../config.js';
 import { openMemory } from '../../open-memory.js';
 import { stopLocalServers } from '../../server-control.js';
-import type { SearchInput } from '../../services/search.js';
+import { NAME_SHARE } from '../../services/retrieval/names.js';
+import { DEFAULT_CONTEXT, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
+import type { SearchInput, SearchResult } from '../../services/search.js';
 import type { ReindexReport } from '../../services/core/sync.js';
-import { loadLocomo, type Conversation } from './dataset.js';
+import { loadLocomo, type Conversation, type Question } from './dataset.js';
 import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js';
-import { computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
+import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
+import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
 
-export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore'>;
+export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'candidates'>;
 
+const PLAIN = { context: NO_CONTEXT, names: 0 };
+const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
+
+// Each "+" row switches one signal on over hybrid+rescore; the last row is `mem search`'s default.
 export const ABLATIONS: Record<string, AblationSettings> = {
-  bm25: { mode: 'bm25', rescore: false },
-  dense: { mode: 'dense', rescore: false },
-  'hybrid-rrf': { mode: 'hybrid', fusion: 'rrf', rescore: false },
-  hybrid: { mode: 'hybrid', fusion: 'weighted', rescore: false },
-  'hybrid+rescore': { mode: 'hybrid', fusion: 'weighted', rescore: true },
+  bm25: { mode: 'bm25', rescore: false, ...PLAIN },
+  dense: { mode: 'dense', rescore: false, ...PLAIN },
+  'hybrid-rrf': { mode: 'hybrid', fusion: 'rrf', rescore: false, ...PLAIN },
+  hybrid: { mode: 'hybrid', fusion: 'weighted', rescore: false, ...PLAIN },
+  'hybrid+rescore': { ...RESCORED, ...PLAIN },
+  '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: DEFAULT_CONTEXT.neighbour } },
+  '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: DEFAULT_CONTEXT.file } },
+  '+names': { ...RESCORED, ...PLAIN, names: NAME_SHARE },
+  default: { ...RESCORED },
 };
+
+/** turns: one `## D3:7 Speaker` section per turn (no user's memory looks like it); ingest: `mem ingest`'s day logs. */
+export type Layout = 'ingest' | 'turns';
+export const LAYOUTS: Layout[] = ['ingest', 'turns'];
+/** conversation: one user scope per conversation; pooled: all of them in one user's scope. */
+export type Scope = 'conversation' | 'pooled';
 
 export interface LocomoOptions {
   data: string;
@@ -30,6 +48,10 @@ export interface LocomoOptions {
   /** Reuse this folder as the memory root between runs (keeps the vector cache); else a temporary one. */
   workDir?: string;
   ablations?: string[];
+  /** The first is the one reported under `ablations`; default: ingest, then turns. */
+  layouts?: Layout[];
+  /** Also search all conversations in one scope. */
+  pooled?: boolean;
   onProgress?: (message: string) => void;
 }
 
@@ -37,8 +59,12 @@ export interface LocomoReport {
   data: string;
   conversations: number;
   k: number;
+  /** The layout `ablations` was measured on (one user per conversation). */
+  layout: Layout;
   index: Pick<ReindexReport, 'files' | 'chunks' | 'embedded' | 'errors'> & { seconds: number };
   ablations: Record<string, Metrics>;
+  /** Every layout and scope measured, keyed "ingest/conversation", "turns/pooled", ... */
+  runs: Record<string, Record<string, Metrics>>;
 }
 
 /** Writes a file only when its content differs, so a reused work folder re-embeds nothing. */
@@ -54,47 +80,128 @@ export function scoredQuestions(conversation: Conversation) {
   return conversation.questions.filter((q) => q.category >= 1 && q.category <= 4 && q.evidence.length > 0);
 }
 
+/** Category 5 questions with evidence: reported on their own, never in the totals. */
+export function adversarialQuestions(conversation: Conversation) {
+  return conversation.questions.filter((q) => q.category === ADVERSARIAL && q.evidence.length > 0);
+}
+
+// The user ids of the layouts and scopes; all share one root, so texts embedded once serve every one.
+const POOLED_USER: Record<Layout, string> = { turns: 'pooled', ingest: 'pooled.log' };
+const userFor = (layout: Layout, scope: Scope, conv: Conversation) =>
+  scope === 'pooled' ? POOLED_USER[layout] : layout === 'turns' ? userOf(conv) : `${userOf(conv)}.log`;
+
+/** How each written file maps a result back to conversation-qualified turn ids ("conv-26/D3:7"). */
+type FileMap = Map<string, { conv: string; log?: LogFile }>;
+
+async function writeLayouts(root: string, conversations: Conversation[], layouts: Layout[], scopes: Scope[]): Promise<FileMap> {
+  const files: FileMap = new Map();
+  for (const layout of layouts) {
+    for (const scope of scopes) {
+      for (const conv of conversations) {
+        const user = userFor(layout, scope, conv);
+        if (layout === 'turns') {
+          const pooled = scope === 'pooled' ? user : undefined;
+          for (const session of conv.sessions) {
+            const path = sessionPath(conv, session, pooled);
+            await writeIfChanged(join(root, path), sessionMarkdown(conv, session, pooled));
+            files.set(path, { conv: conv.id });
+          }
+        } else {
+          // A pooled scope shares day files between conversations: keep them apart by a folder each.
+          for (const log of conversationLogs(conv, user)) {
+            const path = scope === 'pooled' ? log.path.replace(`${user}/episodic/`, `${user}/episodic/${userOf(conv)}/`) : log.path;
+            const text = scope === 'pooled' ? log.text.replace(/^id: .*$/m, `id: ${path.replace(/\.md$/, '')}`) : log.text;
+            await writeIfChanged(join(root, path), text);
+            files.set(path, { conv: conv.id, log });
+          }
+        }
+      }
+    }
+  }
+  return files;
+}
+
+/** Ranked turn ids of a result list: a chunk stands for every turn it covers, each taking a place. */
+export function rankedTurnsOf(results: Pick<SearchResult, 'path' | 'heading' | 'lines'>[], files: FileMap): string[] {
+  const out: string[] = [];
+  for (const r of results) {
+    const file = files.get(r.path);
+    if (!file) continue;
+    const ids = file.log ? turnsOfLines(file.log.turns, r.lines[0], r.lines[1]) : [turnOfHeading(r.heading)].filter((t): t is string => t !== null);
+    for (const id of ids) {
+      const q = `${file.conv}/${id}`;
+      if (!out.includes(q)) out.push(q);
+    }
+  }
+  return out;
+}
+
 export async function runLocomo(base: MemConfig, options: LocomoOptions): Promise<LocomoReport> {
   const log = options.onProgress ?? (() => {});
   const conversations = await loadLocomo(options.data);
   const root = options.workDir ?? (await mkdtemp(join(tmpdir(), 'memdir-locomo-')));
   const config: MemConfig = { ...base, root, git: false };
-  for (const conv of conversations) {
-    for (const session of conv.sessions) await writeIfChanged(join(root, sessionPath(conv, session)), sessionMarkdown(conv, session));
-  }
+  const layouts = options.layouts ?? LAYOUTS;
+  const scopes: Scope[] = options.pooled ? ['conversation', 'pooled'] : ['conversation'];
+  const files = await writeLayouts(root, conversations, layouts, scopes);
   const memory = await openMemory(config, { onLog: log });
   try {
-    log(`indexing ${conversations.length} conversations in ${root}`);
+    log(`indexing ${conversations.length} conversations (${layouts.join(', ')}; ${scopes.join(', ')}) in ${root}`);
     const started = performance.now();
     const indexed = await memory.reindex();
     const seconds = (performance.now() - started) / 1000;
     const names = options.ablations ?? Object.keys(ABLATIONS);
-    const ablations: Record<string, Metrics> = {};
-    for (const name of names) {
-      const settings = ABLATIONS[name];
-      if (!settings) throw new Error(`unknown ablation ${name}`);
-      const outcomes: QuestionOutcome[] = [];
-      for (const conv of conversations) {
-        const last = conv.sessions[conv.sessions.length - 1];
-        // Judge recency the day after the conversation's last session, as an agent would.
-        const at = new Date(Date.parse(last?.date ?? '2024-01-01T00:00:00Z') + 86_400_000);
-        for (const q of scoredQuestions(conv)) {
-          const t0 = performance.now();
-          const results = await memory.search({ query: q.question, user: userOf(conv), k: options.k, unit: 'chunk', track: false, at, ...settings });
-          const latencyMs = performance.now() - t0;
-          const rankedTurns = results.map((r) => turnOfHeading(r.heading)).filter((t): t is string => t !== null);
-          outcomes.push({ category: q.category, evidence: q.evidence, rankedTurns, latencyMs });
+    const runs: LocomoReport['runs'] = {};
+    for (const layout of layouts) {
+      for (const scope of scopes) {
+        const ablations: Record<string, Metrics> = {};
+        for (const name of names) {
+          const settings = ABLATIONS[name];
+          if (!settings) throw new Error(`unknown ablation ${name}`);
+          const outcomes: QuestionOutcome[] = [];
+          // Judge recency the day after the last session (of any conversation when pooled), as an agent would.
+          const lastOf = (convs: Conversation[]) =>
+            Math.max(...convs.map((c) => Date.parse(c.sessions[c.sessions.length - 1]?.date ?? '2024-01-01T00:00:00Z')));
+          const pooledAt = new Date(lastOf(conversations) + 86_400_000);
+          for (const conv of conversations) {
+            const at = scope === 'pooled' ? pooledAt : new Date(lastOf([conv]) + 86_400_000);
+            const questions: Question[] = [...scoredQuestions(conv), ...adversarialQuestions(conv)];
+            for (const q of questions) {
+              const t0 = performance.now();
+              const results = await memory.search({
+                query: q.question,
+                user: userFor(layout, scope, conv),
+                k: options.k,
+                unit: 'chunk',
+                track: false,
+                at,
+                ...settings,
+              });
+              const latencyMs = performance.now() - t0;
+              outcomes.push({
+                category: q.category,
+                evidence: q.evidence.map((e) => `${conv.id}/${e}`),
+                rankedTurns: rankedTurnsOf(results, files),
+                latencyMs,
+              });
+            }
+          }
+          ablations[name] = computeMetrics(outcomes);
+          log(
+            `${layout}/${scope} ${name}: turn R@10 ${ablations[name]!.turn['recall@10'].toFixed(3)}, session R@5 ${ablations[name]!.session['recall@5'].toFixed(3)}`,
+          );
         }
+        runs[`${layout}/${scope}`] = ablations;
       }
-      ablations[name] = computeMetrics(outcomes);
-      log(`${name}: turn R@10 ${ablations[name]!.turn['recall@10'].toFixed(3)}, session R@5 ${ablations[name]!.session['recall@5'].toFixed(3)}`);
     }
     return {
       data: options.data,
       conversations: conversations.length,
       k: options.k,
+      layout: layouts[0]!,
       index: { files: indexed.files, chunks: indexed.chunks, embedded: indexed.embedded, errors: indexed.errors, seconds },
-      ablations,
+      ablations: runs[`${layouts[0]!}/conversation`]!,
+      runs,
     };
   } finally {
     await memory.close();

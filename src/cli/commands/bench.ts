@@ -1,7 +1,8 @@
 // `mem bench locomo`: retrieval quality and latency on LoCoMo-format data, with ablations.
 import { resolve } from 'node:path';
 
-import { ABLATIONS, runLocomo, type LocomoReport } from '../../bench/locomo/run.js';
+import { ABLATIONS, LAYOUTS, runLocomo, type Layout, type LocomoReport } from '../../bench/locomo/run.js';
+import type { Metrics } from '../../bench/locomo/metrics.js';
 import { UsageError } from '../../errors.js';
 import { configFrom } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
@@ -12,25 +13,46 @@ export interface BenchOptions extends GlobalOptions {
   k: string;
   workDir?: string;
   ablations?: string;
+  layouts?: string;
+  pooled?: boolean;
 }
 
 const pct = (n: number) => n.toFixed(3);
 
+const CATEGORIES: Record<string, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
+
+function rows(ablations: Record<string, Metrics>): string[] {
+  return Object.entries(ablations).map(([name, m]) =>
+    `| ${name} | ${m.questions} | ${pct(m.turn['recall@5'])} | ${pct(m.turn['recall@10'])} | ${pct(m.turn['all@10'])} | ${pct(m.session['recall@5'])} | ${pct(m.session['recall@10'])} | ${pct(m.mrr)} | ${m.latency_ms.p50.toFixed(0)} / ${m.latency_ms.p95.toFixed(0)} |`);
+}
+
+function categories(ablations: Record<string, Metrics>): string[] {
+  return Object.entries(ablations).map(([name, m]) =>
+    `| ${name} | ${Object.entries(m.by_category).map(([c, s]) => `${CATEGORIES[c] ?? c} ${pct(s.turn['recall@10'])} / ${pct(s.session['recall@5'])}`).join(' · ')} |`);
+}
+
 function table(report: LocomoReport): string {
   const head = `LoCoMo: ${report.conversations} conversations, ${report.index.chunks} chunks indexed in ${report.index.seconds.toFixed(1)} s (${report.index.embedded} embedded), k=${report.k}`;
-  const rows = Object.entries(report.ablations).map(([name, m]) =>
-    `| ${name} | ${m.questions} | ${pct(m.turn['recall@5'])} | ${pct(m.turn['recall@10'])} | ${pct(m.session['recall@5'])} | ${pct(m.session['recall@10'])} | ${pct(m.mrr)} | ${m.latency_ms.p50.toFixed(0)} / ${m.latency_ms.p95.toFixed(0)} |`);
-  return [head, '', '| ablation | questions | turn R@5 | turn R@10 | session R@5 | session R@10 | MRR | latency ms p50 / p95 |', '|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+  const out = [head];
+  for (const [run, ablations] of Object.entries(report.runs)) {
+    out.push('', `${run} (totals: categories 1-4)`, '', '| ablation | questions | turn R@5 | turn R@10 | turn all@10 | session R@5 | session R@10 | MRR | latency ms p50 / p95 |', '|---|---|---|---|---|---|---|---|---|', ...rows(ablations));
+    out.push('', '| ablation | by category: turn R@10 / session R@5 |', '|---|---|', ...categories(ablations));
+  }
+  return out.join('\n');
 }
 
 export async function benchLocomoCommand(opts: BenchOptions, io: Io): Promise<void> {
   const ablations = opts.ablations ? parseList(opts.ablations) : undefined;
   for (const a of ablations ?? []) if (!ABLATIONS[a]) throw new UsageError(`unknown ablation ${a}; choose from ${Object.keys(ABLATIONS).join(', ')}`);
+  const layouts = opts.layouts ? parseList(opts.layouts) : undefined;
+  for (const l of layouts ?? []) if (!LAYOUTS.includes(l as Layout)) throw new UsageError(`unknown layout ${l}; choose from ${LAYOUTS.join(', ')}`);
   const report = await runLocomo(configFrom(opts), {
     data: resolve(opts.data),
     k: parsePositiveInt(opts.k, '--k', 200),
     ...(opts.workDir ? { workDir: resolve(opts.workDir) } : {}),
     ...(ablations ? { ablations } : {}),
+    ...(layouts ? { layouts: layouts as Layout[] } : {}),
+    pooled: opts.pooled === true,
     onProgress: (m) => io.note(m),
   });
   io.result(report, () => table(report));

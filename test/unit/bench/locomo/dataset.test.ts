@@ -58,4 +58,17 @@ describe('LoCoMo dataset', () => {
     const second = records.find((r) => turnOfHeading(r.heading) === 'D1:2')!;
     expect(second.content).toContain('Ben (1:56 pm on 8 May, 2023): Lovely. Name? [shares an image: a photo of a grey cat]');
   });
+
+  it('in a pooled scope, a session file lives in the pooled user\'s folder under a name and id that keep its conversation', () => {
+    const [conv] = parseLocomo(sample);
+    const session = conv!.sessions[0]!;
+    const path = sessionPath(conv!, session, 'pooled');
+    expect(path).toBe('pooled/episodic/conv-1-session-01.md');
+    const doc = parseMemory(sessionMarkdown(conv!, session, 'pooled'), { path, defaultUser: 'x', fallbackTime: '2026-01-01T00:00:00Z' });
+    expect(doc.meta).toMatchObject({ user: 'pooled', id: 'pooled-conv-1-session-1' });
+    // The embedded texts are those of the conversation's own scope: the vector cache serves both.
+    const own = parseMemory(sessionMarkdown(conv!, session), { path: sessionPath(conv!, session), defaultUser: 'x', fallbackTime: '2026-01-01T00:00:00Z' });
+    expect(toChunkRecords(doc, { maxChars: 1500 }).map((r) => r.textHash)).toEqual(toChunkRecords(own, { maxChars: 1500 }).map((r) => r.textHash));
+  });
 });
+

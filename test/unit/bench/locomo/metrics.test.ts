@@ -1,7 +1,7 @@
 // LoCoMo retrieval metrics: recall at k, session ranking, MRR, percentiles, per-category means.
 import { describe, expect, it } from 'vitest';
 
-import { computeMetrics, percentile, rankedSessions, recallAt, reciprocalRank } from '../../../../src/bench/locomo/metrics.js';
+import { allAt, computeMetrics, percentile, rankedSessions, recallAt, reciprocalRank, sessionKey } from '../../../../src/bench/locomo/metrics.js';
 
 describe('LoCoMo metrics', () => {
   it('recall@k is the share of evidence found in the first k', () => {
@@ -36,5 +36,31 @@ describe('LoCoMo metrics', () => {
     expect(m.mrr).toBeCloseTo((1 + 0.5) / 2, 12);
     expect(m.by_category['2']).toMatchObject({ questions: 1, mrr: 0.5 });
     expect(m.latency_ms).toEqual({ p50: 10, p95: 30 });
+  });
+
+  it('all@k counts a question only when every evidence item is in the first k', () => {
+    expect(allAt(['D1:1', 'D2:3', 'D1:2'], ['D1:1', 'D1:2'], 2)).toBe(0);
+    expect(allAt(['D1:1', 'D2:3', 'D1:2'], ['D1:1', 'D1:2'], 3)).toBe(1);
+    expect(allAt(['D1:1'], [], 5)).toBe(0);
+    const m = computeMetrics([{ category: 1, evidence: ['D1:1', 'D2:2'], rankedTurns: ['D1:1', 'D3:1'], latencyMs: 1 }]);
+    expect(m.turn).toMatchObject({ 'recall@5': 0.5, 'all@5': 0 });
+    expect(m.session).toMatchObject({ 'recall@5': 0.5, 'all@5': 0 });
+  });
+
+  it('sessions of conversation-qualified turn ids stay apart (pooled scope)', () => {
+    expect(sessionKey('conv-26/D3:7')).toBe('conv-26/S3');
+    expect(sessionKey('D12:3')).toBe('S12');
+    expect(rankedSessions(['a/D1:1', 'b/D1:1', 'a/D1:2'])).toEqual(['a/S1', 'b/S1']);
+  });
+
+  it('reports adversarial questions (category 5) by category only, outside the totals', () => {
+    const m = computeMetrics([
+      { category: 4, evidence: ['D1:1'], rankedTurns: ['D1:1'], latencyMs: 10 },
+      { category: 5, evidence: ['D2:1'], rankedTurns: ['D9:9'], latencyMs: 500 },
+    ]);
+    expect(m.questions).toBe(1);
+    expect(m.turn['recall@10']).toBe(1);
+    expect(m.by_category['5']).toMatchObject({ questions: 1, mrr: 0 });
+    expect(m.latency_ms.p95).toBe(10);
   });
 });
