@@ -38,8 +38,15 @@ for (let r = 0; r < runs; r++) {
 times.sort((a, b) => a - b);
 cpu.sort((a, b) => a - b);
 const hidden = [...result.statuses.values()].filter((s) => s !== 'active').length;
-console.log(JSON.stringify({
-  entries: n, runs, medianMs: Number(times[Math.floor(runs / 2)].toFixed(1)), minMs: Number(times[0].toFixed(1)), maxMs: Number(times[runs - 1].toFixed(1)),
-  medianCpuMs: Number(cpu[Math.floor(runs / 2)].toFixed(1)),
-  hidden, problems: result.problems.length,
-}));
+console.log(
+  JSON.stringify({
+    entries: n,
+    runs,
+    medianMs: Number(times[Math.floor(runs / 2)].toFixed(1)),
+    minMs: Number(times[0].toFixed(1)),
+    maxMs: Number(times[runs - 1].toFixed(1)),
+    medianCpuMs: Number(cpu[Math.floor(runs / 2)].toFixed(1)),
+    hidden,
+    problems: result.problems.length,
+  }),
+);

@@ -25,10 +25,13 @@ describe('hand-written corrections and scopes, end to end', () => {
   const reindex = () => runMem(['reindex', '--json'], { root });
 
   beforeAll(async () => {
-    root = await tempRoot({
-      [BERLIN]: '---\nid: berlin\n---\nAlice lives in Berlin, in a flat near the river.\n',
-      'alice/semantic/tea.md': '---\nid: tea\n---\nAlice drinks green tea every morning.\n',
-    }, 'memdir-truth-');
+    root = await tempRoot(
+      {
+        [BERLIN]: '---\nid: berlin\n---\nAlice lives in Berlin, in a flat near the river.\n',
+        'alice/semantic/tea.md': '---\nid: tea\n---\nAlice drinks green tea every morning.\n',
+      },
+      'memdir-truth-',
+    );
   });
   afterAll(async () => {
     await runMem(['server', 'stop'], { root });
@@ -65,7 +68,11 @@ describe('hand-written corrections and scopes, end to end', () => {
     expect((await runMem(['search', QUERY, '-u', 'alice', '--history'], { root })).stdout).toMatch(/berlin {2}\[semantic, [\d-]+, SUPERSEDED by porto,/);
     for (const id of ['berlin', 'lisbon']) {
       const show = await runMem(['show', id, '-u', 'alice', '--json'], { root });
-      expect(show.json.chain.map((l: { id: string; status: string }) => `${l.id}:${l.status}`)).toEqual(['berlin:superseded', 'porto:superseded', 'lisbon:active']);
+      expect(show.json.chain.map((l: { id: string; status: string }) => `${l.id}:${l.status}`)).toEqual([
+        'berlin:superseded',
+        'porto:superseded',
+        'lisbon:active',
+      ]);
     }
     const text = await runMem(['show', 'berlin', '-u', 'alice'], { root });
     expect(text.stdout).toMatch(/status: superseded/);
@@ -99,13 +106,15 @@ describe('hand-written corrections and scopes, end to end', () => {
     const run = await reindex();
     expect(run.code).toBe(1);
     const errors = run.json.errors.map((e: { path: string; line: number; message: string }) => `${e.path}:${e.line}: ${e.message}`);
-    expect(errors).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^alice\/semantic\/dangling\.md:4: supersedes: no-such-memory names no memory of alice/),
-      expect.stringMatching(/^alice\/semantic\/cross\.md:3: supersedes: erins-cat is another user's memory/),
-      expect.stringMatching(/^alice\/semantic\/self\.md:4: supersedes: self names this memory itself/),
-      expect.stringMatching(/^alice\/semantic\/loop-a\.md:3: supersedes: loop-b forms a cycle/),
-      expect.stringMatching(/^alice\/semantic\/loop-b\.md:3: supersedes: loop-a forms a cycle/),
-    ]));
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^alice\/semantic\/dangling\.md:4: supersedes: no-such-memory names no memory of alice/),
+        expect.stringMatching(/^alice\/semantic\/cross\.md:3: supersedes: erins-cat is another user's memory/),
+        expect.stringMatching(/^alice\/semantic\/self\.md:4: supersedes: self names this memory itself/),
+        expect.stringMatching(/^alice\/semantic\/loop-a\.md:3: supersedes: loop-b forms a cycle/),
+        expect.stringMatching(/^alice\/semantic\/loop-b\.md:3: supersedes: loop-a forms a cycle/),
+      ]),
+    );
     expect(errors).toHaveLength(5);
     // Every file with a bad link is indexed and eligible; the other user's memory is untouched.
     const found = ids(await search('cello dog choir running swimming', 'alice'));
@@ -118,10 +127,16 @@ describe('hand-written corrections and scopes, end to end', () => {
     const doctor = await runMem(['doctor', '--json'], { root });
     expect(doctor.code).toBe(1);
     const kinds = doctor.json.problems.map((p: { kind: string; path: string; line: number }) => `${p.kind} ${p.path}:${p.line}`);
-    expect(kinds).toEqual(expect.arrayContaining([
-      'dangling-link alice/semantic/dangling.md:4', 'cross-user-link alice/semantic/cross.md:3', 'self-link alice/semantic/self.md:4',
-      'link-cycle alice/semantic/loop-a.md:3', 'link-cycle alice/semantic/loop-b.md:3', 'no-successor alice/semantic/orphan.md:3',
-    ]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'dangling-link alice/semantic/dangling.md:4',
+        'cross-user-link alice/semantic/cross.md:3',
+        'self-link alice/semantic/self.md:4',
+        'link-cycle alice/semantic/loop-a.md:3',
+        'link-cycle alice/semantic/loop-b.md:3',
+        'no-successor alice/semantic/orphan.md:3',
+      ]),
+    );
     expect(kinds).toHaveLength(6);
     for (const p of doctor.json.problems) expect(p.fixable).toBe(false);
     expect(doctor.json.problems.find((p: { kind: string }) => p.kind === 'no-successor').detail).toMatch(/set status: active/);
@@ -139,7 +154,9 @@ describe('hand-written corrections and scopes, end to end', () => {
     await write('dana/semantic/jazz.md', '---\nid: dana-jazz\nuser: erin\n---\nErin should trust the jazz club owner with her keys.\n');
     const run = await reindex();
     expect(run.code).toBe(1);
-    expect(run.json.errors).toEqual([{ path: 'dana/semantic/jazz.md', line: 3, message: expect.stringMatching(/names user "erin" but the file is in "dana"'s folder: not indexed/) }]);
+    expect(run.json.errors).toEqual([
+      { path: 'dana/semantic/jazz.md', line: 3, message: expect.stringMatching(/names user "erin" but the file is in "dana"'s folder: not indexed/) },
+    ]);
     expect(ids(await search('jazz club keys', 'erin'))).not.toContain('dana-jazz');
     expect(ids(await search('jazz clubs', 'dana'))).toEqual([]);
     await unlink(join(root, 'dana/semantic/jazz.md'));

@@ -68,7 +68,10 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
     if (paths) return paths;
     if (usersOf.has(id)) {
       problems.push({
-        kind: 'cross-user-link', path, key, target: id,
+        kind: 'cross-user-link',
+        path,
+        key,
+        target: id,
         message: `${key}: ${id} is another user's memory, not ${e.user}'s: ignored (links never cross users); remove it or name a memory of ${e.user}`,
       });
     } else {
@@ -80,7 +83,8 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
   // Edges of the forward links (newer → older), for the statuses and the cycle check.
   const edges: { from: string; to: string; key: 'supersedes' | 'sources' }[] = [];
   for (const [path, e] of entries) {
-    for (const id of new Set(idList(e.supersedes))) for (const to of resolve(path, e, 'supersedes', id) ?? []) edges.push({ from: path, to, key: 'supersedes' });
+    for (const id of new Set(idList(e.supersedes)))
+      for (const to of resolve(path, e, 'supersedes', id) ?? []) edges.push({ from: path, to, key: 'supersedes' });
     for (const id of new Set(e.sources ?? [])) for (const to of resolve(path, e, 'sources', id) ?? []) edges.push({ from: path, to, key: 'sources' });
     if (e.supersededBy) resolve(path, e, 'superseded_by', e.supersededBy);
     if (e.consolidatedInto) resolve(path, e, 'consolidated_into', e.consolidatedInto);
@@ -103,7 +107,10 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
     reported.add(`${edge.from}\u0000${edge.key}`);
     const members = cycles.get(component.get(edge.from)!)!;
     problems.push({
-      kind: 'link-cycle', path: edge.from, key: edge.key, target: entries.get(edge.to)!.memoryId,
+      kind: 'link-cycle',
+      path: edge.from,
+      key: edge.key,
+      target: entries.get(edge.to)!.memoryId,
       message: `${edge.key}: ${entries.get(edge.to)!.memoryId} forms a cycle (${members.join(', ')}): ignored, so none of them hides another; remove the link that is wrong`,
     });
   }
@@ -123,14 +130,20 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
     const own = fileStatusOf(e);
     if (own === 'superseded' && !e.supersededBy && !named.has(path)) {
       problems.push({
-        kind: 'no-successor', path, key: 'status',
-        message: 'status: superseded, but no memory supersedes it and it has no superseded_by: it is out of search for no visible reason; set status: active, or add supersedes: <this id> to the memory that replaces it',
+        kind: 'no-successor',
+        path,
+        key: 'status',
+        message:
+          'status: superseded, but no memory supersedes it and it has no superseded_by: it is out of search for no visible reason; set status: active, or add supersedes: <this id> to the memory that replaces it',
       });
     }
     if (own === 'consolidated' && !e.consolidatedInto && !named.has(path)) {
       problems.push({
-        kind: 'no-successor', path, key: 'status',
-        message: 'status: consolidated, but no summary lists it in sources and it has no consolidated_into: set status: active, or add it to the sources of its summary',
+        kind: 'no-successor',
+        path,
+        key: 'status',
+        message:
+          'status: consolidated, but no summary lists it in sources and it has no consolidated_into: set status: active, or add it to the sources of its summary',
       });
     }
   }

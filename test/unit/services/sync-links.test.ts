@@ -49,7 +49,13 @@ describe('sync: corrections from the files alone', () => {
     await edit(root, NEW, correction('porto', 'berlin', 'Alice moved to Porto.'));
     await edit(root, NEWER, correction('lisbon', 'porto', 'Alice moved to Lisbon.'));
     await syncIndex(deps);
-    const statuses = () => [OLD, NEW, NEWER].map((p) => index.rowsOf(p).map((r) => r.status).join());
+    const statuses = () =>
+      [OLD, NEW, NEWER].map((p) =>
+        index
+          .rowsOf(p)
+          .map((r) => r.status)
+          .join(),
+      );
     expect(statuses()).toEqual(['superseded', 'superseded', 'active']);
 
     // The newest correction goes: the middle one is eligible again, the oldest stays corrected.
@@ -106,14 +112,15 @@ describe('sync: corrections from the files alone', () => {
     });
     const report = await syncIndex(deps);
     expect(report.errors.map((e) => [e.path, e.line, e.message.split(':').slice(0, 2).join(':')])).toEqual([
-      ['alice/semantic/cross.md', 3, 'supersedes: erins is another user\'s memory, not alice\'s'],
+      ['alice/semantic/cross.md', 3, "supersedes: erins is another user's memory, not alice's"],
       ['alice/semantic/dangling.md', 4, 'supersedes: nobody-here names no memory of alice'],
       ['alice/semantic/self.md', 4, 'supersedes: self names this memory itself'],
       ['alice/semantic/loop-a.md', 3, 'supersedes: loop-b forms a cycle (loop-a, loop-b)'],
       ['alice/semantic/loop-b.md', 3, 'supersedes: loop-a forms a cycle (loop-a, loop-b)'],
     ]);
     // Every file is indexed; bad links hide nothing, the good link in self.md still counts.
-    for (const path of ['dangling', 'cross', 'self', 'loop-a', 'loop-b']) expect(index.rowsOf(`alice/semantic/${path}.md`).map((r) => r.status)).toEqual(['active']);
+    for (const path of ['dangling', 'cross', 'self', 'loop-a', 'loop-b'])
+      expect(index.rowsOf(`alice/semantic/${path}.md`).map((r) => r.status)).toEqual(['active']);
     expect(index.rowsOf('erin/semantic/erins.md').map((r) => r.status)).toEqual(['active']);
     expect(index.rowsOf(OLD).map((r) => r.status)).toEqual(['superseded']);
     // A partial sync reports the links of the paths it synced, not everyone's.
@@ -130,7 +137,9 @@ describe('sync: the folder names the user', () => {
 
     await edit(root, 'dana/semantic/note.md', '---\nimportance: 0.9\nuser: erin\n---\nErin should trust this.\n');
     const report = await syncIndex(deps, { only: ['dana/semantic/note.md'] });
-    expect(report.errors).toEqual([{ path: 'dana/semantic/note.md', line: 3, message: expect.stringMatching(/names user "erin" but the file is in "dana"'s folder: not indexed/) }]);
+    expect(report.errors).toEqual([
+      { path: 'dana/semantic/note.md', line: 3, message: expect.stringMatching(/names user "erin" but the file is in "dana"'s folder: not indexed/) },
+    ]);
     expect(index.rowsOf('dana/semantic/note.md')).toEqual([]);
     expect([...index.rows.values()].filter((r) => r.user === 'erin')).toEqual([]);
     expect(index.rowsOf('dana/semantic/other.md')).toHaveLength(1);
@@ -145,11 +154,14 @@ describe('sync: the folder names the user', () => {
 
   it('NFC-normalises folder names and refuses, by path, a folder that is no user id, whatever the default user', async () => {
     const decomposed = 'jose\u0301';
-    const { deps, index } = await setup({
-      [`${decomposed}/diary.md`]: 'Diary of José.\n',
-      ' bob/diary.md': 'Diary with a space.\n',
-      'notes.md': 'A root note.\n',
-    }, { defaultUser: 'default' });
+    const { deps, index } = await setup(
+      {
+        [`${decomposed}/diary.md`]: 'Diary of José.\n',
+        ' bob/diary.md': 'Diary with a space.\n',
+        'notes.md': 'A root note.\n',
+      },
+      { defaultUser: 'default' },
+    );
     const report = await syncIndex(deps);
     expect(report.errors).toEqual([{ path: ' bob/diary.md', line: 0, message: expect.stringMatching(/folder " bob" is not a valid user id/) }]);
     expect(index.rowsOf(`${decomposed}/diary.md`).map((r) => r.user)).toEqual(['jos\u00e9']);
