@@ -120,8 +120,8 @@ describe('mem watch', () => {
     const exited = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
     watcher.kill('SIGINT');
     expect(await exited).toBe(0);
-    // Syncs, and the purges of text edited or deleted away once edits paused; no error.
+    // Syncs, and any purge of text edited or deleted away once edits paused (5 s: timing decides whether one
+    // ran before the stop; test/e2e/forgetting.test.ts waits for it); no error.
     expect(lines.every((l) => l.event === 'sync' || l.event === 'purge')).toBe(true);
-    expect(lines.some((l) => l.event === 'purge')).toBe(true);
   });
 });
