@@ -9,13 +9,10 @@ import { isValidUserId } from './memory/ids.js';
 import { MEMORY_TYPES } from './memory/model.js';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from './memory/lifecycle.js';
 
-export type IndexConfig =
-  | { kind: 'embedded' }
-  | { kind: 'remote'; uri: string; token?: string };
+export type IndexConfig = { kind: 'embedded' } | { kind: 'remote'; uri: string; token?: string };
 
 export type EmbeddingConfig =
-  | { kind: 'local' }
-  | { kind: 'openai'; baseURL: string; apiKey: string; model: string; dimension: number; requestDimensions: boolean };
+  { kind: 'local' } | { kind: 'openai'; baseURL: string; apiKey: string; model: string; dimension: number; requestDimensions: boolean };
 
 /** An OpenAI-compatible chat endpoint for reconciliation, consolidation and ingest; absent = offline rules. */
 export interface LlmConfig {
@@ -235,7 +232,11 @@ export interface AgentConfig {
 
 function osUser(): string | undefined {
   try {
-    const name = userInfo().username.toLowerCase().replace(/[^a-z0-9._@-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
+    const name = userInfo()
+      .username.toLowerCase()
+      .replace(/[^a-z0-9._@-]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '')
+      .slice(0, 64);
     return isValidUserId(name) ? name : undefined;
   } catch {
     return undefined; // no passwd entry (some containers)

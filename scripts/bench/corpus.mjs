@@ -25,11 +25,35 @@ export function prng(seed) {
 }
 
 export const USERS = ['alice', 'bob', 'chen.wei', 'diana', 'emil', 'fatima', 'george', 'hana', 'ivan', 'li.na'];
-const TYPE_WEIGHTS = [['semantic', 0.35], ['episodic', 0.35], ['procedural', 0.15], ['working', 0.15]];
+const TYPE_WEIGHTS = [
+  ['semantic', 0.35],
+  ['episodic', 0.35],
+  ['procedural', 0.15],
+  ['working', 0.15],
+];
 
 // ---- English word lists -------------------------------------------------------------------------
 const W = {
-  name: ['Alice', 'Bob', 'Chen', 'Diana', 'Emil', 'Fatima', 'George', 'Hana', 'Ivan', 'Lina', 'Marco', 'Nadia', 'Oscar', 'Priya', 'Quentin', 'Rosa', 'Sven', 'Tomoko'],
+  name: [
+    'Alice',
+    'Bob',
+    'Chen',
+    'Diana',
+    'Emil',
+    'Fatima',
+    'George',
+    'Hana',
+    'Ivan',
+    'Lina',
+    'Marco',
+    'Nadia',
+    'Oscar',
+    'Priya',
+    'Quentin',
+    'Rosa',
+    'Sven',
+    'Tomoko',
+  ],
   relation: ['sister', 'brother', 'manager', 'daughter', 'son', 'partner', 'landlord', 'dentist', 'co-founder', 'mentor'],
   drink: ['oat-milk flat white', 'green tea', 'black coffee', 'jasmine tea', 'sparkling water', 'matcha latte', 'espresso', 'rooibos'],
   meal: ['breakfast', 'lunch', 'dinner'],
@@ -71,7 +95,8 @@ const EN = [
   (r) => `We agreed to move the ${r.pick(W.project)} deadline to ${r.pick(W.month)} ${r.int(1, 28)} because the ${r.pick(W.component)} migration slipped.`,
   (r) => `The ${r.pick(W.tool)} build fails on ${r.pick(W.os)} unless ${r.pick(W.envvar)} is set to ${r.pick(W.value)}.`,
   (r) => `During the trip to ${r.pick(W.city)}, ${r.pick(W.name)} recommended a small ${r.pick(W.place)} near the ${r.pick(W.landmark)}.`,
-  (r) => `To deploy ${r.pick(W.project)}, run \`${r.pick(W.command)}\` from the repository root, then watch the ${r.pick(W.dashboard)} dashboard for ${r.int(5, 30)} minutes.`,
+  (r) =>
+    `To deploy ${r.pick(W.project)}, run \`${r.pick(W.command)}\` from the repository root, then watch the ${r.pick(W.dashboard)} dashboard for ${r.int(5, 30)} minutes.`,
   (r) => `${r.pick(W.name)}'s ${r.pick(W.relation)} is allergic to ${r.pick(W.allergen)}, so avoid it when booking dinners.`,
   (r) => `The ${r.pick(W.team)} team meets every ${r.pick(W.weekday)} at ${r.int(8, 17)}:${r.pick(['00', '15', '30', '45'])} in room ${r.int(100, 480)}.`,
   (r) => `The budget for ${r.pick(W.project)} in Q${r.int(1, 4)} is ${r.pick(W.amount)} ${r.pick(W.currency)}, approved by ${r.pick(W.name)}.`,
@@ -81,7 +106,8 @@ const EN = [
   (r) => `${r.pick(W.name)} is learning ${r.pick(W.language)} and practises ${r.int(10, 60)} minutes a day with ${r.pick(W.app)}.`,
   (r) => `When debugging the ${r.pick(W.component)} service, look at ${r.pick(W.file)} first and then at the ${r.pick(W.metric)} metric.`,
   (r) => `The preferred ${r.pick(W.category)} for ${r.pick(W.name)} is a ${r.pick(W.brand)}, size ${r.pick(W.size)}.`,
-  (r) => `The flight to ${r.pick(W.city)} leaves at ${r.int(5, 22)}:${r.pick(['05', '20', '35', '50'])} from terminal ${r.int(1, 5)}; seat ${r.int(3, 40)}${r.pick(['A', 'C', 'D', 'F'])} was requested.`,
+  (r) =>
+    `The flight to ${r.pick(W.city)} leaves at ${r.int(5, 22)}:${r.pick(['05', '20', '35', '50'])} from terminal ${r.int(1, 5)}; seat ${r.int(3, 40)}${r.pick(['A', 'C', 'D', 'F'])} was requested.`,
   (r) => `On weekends ${r.pick(W.name)} spends most mornings on ${r.pick(W.hobby)} and does not answer work messages.`,
   (r) => `In the meeting about ${r.pick(W.topic)} we decided to ${r.pick(W.decision)}; ${r.pick(W.name)} owns the follow-up.`,
   (r) => `${r.pick(W.name)} asked to be reminded about ${r.pick(W.topic)} ${r.int(2, 14)} days before the review.`,
@@ -119,12 +145,35 @@ const ZH = [
   (r) => `${r.pick(Z.project)}第${r.int(1, 4)}季度的预算是${r.int(2, 90)}万元，已经批准。`,
 ];
 
-const TAGS = ['work', 'family', 'travel', 'food', 'health', 'deploy', 'incident', 'meeting', 'preference', 'learning', 'finance', 'hobby', 'todo', 'oncall', 'shopping'];
+const TAGS = [
+  'work',
+  'family',
+  'travel',
+  'food',
+  'health',
+  'deploy',
+  'incident',
+  'meeting',
+  'preference',
+  'learning',
+  'finance',
+  'hobby',
+  'todo',
+  'oncall',
+  'shopping',
+];
 const HEADINGS = ['Context', 'Details', 'Follow-up', 'Decision', 'Open questions', 'Notes', 'Why it matters', '背景', '后续'];
-const TITLES = (r) => r.pick([
-  `Notes on ${r.pick(W.project)}`, `Trip to ${r.pick(W.city)}`, `${r.pick(W.component)} runbook`, `About ${r.pick(W.name)}`,
-  `Meeting: ${r.pick(W.topic)}`, `Preferences`, `Incident ${r.int(100, 999)}`, `${r.pick(Z.project)}记录`,
-]);
+const TITLES = (r) =>
+  r.pick([
+    `Notes on ${r.pick(W.project)}`,
+    `Trip to ${r.pick(W.city)}`,
+    `${r.pick(W.component)} runbook`,
+    `About ${r.pick(W.name)}`,
+    `Meeting: ${r.pick(W.topic)}`,
+    `Preferences`,
+    `Incident ${r.int(100, 999)}`,
+    `${r.pick(Z.project)}记录`,
+  ]);
 
 function weightedType(r) {
   let x = r.next();
@@ -181,8 +230,16 @@ function makeMemory(r, i) {
     blocks.push(type === 'procedural' && p === paragraphs - 1 && lang !== 'zh' ? steps(r) : paragraph(r, lang));
   }
   const front = [
-    '---', `id: ${id}`, `user: ${user}`, `type: ${type}`, `importance: ${importance}`, 'status: active',
-    `created: ${created}`, `updated: ${updated}`, `tags: [${tags.join(', ')}]`, '---',
+    '---',
+    `id: ${id}`,
+    `user: ${user}`,
+    `type: ${type}`,
+    `importance: ${importance}`,
+    'status: active',
+    `created: ${created}`,
+    `updated: ${updated}`,
+    `tags: [${tags.join(', ')}]`,
+    '---',
   ].join('\n');
   const body = blocks.join('\n\n');
   return { path: `${user}/${type}/${id}.md`, text: `${front}\n\n${body}\n`, user, type, lang, paragraphs, headings, bodyChars: body.length };

@@ -51,7 +51,12 @@ function mem(root, cliArgs) {
 
 async function main() {
   const root = await mkdtemp(join(os.tmpdir(), 'memdir-bench-forget-'));
-  const out = { date: new Date().toISOString(), command: `node scripts/bench/forget.mjs ${process.argv.slice(2).join(' ')}`.trim(), machine: machine(), loadAverageAtStart: os.loadavg().map((x) => round(x, 2)) };
+  const out = {
+    date: new Date().toISOString(),
+    command: `node scripts/bench/forget.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: machine(),
+    loadAverageAtStart: os.loadavg().map((x) => round(x, 2)),
+  };
   try {
     log(`generating ${FILES} files in ${root}`);
     const { files } = await generateCorpus(root, FILES);
@@ -82,7 +87,9 @@ async function main() {
     const gc = await mem(root, ['gc']);
     const gcClean = await mem(root, ['gc']);
     out.handDeletion = {
-      reindexSeconds: round(sync.ms / 1000, 2), gcSeconds: round(gc.ms / 1000, 2), gcIndex: gc.result.purge.index,
+      reindexSeconds: round(sync.ms / 1000, 2),
+      gcSeconds: round(gc.ms / 1000, 2),
+      gcIndex: gc.result.purge.index,
       gcNothingPendingSeconds: round(gcClean.ms / 1000, 2),
     };
   } finally {
@@ -93,13 +100,15 @@ async function main() {
   if (args.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   else {
     const f = out.forget;
-    process.stdout.write([
-      `${out.date} — ${out.corpus.files} files, ${out.corpus.chunks} chunks; ${out.machine.cpuModel} × ${out.machine.cpuCount}, load ${out.loadAverageAtStart.join(' ')}`,
-      `full index (synthetic vectors): ${out.fullIndex.seconds} s`,
-      `reindex --rebuild: ${out.rebuild.seconds} s (${out.rebuild.embedded} embedded)`,
-      `mem forget <id> (incl. rebuild): p50 ${round(f.p50 / 1000, 2)} s, max ${round(f.max / 1000, 2)} s over ${f.n}`,
-      `hand deletion: reindex ${out.handDeletion.reindexSeconds} s, then mem gc ${out.handDeletion.gcSeconds} s (${out.handDeletion.gcIndex}); gc with nothing pending ${out.handDeletion.gcNothingPendingSeconds} s`,
-    ].join('\n') + '\n');
+    process.stdout.write(
+      [
+        `${out.date} — ${out.corpus.files} files, ${out.corpus.chunks} chunks; ${out.machine.cpuModel} × ${out.machine.cpuCount}, load ${out.loadAverageAtStart.join(' ')}`,
+        `full index (synthetic vectors): ${out.fullIndex.seconds} s`,
+        `reindex --rebuild: ${out.rebuild.seconds} s (${out.rebuild.embedded} embedded)`,
+        `mem forget <id> (incl. rebuild): p50 ${round(f.p50 / 1000, 2)} s, max ${round(f.max / 1000, 2)} s over ${f.n}`,
+        `hand deletion: reindex ${out.handDeletion.reindexSeconds} s, then mem gc ${out.handDeletion.gcSeconds} s (${out.handDeletion.gcIndex}); gc with nothing pending ${out.handDeletion.gcNothingPendingSeconds} s`,
+      ].join('\n') + '\n',
+    );
   }
 }
 

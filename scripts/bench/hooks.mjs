@@ -49,7 +49,10 @@ function runHook(argv, payload, env) {
 }
 
 async function loggedMs(root, event) {
-  const lines = (await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  const lines = (await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   return lines.filter((e) => e.event === event).map((e) => e.ms);
 }
 
@@ -84,7 +87,9 @@ try {
     results.push({ files: size, sessionStart: { wall: stats(walls), inProcess: stats(inProcess), contextTokens: stats(tokens) }, stopHandOff: stats(stops) });
     if (!args.json) {
       const s = results.at(-1);
-      console.log(`${size} files: session-start wall p50 ${s.sessionStart.wall.p50} ms p95 ${s.sessionStart.wall.p95} ms, in-process p50 ${s.sessionStart.inProcess.p50} ms p95 ${s.sessionStart.inProcess.p95} ms, context p50 ~${s.sessionStart.contextTokens.p50} tokens (min ${s.sessionStart.contextTokens.min}); stop hand-off p50 ${s.stopHandOff.p50} ms p95 ${s.stopHandOff.p95} ms`);
+      console.log(
+        `${size} files: session-start wall p50 ${s.sessionStart.wall.p50} ms p95 ${s.sessionStart.wall.p95} ms, in-process p50 ${s.sessionStart.inProcess.p50} ms p95 ${s.sessionStart.inProcess.p95} ms, context p50 ~${s.sessionStart.contextTokens.p50} tokens (min ${s.sessionStart.contextTokens.min}); stop hand-off p50 ${s.stopHandOff.p50} ms p95 ${s.stopHandOff.p95} ms`,
+      );
     }
   }
 } finally {

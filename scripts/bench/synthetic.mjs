@@ -22,8 +22,6 @@ export async function chunkTexts(root, files) {
   return out;
 }
 
-
-
 /** Random unit vectors (seeded) for every chunk text, written where memdir's sync looks for cached vectors. */
 export async function fillCacheWithRandomVectors(root, chunked) {
   const { FileVectorCache } = await import(join(REPO, 'dist', 'adapters', 'state', 'file-vector-cache.js'));
@@ -38,7 +36,10 @@ export async function fillCacheWithRandomVectors(root, chunked) {
   for (const hash of new Set(chunked.flatMap((f) => f.records.map((r) => r.textHash)))) {
     const v = Array.from({ length: LOCAL_EMBEDDING.dimension }, () => rand() - 0.5);
     const norm = Math.hypot(...v);
-    batch.set(hash, v.map((x) => x / norm));
+    batch.set(
+      hash,
+      v.map((x) => x / norm),
+    );
     n++;
     if (batch.size >= 1000) {
       await cache.putMany(batch);

@@ -13,9 +13,20 @@ type Handler = (...args: any[]) => Promise<void>;
 
 // What each command needs of its root; commands not listed (server stop/status, the daemon, bench) are not checked.
 const ROOT_USE: Record<string, RootUse> = {
-  add: 'create', ingest: 'create', mcp: 'create', setup: 'create', 'server start': 'create',
-  reindex: 'write', forget: 'write', gc: 'write', consolidate: 'write', watch: 'write',
-  search: 'read', show: 'read', status: 'read', doctor: 'read',
+  add: 'create',
+  ingest: 'create',
+  mcp: 'create',
+  setup: 'create',
+  'server start': 'create',
+  reindex: 'write',
+  forget: 'write',
+  gc: 'write',
+  consolidate: 'write',
+  watch: 'write',
+  search: 'read',
+  show: 'read',
+  status: 'read',
+  doctor: 'read',
 };
 
 function commandPath(command: Command): string {
@@ -116,7 +127,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('-k, --k <n>', 'how many query matches to consider', '5')
     .option('-y, --yes', 'apply a --query forget (and confirm --purge-history)')
     .option('--purge-history', 'also rewrite git history so the content is gone from past commits (rewrites every branch)')
-    .option('--rewrite-project-history', 'allow --purge-history when the root is a folder of a larger repository (rewrites that project\'s branches)')
+    .option('--rewrite-project-history', "allow --purge-history when the root is a folder of a larger repository (rewrites that project's branches)")
     .option('--reason <text>', 'why, recorded in the commit with who and how many (never the forgotten text)')
     .action(run(() => import('./commands/forget.js').then((m) => m.forgetCommand)));
 
@@ -170,7 +181,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
 
   program
     .command('hook <agent> <event> [payload]', { hidden: true })
-    .description("run an agent hook (input on stdin, or the payload argument): what `mem integrate` installs; always exits 0")
+    .description('run an agent hook (input on stdin, or the payload argument): what `mem integrate` installs; always exits 0')
     .option('-u, --user <user>', 'whose memories')
     .option('--payload <json>', 'the hook input (instead of stdin)')
     .option('--foreground', 'capture in this process instead of a detached one')
@@ -195,13 +206,15 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
   const bench = program.command('bench').description('measure retrieval on a benchmark data set');
   bench
     .command('locomo')
-    .description('evidence recall, MRR and latency on LoCoMo-format data (ablations: bm25, dense, hybrid-rrf, hybrid, hybrid+rescore, +neighbours, +file, +names, default)')
+    .description(
+      'evidence recall, MRR and latency on LoCoMo-format data (ablations: bm25, dense, hybrid-rrf, hybrid, hybrid+rescore, +neighbours, +file, +names, default)',
+    )
     .requiredOption('--data <file>', 'LoCoMo JSON file')
     .option('--k <n>', 'results per question', '10')
     .option('--work-dir <dir>', 'keep the ingested root here and reuse it (and its vector cache) next time')
     .option('--ablations <a,b>', 'only these ablations')
-    .option('--layouts <a,b>', 'ingest (mem ingest\'s day logs; the one reported first) and/or turns (one section per turn)')
-    .option('--pooled', 'also search all conversations in one user\'s scope')
+    .option('--layouts <a,b>', "ingest (mem ingest's day logs; the one reported first) and/or turns (one section per turn)")
+    .option('--pooled', "also search all conversations in one user's scope")
     .action(run(() => import('./commands/bench.js').then((m) => m.benchLocomoCommand)));
 
   program
@@ -210,15 +223,25 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .action(run(() => import('./commands/server.js').then((m) => m.daemonCommand)));
 
   const server = program.command('server').description('control the local servers of the embedded default');
-  server.command('start').description('start them (installing the runtime if needed)').action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
-  server.command('stop').description('stop them').action(run(() => import('./commands/server.js').then((m) => m.serverStopCommand)));
-  server.command('status').description('show whether they run').action(run(() => import('./commands/server.js').then((m) => m.serverStatusCommand)));
+  server
+    .command('start')
+    .description('start them (installing the runtime if needed)')
+    .action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
+  server
+    .command('stop')
+    .description('stop them')
+    .action(run(() => import('./commands/server.js').then((m) => m.serverStopCommand)));
+  server
+    .command('status')
+    .description('show whether they run')
+    .action(run(() => import('./commands/server.js').then((m) => m.serverStatusCommand)));
   return program;
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {
   let io = createIo({ json: argv.includes('--json'), debug: argv.includes('--debug') });
-  const run = (load: () => Promise<Handler>) =>
+  const run =
+    (load: () => Promise<Handler>) =>
     async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
       const opts = command.optsWithGlobals() as GlobalOptions & Record<string, unknown>;

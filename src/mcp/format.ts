@@ -20,17 +20,25 @@ const day = (iso: string) => v(iso.slice(0, 10));
 const tags = (t: string[]) => (t.length ? `, tags: ${t.map(v).join(', ')}` : '');
 
 export function searchText(user: string, results: SearchResult[]): string {
-  const items = results.map((r, i) =>
-    `[${i + 1}] id: ${v(r.id)}, type: ${v(r.type)}, updated: ${day(r.updated)}, importance: ${v(r.importance)}, score: ${r.score.toFixed(3)}${tags(r.tags)}\n${defuse(r.content.trim())}`);
+  const items = results.map(
+    (r, i) =>
+      `[${i + 1}] id: ${v(r.id)}, type: ${v(r.type)}, updated: ${day(r.updated)}, importance: ${v(r.importance)}, score: ${r.score.toFixed(3)}${tags(r.tags)}\n${defuse(r.content.trim())}`,
+  );
   return block(user, items, '(no matching memories)');
 }
 
 export function recordText(user: string, r: MemoryRecord): string {
   const meta = [
-    `id: ${v(r.id)}`, `type: ${v(r.type)}`, `status: ${v(r.status)}`, `importance: ${v(r.importance)}`,
-    `created: ${v(r.created)}`, `updated: ${v(r.updated)}`,
-    ...(r.expires ? [`expires: ${v(r.expires)}`] : []), ...(r.key ? [`key: ${v(r.key)}`] : []),
-    ...(r.tags.length ? [`tags: ${r.tags.map(v).join(', ')}`] : []), ...(r.source ? [`source: ${v(r.source)}`] : []),
+    `id: ${v(r.id)}`,
+    `type: ${v(r.type)}`,
+    `status: ${v(r.status)}`,
+    `importance: ${v(r.importance)}`,
+    `created: ${v(r.created)}`,
+    `updated: ${v(r.updated)}`,
+    ...(r.expires ? [`expires: ${v(r.expires)}`] : []),
+    ...(r.key ? [`key: ${v(r.key)}`] : []),
+    ...(r.tags.length ? [`tags: ${r.tags.map(v).join(', ')}`] : []),
+    ...(r.source ? [`source: ${v(r.source)}`] : []),
   ];
   return block(user, [`${meta.join('\n')}\n\n${defuse(r.content)}`], '');
 }

@@ -28,10 +28,20 @@ interface Section {
 // switched off: nobody reads them here, and runs of thousands of `*` or backticks made remark take
 // seconds to minutes on files of a few kilobytes.
 const INLINE_CONSTRUCTS = [
-  'attention', 'autolink', 'characterEscape', 'characterReference', 'codeText', 'hardBreakEscape',
-  'htmlText', 'labelEnd', 'labelStartImage', 'labelStartLink',
+  'attention',
+  'autolink',
+  'characterEscape',
+  'characterReference',
+  'codeText',
+  'hardBreakEscape',
+  'htmlText',
+  'labelEnd',
+  'labelStartImage',
+  'labelStartLink',
 ];
-const parser = unified().use(remarkParse).data('micromarkExtensions', [{ disable: { null: INLINE_CONSTRUCTS } }]);
+const parser = unified()
+  .use(remarkParse)
+  .data('micromarkExtensions', [{ disable: { null: INLINE_CONSTRUCTS } }]);
 
 /**
  * Block quotes and lists nested deeper than this are not handed to remark: its time grows with the
@@ -86,7 +96,11 @@ function plainBlocks(body: string): Section[] {
 }
 
 function headingText(source: string): string {
-  return source.replace(/^#{1,6}\s*/, '').replace(/(^|\s+)#+\s*$/, '').replace(/\n[=-]+\s*$/, '').trim();
+  return source
+    .replace(/^#{1,6}\s*/, '')
+    .replace(/(^|\s+)#+\s*$/, '')
+    .replace(/\n[=-]+\s*$/, '')
+    .trim();
 }
 
 function toSections(body: string): Section[] {

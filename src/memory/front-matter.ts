@@ -4,10 +4,7 @@ import { z } from 'zod';
 import { InvalidMemoryError } from '../errors.js';
 import { parseStrictDate } from './dates.js';
 import { isValidMemoryId, isValidUserId } from './ids.js';
-import {
-  DEFAULT_IMPORTANCE, DEFAULT_TYPE, KNOWN_KEYS, MEMORY_STATUSES, MEMORY_TYPES,
-  type MemoryMeta, type MemoryType,
-} from './model.js';
+import { DEFAULT_IMPORTANCE, DEFAULT_TYPE, KNOWN_KEYS, MEMORY_STATUSES, MEMORY_TYPES, type MemoryMeta, type MemoryType } from './model.js';
 
 // YAML turns unquoted timestamps into Date objects; accept both and normalise to ISO strings.
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -24,7 +21,11 @@ const idString = z.string().refine(isValidMemoryId, 'not a valid memory id');
 const schema = z.object({
   id: z.union([z.string(), z.number()]).transform(String).pipe(idString).optional(),
   // NFC: a name typed on one system and saved on another is the same user.
-  user: z.string().transform((v) => v.normalize('NFC')).refine(isValidUserId, 'not a valid user id').optional(),
+  user: z
+    .string()
+    .transform((v) => v.normalize('NFC'))
+    .refine(isValidUserId, 'not a valid user id')
+    .optional(),
   type: z.enum(MEMORY_TYPES).optional(),
   importance: z.number().min(0).max(1).optional(),
   status: z.enum(MEMORY_STATUSES).optional(),
@@ -32,7 +33,10 @@ const schema = z.object({
   updated: timestamp.optional(),
   expires: timestamp.nullable().optional(),
   key: z.string().min(1).max(200).nullable().optional(),
-  supersedes: z.union([idString, z.array(idString).min(1)]).nullable().optional(),
+  supersedes: z
+    .union([idString, z.array(idString).min(1)])
+    .nullable()
+    .optional(),
   superseded_by: idString.nullable().optional(),
   consolidated_into: idString.nullable().optional(),
   source: z.string().max(500).nullable().optional(),
@@ -40,7 +44,14 @@ const schema = z.object({
   tags: z
     .union([z.array(z.union([z.string(), z.number()])), z.string()])
     .transform((v) => (Array.isArray(v) ? v.map(String) : v.split(',')).map((t) => t.trim()).filter(Boolean))
-    .pipe(z.array(z.string().max(100).regex(/^[^\n\r"\\]+$/, 'tags may not contain quotes, backslashes or newlines')))
+    .pipe(
+      z.array(
+        z
+          .string()
+          .max(100)
+          .regex(/^[^\n\r"\\]+$/, 'tags may not contain quotes, backslashes or newlines'),
+      ),
+    )
     .nullable()
     .optional(),
   confidence: z.number().min(0).max(1).nullable().optional(),
@@ -90,12 +101,7 @@ function strictDates(raw: Record<string, unknown>, path: string, frontMatterSour
   return out;
 }
 
-export function normaliseFrontMatter(
-  rawAsParsed: Record<string, unknown>,
-  defaults: MetaDefaults,
-  path: string,
-  frontMatterSource: string,
-): MemoryMeta {
+export function normaliseFrontMatter(rawAsParsed: Record<string, unknown>, defaults: MetaDefaults, path: string, frontMatterSource: string): MemoryMeta {
   const raw = strictDates(rawAsParsed, path, frontMatterSource);
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
@@ -111,7 +117,11 @@ export function normaliseFrontMatter(
   }
   // Every id must be one a lookup accepts: a file name that cannot be one needs an explicit id.
   if (fm.id === undefined && !isValidMemoryId(defaults.id)) {
-    throw new InvalidMemoryError(path, 1, `the file name does not make a valid memory id ${JSON.stringify(defaults.id).slice(0, 80)}: rename the file or give it an id: in its front matter`);
+    throw new InvalidMemoryError(
+      path,
+      1,
+      `the file name does not make a valid memory id ${JSON.stringify(defaults.id).slice(0, 80)}: rename the file or give it an id: in its front matter`,
+    );
   }
   const created = fm.created ?? defaults.time;
   const meta: MemoryMeta = {

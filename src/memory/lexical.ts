@@ -5,9 +5,11 @@ import { stemmer } from 'stemmer';
 
 // A short list: function words only, so a query made of content words never loses one.
 const STOP_WORDS = new Set(
-  ('a an and are as at be been but by did do does for from had has have he her hers him his how i if in into is it its ' +
+  (
+    'a an and are as at be been but by did do does for from had has have he her hers him his how i if in into is it its ' +
     'me my of on or our she so than that the their them then there these they this those to was we were what when where ' +
-    'which who whom why will with you your').split(' '),
+    'which who whom why will with you your'
+  ).split(' '),
 );
 
 // Latin-script words (with inner apostrophes or hyphens); everything else is passed through.

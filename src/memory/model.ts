@@ -8,8 +8,22 @@ export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
 
 /** Front matter keys memdir understands, in the order it writes them. Other keys are kept as-is. */
 export const KNOWN_KEYS = [
-  'id', 'user', 'type', 'importance', 'status', 'created', 'updated', 'expires', 'key',
-  'supersedes', 'superseded_by', 'consolidated_into', 'source', 'sources', 'tags', 'confidence',
+  'id',
+  'user',
+  'type',
+  'importance',
+  'status',
+  'created',
+  'updated',
+  'expires',
+  'key',
+  'supersedes',
+  'superseded_by',
+  'consolidated_into',
+  'source',
+  'sources',
+  'tags',
+  'confidence',
 ] as const;
 
 export interface MemoryMeta {

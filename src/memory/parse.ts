@@ -24,7 +24,11 @@ export function folderUser(path: string): string | undefined {
   if (folders[0] === undefined) return undefined;
   const user = folders[0].normalize('NFC');
   if (!isValidUserId(user)) {
-    throw new MisplacedMemoryError(path, 0, `folder ${JSON.stringify(folders[0]).slice(0, 80)} is not a valid user id (1-64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit): not indexed; rename the folder`);
+    throw new MisplacedMemoryError(
+      path,
+      0,
+      `folder ${JSON.stringify(folders[0]).slice(0, 80)} is not a valid user id (1-64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit): not indexed; rename the folder`,
+    );
   }
   return user;
 }
@@ -70,8 +74,11 @@ export function parseMemory(text: string, ctx: ParseContext): MemoryDoc {
   const meta = normaliseFrontMatter(data as Record<string, unknown>, defaults, ctx.path, frontMatter);
   // The folder names the user: a file in dana/ cannot plant a memory in erin's scope.
   if (ctx.path.includes('/') && meta.user !== defaults.user) {
-    throw new MisplacedMemoryError(ctx.path, lineOfKey(frontMatter, 'user'),
-      `front matter names user ${JSON.stringify(meta.user)} but the file is in ${JSON.stringify(defaults.user)}'s folder: not indexed; move the file to ${meta.user}/ or fix the user line`);
+    throw new MisplacedMemoryError(
+      ctx.path,
+      lineOfKey(frontMatter, 'user'),
+      `front matter names user ${JSON.stringify(meta.user)} but the file is in ${JSON.stringify(defaults.user)}'s folder: not indexed; move the file to ${meta.user}/ or fix the user line`,
+    );
   }
   return { path: ctx.path, meta, body: parsed.content, bodyStartLine };
 }

@@ -69,13 +69,20 @@ export function validateAddInput(input: AddInput, now?: Date): void {
   // Zero-width and other invisible format characters alone are no text a person could read.
   if (!input.text || !/[^\s\p{Cf}]/u.test(input.text)) throw new UsageError('the memory text is empty (or only invisible characters)');
   if (input.text.length > MAX_TEXT_CHARS) {
-    throw new UsageError(`the memory text is ${input.text.length} characters long; at most ${MAX_TEXT_CHARS} are allowed (split it, or write it as a file in the root)`);
+    throw new UsageError(
+      `the memory text is ${input.text.length} characters long; at most ${MAX_TEXT_CHARS} are allowed (split it, or write it as a file in the root)`,
+    );
   }
   // Every field is stored in the file, and the key and reason reach the commit message too.
   if (!input.allowSecrets) {
     assertNoSecrets(input.text);
     for (const tag of input.tags ?? []) assertNoSecrets(tag, 'tags');
-    for (const [field, value] of [['user id', input.user], ['key', input.key], ['source', input.source], ['supersedes id', input.supersedes]] as const) {
+    for (const [field, value] of [
+      ['user id', input.user],
+      ['key', input.key],
+      ['source', input.source],
+      ['supersedes id', input.supersedes],
+    ] as const) {
       if (value !== undefined) assertNoSecrets(value, field);
     }
   }
@@ -165,19 +172,28 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
 
     if (decision.action === 'UPDATE') {
       const undo = await beginWrite(deps, 'UPDATE', [target!.path], now);
-      const meta = await rewriteMemory(deps, target!.path, (m) => ({
-        ...m,
-        updated: now.toISOString(),
-        importance: Math.max(m.importance, input.importance ?? 0),
-        tags: [...new Set([...m.tags, ...(input.tags ?? [])])],
-      }), `${decision.text ?? text}\n`);
-      await undoOnFailure(deps, [target!.path], undo, () => indexAndCommit(deps, [target!.path], 'UPDATE', { id: meta.id, user: input.user, type: meta.type, decided_by: decision.by, reason: decision.reason }));
+      const meta = await rewriteMemory(
+        deps,
+        target!.path,
+        (m) => ({
+          ...m,
+          updated: now.toISOString(),
+          importance: Math.max(m.importance, input.importance ?? 0),
+          tags: [...new Set([...m.tags, ...(input.tags ?? [])])],
+        }),
+        `${decision.text ?? text}\n`,
+      );
+      await undoOnFailure(deps, [target!.path], undo, () =>
+        indexAndCommit(deps, [target!.path], 'UPDATE', { id: meta.id, user: input.user, type: meta.type, decided_by: decision.by, reason: decision.reason }),
+      );
       return { ...base, type: meta.type, action: 'UPDATE', id: meta.id, path: target!.path };
     }
 
     const id = newMemoryId(text, now);
     const meta: MemoryMeta = {
-      id, user: input.user, type,
+      id,
+      user: input.user,
+      type,
       importance: input.importance ?? 0.5,
       status: 'active',
       created: now.toISOString(),
@@ -200,9 +216,16 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
       await rewriteMemory(deps, target!.path, (m) => ({ ...m, status: 'superseded', superseded_by: id, updated: now.toISOString() }));
       paths.push(target!.path);
     }
-    await undoOnFailure(deps, paths, undo, () => indexAndCommit(deps, paths, decision.action, {
-      id, user: input.user, type, supersedes, decided_by: decision.by, reason: decision.reason,
-    }));
+    await undoOnFailure(deps, paths, undo, () =>
+      indexAndCommit(deps, paths, decision.action, {
+        id,
+        user: input.user,
+        type,
+        supersedes,
+        decided_by: decision.by,
+        reason: decision.reason,
+      }),
+    );
     return { ...base, action: decision.action, id, path, ...(supersedes ? { supersedes } : {}) };
   });
 }

@@ -53,7 +53,10 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
       // By path: deterministic, and memdir's ids start with their date.
       .sort((a, b) => a[0].localeCompare(b[0]));
     const vectors = await vectorsOf(deps, eligible);
-    const groups = groupBySimilarity(eligible.map(([path, e]) => ({ id: e.memoryId, path, vector: vectors.get(path)! })), threshold);
+    const groups = groupBySimilarity(
+      eligible.map(([path, e]) => ({ id: e.memoryId, path, vector: vectors.get(path)! })),
+      threshold,
+    );
     if (input.dryRun || groups.length === 0) {
       return { dryRun: Boolean(input.dryRun), groups: groups.map((g) => ({ members: g.map(({ id, path }) => ({ id, path })) })) };
     }
@@ -68,8 +71,14 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
       result.groups.push({ summary, members: group.map(({ id, path }) => ({ id, path })) });
     }
     await syncIndex(deps, { only: touched });
-    await deps.audit.commit(touched, commitMessage('CONSOLIDATE', { user, type, groups: String(result.groups.length) },
-      result.groups.map((g) => `summary: ${g.summary!.id} <- ${g.members.map((m) => m.id).join(', ')}`).join('\n')));
+    await deps.audit.commit(
+      touched,
+      commitMessage(
+        'CONSOLIDATE',
+        { user, type, groups: String(result.groups.length) },
+        result.groups.map((g) => `summary: ${g.summary!.id} <- ${g.members.map((m) => m.id).join(', ')}`).join('\n'),
+      ),
+    );
     return result;
   });
 }

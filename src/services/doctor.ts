@@ -119,7 +119,7 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
       invalid.add(stat.path);
       // Sync keeps an invalid file's last good rows (nothing is lost): those are what the index should
       // hold — except for a file in the wrong user's scope, which keeps none.
-      expected.set(stat.path, new Set(seen.misplaced ? [] : entry?.chunks.map((c) => c.id) ?? []));
+      expected.set(stat.path, new Set(seen.misplaced ? [] : (entry?.chunks.map((c) => c.id) ?? [])));
       if (entry && !seen.misplaced) current.set(stat.path, entry);
       continue;
     }
@@ -129,7 +129,9 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
     // Later than the file's last write: written by hand, and capped for ranking (see toChunkRecords).
     if (updated > stat.mtimeMs + FUTURE_TOLERANCE_MS) {
       problems.push({
-        kind: 'future-date', path: stat.path, line: seen.updatedLine,
+        kind: 'future-date',
+        path: stat.path,
+        line: seen.updatedLine,
         detail: `updated ${seen.updated} is in the future: ranked as of the file's last write (${new Date(stat.mtimeMs).toISOString()}); correct the date`,
         fixable: false,
       });
@@ -176,19 +178,35 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
  * Ids used by two files of one user, keys filled by two active memories of one user: by what the files say now,
  * with the status their lifecycle links give them (a memory a hand-written correction names no longer fills its key).
  */
-async function ruleProblems(
-  deps: MemoryDeps, current: Map<string, ManifestEntry>, statuses: Map<string, ManifestEntry['status']>,
-): Promise<DoctorProblem[]> {
-  const entries = new Map<string, IdEntry>([...current].map(([path, e]) => [path, {
-    memoryId: e.memoryId, user: e.user, status: statuses.get(path) ?? e.status,
-    ...(e.key ? { key: e.key } : {}), ...(e.expires !== undefined ? { expires: e.expires } : {}),
-  }]));
-  const problems: DoctorProblem[] = (await duplicateIdErrors(deps, entries))
-    .map((e) => ({ kind: 'duplicate-id', path: e.path, line: e.line, detail: e.message, fixable: false }));
+async function ruleProblems(deps: MemoryDeps, current: Map<string, ManifestEntry>, statuses: Map<string, ManifestEntry['status']>): Promise<DoctorProblem[]> {
+  const entries = new Map<string, IdEntry>(
+    [...current].map(([path, e]) => [
+      path,
+      {
+        memoryId: e.memoryId,
+        user: e.user,
+        status: statuses.get(path) ?? e.status,
+        ...(e.key ? { key: e.key } : {}),
+        ...(e.expires !== undefined ? { expires: e.expires } : {}),
+      },
+    ]),
+  );
+  const problems: DoctorProblem[] = (await duplicateIdErrors(deps, entries)).map((e) => ({
+    kind: 'duplicate-id',
+    path: e.path,
+    line: e.line,
+    detail: e.message,
+    fixable: false,
+  }));
   for (const group of duplicateKeys(entries, deps.now().getTime())) {
     for (const path of group.paths) {
       const others = group.paths.filter((p) => p !== path).join(', ');
-      problems.push({ kind: 'duplicate-key', path, detail: `user ${group.user} has ${group.paths.length} active memories with key ${JSON.stringify(group.key)}: also ${others} (supersede or forget all but one)`, fixable: false });
+      problems.push({
+        kind: 'duplicate-key',
+        path,
+        detail: `user ${group.user} has ${group.paths.length} active memories with key ${JSON.stringify(group.key)}: also ${others} (supersede or forget all but one)`,
+        fixable: false,
+      });
     }
   }
   return problems;
@@ -199,10 +217,19 @@ async function gitProblems(deps: MemoryDeps): Promise<DoctorProblem[]> {
   const problems: DoctorProblem[] = [];
   const pending = await deps.journal.pending();
   if (pending) {
-    problems.push({ kind: 'interrupted-write', detail: `${pending.action} started ${pending.started} was killed before it finished (${Object.keys(pending.before).join(', ')}); fix rolls it back`, fixable: true });
+    problems.push({
+      kind: 'interrupted-write',
+      detail: `${pending.action} started ${pending.started} was killed before it finished (${Object.keys(pending.before).join(', ')}); fix rolls it back`,
+      fixable: true,
+    });
   }
   for (const path of await deps.audit.uncommitted()) {
-    problems.push({ kind: 'uncommitted', path, detail: 'not committed to git as it is (untracked, changed, staged or deleted); fix commits it', fixable: true });
+    problems.push({
+      kind: 'uncommitted',
+      path,
+      detail: 'not committed to git as it is (untracked, changed, staged or deleted); fix commits it',
+      fixable: true,
+    });
   }
   return problems;
 }
@@ -217,8 +244,7 @@ async function keyLine(deps: MemoryDeps, path: string, key: string): Promise<num
 }
 
 type Inspection =
-  | { sha: string; ids: Set<string>; entry: ManifestEntry; updated: string; updatedLine: number }
-  | { line: number; message: string; misplaced?: true };
+  { sha: string; ids: Set<string>; entry: ManifestEntry; updated: string; updatedLine: number } | { line: number; message: string; misplaced?: true };
 
 /** The content hash, chunk ids and manifest entry a file must have, or why it cannot be indexed. */
 async function inspect(deps: MemoryDeps, stat: FileStat): Promise<Inspection> {
@@ -233,8 +259,11 @@ async function inspect(deps: MemoryDeps, stat: FileStat): Promise<Inspection> {
   if ('message' in parsed) return parsed;
   const sha = sha256(bytes);
   return {
-    sha, ids: new Set(parsed.records.map((r) => r.chunkId)),
-    entry: entryOf(stat, sha, parsed.meta, parsed.records), updated: parsed.meta.updated, updatedLine: updatedLineOf(bytes),
+    sha,
+    ids: new Set(parsed.records.map((r) => r.chunkId)),
+    entry: entryOf(stat, sha, parsed.meta, parsed.records),
+    updated: parsed.meta.updated,
+    updatedLine: updatedLineOf(bytes),
   };
 }
 

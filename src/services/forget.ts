@@ -122,11 +122,17 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     const reason = input.reason?.replace(/\s+/g, ' ').trim() || undefined;
     // An audit record, not a copy: ids and paths are slugs of the text, so neither is named, only counted.
     const derived = report.removed.length - targets.length;
-    await deps.audit.commit(report.paths, commitMessage(action, {
-      user: input.user ?? targets[0]![1].user, count: String(targets.length), by: by || undefined, reason,
-      ...(derived > 0 ? { summaries_removed: String(derived) } : {}),
-      ...(report.regenerated.length > 0 ? { summaries_regenerated: String(report.regenerated.filter((g) => g.to).length) } : {}),
-    }));
+    await deps.audit.commit(
+      report.paths,
+      commitMessage(action, {
+        user: input.user ?? targets[0]![1].user,
+        count: String(targets.length),
+        by: by || undefined,
+        reason,
+        ...(derived > 0 ? { summaries_removed: String(derived) } : {}),
+        ...(report.regenerated.length > 0 ? { summaries_regenerated: String(report.regenerated.filter((g) => g.to).length) } : {}),
+      }),
+    );
 
     // The rows are deleted; now their bytes go from index storage, and unused vectors and statistics with them.
     const purge = await purgeLocked(deps, { force: true });
@@ -140,18 +146,28 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     const scan = await deps.residue.scan([...needles.text.map((t) => new TextEncoder().encode(t)), ...needles.vectors]);
     const verified: ForgetVerification = {
       indexRows: await deps.index.count({ users: 'all', paths: report.removed.map((r) => r.path) }),
-      index: purge.index, cachedVectorsRemoved: purge.cachedVectorsRemoved, accessRecordsRemoved: purge.accessRecordsRemoved,
-      stateFiles: scan.files, stateHits: scan.hits,
+      index: purge.index,
+      cachedVectorsRemoved: purge.cachedVectorsRemoved,
+      accessRecordsRemoved: purge.accessRecordsRemoved,
+      stateFiles: scan.files,
+      stateHits: scan.hits,
       ...(git ? { gitObjects: git.objects, gitHits: git.hits } : {}),
     };
     const result: ForgetResult = {
-      removed: report.removed, missing, regenerated: report.regenerated, ...(purged ? { purged } : {}),
-      audit: { by, ...(reason ? { reason } : {}), count: targets.length }, verified,
+      removed: report.removed,
+      missing,
+      regenerated: report.regenerated,
+      ...(purged ? { purged } : {}),
+      audit: { by, ...(reason ? { reason } : {}), count: targets.length },
+      verified,
     };
     if (scan.hits.length > 0 || (git?.hits ?? 0) > 0) {
-      throw new MemError(`the memories were removed, but their text is still found in ${[
-        ...scan.hits.map((h) => `.mem/${h}`), ...(git?.hits ? [`${git.hits} git objects`] : []),
-      ].join(', ')}`);
+      throw new MemError(
+        `the memories were removed, but their text is still found in ${[
+          ...scan.hits.map((h) => `.mem/${h}`),
+          ...(git?.hits ? [`${git.hits} git objects`] : []),
+        ].join(', ')}`,
+      );
     }
     return result;
   });
@@ -161,13 +177,17 @@ async function checkPurgeScope(deps: MemoryDeps, allowProject: boolean): Promise
   const scope = await deps.audit.purgeScope();
   if (!scope) throw new UsageError('--purge-history needs git (MEM_GIT is off)');
   if (scope.uncommitted > 0) {
-    throw new UsageError(`--purge-history rewrites history and needs a clean work tree: ${scope.uncommitted} tracked files of ${scope.repository} `
-      + 'have uncommitted changes (a hand edit or deletion under the root too); commit or stash them, then run again. Nothing was forgotten.');
+    throw new UsageError(
+      `--purge-history rewrites history and needs a clean work tree: ${scope.uncommitted} tracked files of ${scope.repository} ` +
+        'have uncommitted changes (a hand edit or deletion under the root too); commit or stash them, then run again. Nothing was forgotten.',
+    );
   }
   if (scope.rootIsRepository || allowProject) return;
-  throw new UsageError(`--purge-history would rewrite the history of the repository ${scope.repository}, which holds more than the memories `
-    + `(branches: ${scope.branches.join(', ') || 'none'}); only the memory files are removed from it, but every commit of those branches `
-    + 'gets a new id. Add --rewrite-project-history to do it anyway. Nothing was forgotten.');
+  throw new UsageError(
+    `--purge-history would rewrite the history of the repository ${scope.repository}, which holds more than the memories ` +
+      `(branches: ${scope.branches.join(', ') || 'none'}); only the memory files are removed from it, but every commit of those branches ` +
+      'gets a new id. Add --rewrite-project-history to do it anyway. Nothing was forgotten.',
+  );
 }
 
 // Long enough to be this memory's own words rather than a heading or a common phrase.
@@ -177,8 +197,13 @@ const MIN_NEEDLE = 12;
 async function forgottenBytes(deps: MemoryDeps, targets: [string, ManifestEntry][]): Promise<{ text: string[]; vectors: Uint8Array[] }> {
   const text = new Set<string>();
   for (const [path] of targets) {
-    const body = await loadDoc(deps, path).then((d) => d.body).catch(() => '');
-    const lines = body.split('\n').map((l) => l.trim()).filter((l) => l.length >= MIN_NEEDLE);
+    const body = await loadDoc(deps, path)
+      .then((d) => d.body)
+      .catch(() => '');
+    const lines = body
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.length >= MIN_NEEDLE);
     for (const l of lines.length > 0 ? lines : [body.trim()]) if (l) text.add(l);
   }
   const cached = await deps.cache.getMany(targets.flatMap(([, e]) => e.chunks.map((c) => c.textHash)));

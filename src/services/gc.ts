@@ -43,12 +43,17 @@ export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Pro
 
     for (const [path] of toMark) await rewriteMemory(deps, path, (m) => ({ ...m, status: 'expired' }));
     if (toMark.length > 0) await syncIndex(deps, { only: toMark.map(([p]) => p) });
-    const report = toRemove.length > 0
-      ? await removeEverywhere(deps, (await deps.manifest.load()) ?? manifest, toRemove)
-      : { removed: [], regenerated: [], paths: [] };
+    const report =
+      toRemove.length > 0 ? await removeEverywhere(deps, (await deps.manifest.load()) ?? manifest, toRemove) : { removed: [], regenerated: [], paths: [] };
     const paths = [...new Set([...toMark.map(([p]) => p), ...report.paths])];
-    await deps.audit.commit(paths, commitMessage('GC', { user: input.user, expired: String(toMark.length), removed: String(report.removed.length) },
-      [...toMark.map(([p, e]) => `expired: ${e.memoryId} (${p})`), ...report.removed.map((r) => `removed: ${r.id} (${r.path})`)].join('\n')));
+    await deps.audit.commit(
+      paths,
+      commitMessage(
+        'GC',
+        { user: input.user, expired: String(toMark.length), removed: String(report.removed.length) },
+        [...toMark.map(([p, e]) => `expired: ${e.memoryId} (${p})`), ...report.removed.map((r) => `removed: ${r.id} (${r.path})`)].join('\n'),
+      ),
+    );
     // Hand deletions and edits only mark index rows deleted; their text stays in index storage until this purge.
     const purge = await purgeLocked(deps, { force: report.removed.length > 0 });
     return { expired: list(toMark), removed: report.removed, regenerated: report.regenerated, dryRun: false, purge };

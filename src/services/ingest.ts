@@ -111,8 +111,12 @@ export async function ingestConversation(deps: MemoryDeps, input: IngestInput): 
   for (const m of extraction.memories) {
     try {
       const add: AddInput = {
-        text: m.text, user: input.user, type: TYPE_OF_KIND[m.kind], importance: m.importance,
-        tags: [m.kind, ...(m.tags ?? []).filter((t) => t !== m.kind)], source: `ingest:${source}`,
+        text: m.text,
+        user: input.user,
+        type: TYPE_OF_KIND[m.kind],
+        importance: m.importance,
+        tags: [m.kind, ...(m.tags ?? []).filter((t) => t !== m.kind)],
+        source: `ingest:${source}`,
         ...(m.key ? { key: m.key } : {}),
         ...(input.allowSecrets ? { allowSecrets: true } : {}),
       };

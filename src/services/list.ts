@@ -29,8 +29,9 @@ export async function listMemories(deps: MemoryDeps, input: ListInput): Promise<
   // Every call: a list shows the files as they are now, hand edits included.
   await ensureIndexed(deps, 'current');
   const statuses = input.statuses ?? ['active'];
-  const entries = [...((await deps.manifest.load()) ?? new Map())].filter(([, e]) =>
-    e.user === input.user && statuses.includes(e.status) && (!input.types?.length || input.types.includes(e.type)));
+  const entries = [...((await deps.manifest.load()) ?? new Map())].filter(
+    ([, e]) => e.user === input.user && statuses.includes(e.status) && (!input.types?.length || input.types.includes(e.type)),
+  );
   const records: MemoryRecord[] = [];
   for (const [path] of entries) {
     // A file removed since the sync is simply not listed.

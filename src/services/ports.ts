@@ -27,8 +27,7 @@ export interface IndexHit {
 
 /** One retrieval signal at a time; fusion happens in the service, where every score can be explained. */
 export type IndexSearchRequest =
-  | { mode: 'dense'; scope: IndexScope; queryVector: number[]; limit: number }
-  | { mode: 'bm25'; scope: IndexScope; queryText: string; limit: number };
+  { mode: 'dense'; scope: IndexScope; queryVector: number[]; limit: number } | { mode: 'bm25'; scope: IndexScope; queryText: string; limit: number };
 
 export interface EmbeddingModelIdentity {
   name: string;

@@ -123,9 +123,7 @@ function validate(input: SearchInput): number {
 async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
   const [dense, bm25] = await Promise.all([
-    mode === 'bm25'
-      ? []
-      : deps.embedder.embedQuery(input.query).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
+    mode === 'bm25' ? [] : deps.embedder.embedQuery(input.query).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
     mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: input.query, limit }),
   ]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
@@ -149,9 +147,10 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   const scored = candidates.map((c) => {
     const r = c.hit.record;
     const touched = Math.max(r.updated, access.get(accessKey(r.user, r.memoryId))?.lastAccessed ?? 0);
-    const parts = input.rescore === false
-      ? { relevance: c.relevance, recency: 0, importance: r.importance, score: c.relevance }
-      : blendScore(c.relevance, touched, r.importance, at.getTime(), deps.scoring[r.type]);
+    const parts =
+      input.rescore === false
+        ? { relevance: c.relevance, recency: 0, importance: r.importance, score: c.relevance }
+        : blendScore(c.relevance, touched, r.importance, at.getTime(), deps.scoring[r.type]);
     return { c, parts };
   });
   const best = new Map<string, (typeof scored)[number]>();
@@ -167,15 +166,25 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
     deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
   }
   // The chain, for a history search that returns memories taken out of search by a link.
-  const replaced = input.history && top.some((t) => t.c.hit.record.status !== 'active') ? successors((await deps.manifest.load()) ?? new Map()) : new Map<string, string>();
+  const replaced =
+    input.history && top.some((t) => t.c.hit.record.status !== 'active') ? successors((await deps.manifest.load()) ?? new Map()) : new Map<string, string>();
   return top.map(({ c, parts }) => {
     const r = c.hit.record;
     const replacedBy = replaced.get(r.path);
     return {
-      id: r.memoryId, path: r.path, user: r.user, type: r.type, status: r.status, importance: r.importance,
-      created: new Date(r.created).toISOString(), updated: new Date(r.updated).toISOString(),
+      id: r.memoryId,
+      path: r.path,
+      user: r.user,
+      type: r.type,
+      status: r.status,
+      importance: r.importance,
+      created: new Date(r.created).toISOString(),
+      updated: new Date(r.updated).toISOString(),
       ...(r.expires < NO_EXPIRY ? { expires: new Date(r.expires).toISOString() } : {}),
-      tags: r.tags, heading: r.heading, lines: [r.lineStart, r.lineEnd], content: r.content,
+      tags: r.tags,
+      heading: r.heading,
+      lines: [r.lineStart, r.lineEnd],
+      content: r.content,
       score: parts.score,
       scores: {
         relevance: parts.relevance,

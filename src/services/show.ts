@@ -37,12 +37,21 @@ type Entries = Map<string, ManifestEntry>;
 async function link(deps: MemoryDeps, entries: Entries, id: string, user: string): Promise<{ link: ChainLink; record?: MemoryRecord }> {
   // The user's own memory with that id first (ids are unique per user, not across users).
   const path = pathOf(entries, id, user) ?? pathOf(entries, id);
-  const record = path ? await loadDoc(deps, path).then((doc) => withIndexedStatus(toRecord(doc), entries.get(path)), () => undefined) : undefined;
+  const record = path
+    ? await loadDoc(deps, path).then(
+        (doc) => withIndexedStatus(toRecord(doc), entries.get(path)),
+        () => undefined,
+      )
+    : undefined;
   return record ? { link: linkOf(record), record } : { link: { id, status: 'missing' } };
 }
 
 async function walk(
-  deps: MemoryDeps, entries: Entries, start: MemoryRecord, next: (r: MemoryRecord) => string | undefined, user: string,
+  deps: MemoryDeps,
+  entries: Entries,
+  start: MemoryRecord,
+  next: (r: MemoryRecord) => string | undefined,
+  user: string,
 ): Promise<ChainLink[]> {
   const links: ChainLink[] = [];
   const seen = new Set([start.id]);

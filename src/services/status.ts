@@ -49,7 +49,10 @@ export async function memoryStatus(deps: MemoryDeps): Promise<StatusReport> {
     indexRows,
     users,
     drift: {
-      unindexed, changed, deleted, rowsMismatch,
+      unindexed,
+      changed,
+      deleted,
+      rowsMismatch,
       inSync: !rowsMismatch && unindexed.length + changed.length + deleted.length === 0,
     },
   };

@@ -121,9 +121,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
     const now = Date.now();
     if (firstChangeAt === 0) firstChangeAt = now;
     // After failures, back off (1 s, 2 s, ... 30 s) instead of hammering a server that is down.
-    const wait = failures > 0
-      ? Math.min(RETRY_MAX_MS, 1_000 * 2 ** (failures - 1))
-      : Math.max(0, Math.min(debounceMs, firstChangeAt + maxWaitMs - now));
+    const wait = failures > 0 ? Math.min(RETRY_MAX_MS, 1_000 * 2 ** (failures - 1)) : Math.max(0, Math.min(debounceMs, firstChangeAt + maxWaitMs - now));
     timer = setTimeout(flush, wait);
   }
 

@@ -39,16 +39,30 @@ function hook(args: string[], payload: unknown, env: Record<string, string>, asA
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code, signal) => resolve({ code: code ?? 1, stdout, stderr: signal ? `${stderr}killed by ${signal}` : stderr, ms: Date.now() - started }));
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? 1, stdout, stderr: signal ? `${stderr}killed by ${signal}` : stderr, ms: Date.now() - started }),
+    );
     child.stdin.end(asArgument ? '' : json);
   });
 }
 
-interface LogEntry { agent: string; event: string; ok: boolean; ms: number; session?: string; detail?: string; error?: string; hint?: string }
+interface LogEntry {
+  agent: string;
+  event: string;
+  ok: boolean;
+  ms: number;
+  session?: string;
+  detail?: string;
+  error?: string;
+  hint?: string;
+}
 
 async function hookLog(root: string): Promise<LogEntry[]> {
   const text = await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogEntry);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as LogEntry);
 }
 
 /** Waits for the detached capture a hook started to log its outcome (the n-th entry of that event). */
@@ -72,19 +86,25 @@ function respond(request: ChatRequest): string {
   const user = request.messages[1]!.content;
   if (system.includes('Do NOT store small talk')) {
     if (user.includes('switched this project from pnpm to bun')) {
-      return JSON.stringify({ memories: [{ text: 'The shop project uses bun as its package manager.', kind: 'fact', importance: 0.8, key: 'package_manager' }] });
+      return JSON.stringify({
+        memories: [{ text: 'The shop project uses bun as its package manager.', kind: 'fact', importance: 0.8, key: 'package_manager' }],
+      });
     }
     if (user.includes('uses pnpm as its package manager')) {
-      return JSON.stringify({ memories: [
-        { text: 'The shop project uses pnpm as its package manager, never npm.', kind: 'fact', importance: 0.8, key: 'package_manager' },
-        { text: 'Ann wants the build set up before anything else.', kind: 'preference', importance: 0.6 },
-      ] });
+      return JSON.stringify({
+        memories: [
+          { text: 'The shop project uses pnpm as its package manager, never npm.', kind: 'fact', importance: 0.8, key: 'package_manager' },
+          { text: 'Ann wants the build set up before anything else.', kind: 'preference', importance: 0.6 },
+        ],
+      });
     }
     return JSON.stringify({ memories: [] });
   }
   const { existing_memories: existing } = JSON.parse(user) as { new_memory: { key?: string }; existing_memories: { id: string; key?: string }[] };
   const same = existing.find((m) => m.key === 'package_manager');
-  return JSON.stringify(same ? { action: 'SUPERSEDE', target_id: same.id, reason: 'the package manager changed' } : { action: 'ADD', target_id: null, reason: 'new' });
+  return JSON.stringify(
+    same ? { action: 'SUPERSEDE', target_id: same.id, reason: 'the package manager changed' } : { action: 'ADD', target_id: null, reason: 'new' },
+  );
 }
 
 describe('mem integrate and mem hook', () => {
@@ -142,7 +162,11 @@ describe('mem integrate and mem hook', () => {
       await mkdir(join(path, '..'), { recursive: true });
       await writeFile(path, text);
     }
-    const runs: [string, string[]][] = [['claude-code', ['--scope', 'project']], ['codex', ['--scope', 'project']], ['gemini', ['--scope', 'user']]];
+    const runs: [string, string[]][] = [
+      ['claude-code', ['--scope', 'project']],
+      ['codex', ['--scope', 'project']],
+      ['gemini', ['--scope', 'user']],
+    ];
     for (const [agent, scope] of runs) {
       const first = await runMem(['integrate', agent, ...scope, '--dir', shop, '--json'], { env });
       expect(first.code).toBe(0);
@@ -181,7 +205,7 @@ describe('mem integrate and mem hook', () => {
     expect(await readFile(join(home, '.gemini', 'GEMINI.md'), 'utf8').catch(() => 'gone')).toBe('gone');
   });
 
-  it('a file edited after the install keeps the edit: uninstall takes out only memdir\'s part', async () => {
+  it("a file edited after the install keeps the edit: uninstall takes out only memdir's part", async () => {
     const settings = join(home, '.claude', 'settings.json');
     expect((await runMem(['integrate', 'claude-code', '--scope', 'user', '--prompt-recall'], { env })).code).toBe(0);
     const installed = JSON.parse(await readFile(settings, 'utf8'));
@@ -249,7 +273,12 @@ describe('mem integrate and mem hook', () => {
   it('a correction in session three wins in session four; a second project sees nothing of the first; personal memory reaches both', async () => {
     const transcript = join(home, 'session-3.jsonl');
     await copyFile(join(FIXTURES, 'claude-code-transcript-3.jsonl'), transcript);
-    const stop = { ...JSON.parse(await fixture('claude-code-stop.json')), session_id: 'c41e7a52-3b9d-4e61-8f20-5a7d9b3c1e03', cwd: shop, transcript_path: transcript };
+    const stop = {
+      ...JSON.parse(await fixture('claude-code-stop.json')),
+      session_id: 'c41e7a52-3b9d-4e61-8f20-5a7d9b3c1e03',
+      cwd: shop,
+      transcript_path: transcript,
+    };
     expect((await hook(['claude-code', 'stop', '--user', 'ann'], stop, env)).code).toBe(0);
     expect((await captured(shopRoot(), 'stop', 2)).detail).toContain('extraction done: 1 memories');
 
@@ -299,7 +328,9 @@ describe('mem integrate and mem hook', () => {
     const client = new Client({ name: 'memdir-agents-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const result = (await client.callTool({ name: 'memory_search', arguments: { query: 'which package manager does the shop use', k: 3 } })) as { content: { text?: string }[] };
+      const result = (await client.callTool({ name: 'memory_search', arguments: { query: 'which package manager does the shop use', k: 3 } })) as {
+        content: { text?: string }[];
+      };
       const text = result.content.map((c) => c.text ?? '').join('\n');
       expect(text).toContain('<memories user="ann">');
       expect(text).toContain('uses bun as its package manager');
@@ -342,7 +373,9 @@ describe('mem integrate and mem hook', () => {
     expect(status.json.hooks.problems[0]).toMatchObject({ event: 'stop', ok: false });
     const doctor = await runMem(['doctor'], { root: shopRoot(), env });
     expect(doctor.stdout).toContain('agent hook: ');
-    expect(doctor.stdout).toContain('claude-code stop failed: the stop hook input has no transcript_path — the turns stay uncaptured and the next hook retries them');
+    expect(doctor.stdout).toContain(
+      'claude-code stop failed: the stop hook input has no transcript_path — the turns stay uncaptured and the next hook retries them',
+    );
     expect(basename(shopRoot())).toBe('memories');
   });
 });

@@ -35,7 +35,10 @@ describe('ten mem add processes at once', () => {
 
     // Git: ten commits, one file each, all ten files, a sound repository and a clean tree.
     expect(git(root, 'rev-list', '--count', 'HEAD').trim()).toBe('10');
-    const perCommit = git(root, 'log', '--pretty=format:@@', '--name-only').split('@@').map((c) => c.trim()).filter(Boolean);
+    const perCommit = git(root, 'log', '--pretty=format:@@', '--name-only')
+      .split('@@')
+      .map((c) => c.trim())
+      .filter(Boolean);
     expect(perCommit).toHaveLength(10);
     expect(perCommit.every((files) => files.split('\n').length === 1)).toBe(true);
     expect(perCommit.sort()).toEqual([...paths].sort());

@@ -19,10 +19,13 @@ describe('mem doctor', () => {
   let root: string;
 
   beforeAll(async () => {
-    root = await e2eRoot({
-      'alice/semantic/a.md': 'Alice runs a marathon every spring.\n',
-      'alice/semantic/b.md': 'Alice keeps bees on her balcony.\n',
-    }, 'memdir-e2e-doctor-');
+    root = await e2eRoot(
+      {
+        'alice/semantic/a.md': 'Alice runs a marathon every spring.\n',
+        'alice/semantic/b.md': 'Alice keeps bees on her balcony.\n',
+      },
+      'memdir-e2e-doctor-',
+    );
     expect((await runMem(['reindex'], { root })).code).toBe(0);
   });
   afterAll(async () => {
@@ -43,7 +46,10 @@ describe('mem doctor', () => {
     const found = await runMem(['doctor', '--json'], { root });
     expect(found.code).toBe(1);
     expect(found.json.problems.map((p: { kind: string; path: string }) => `${p.kind} ${p.path}`).sort()).toEqual([
-      'invalid-file alice/semantic/bad.md', 'missing-rows alice/semantic/a.md', 'missing-rows alice/semantic/c.md', 'unindexed alice/semantic/c.md',
+      'invalid-file alice/semantic/bad.md',
+      'missing-rows alice/semantic/a.md',
+      'missing-rows alice/semantic/c.md',
+      'unindexed alice/semantic/c.md',
     ]);
     const human = await runMem(['doctor'], { root });
     expect(human.code).toBe(1);

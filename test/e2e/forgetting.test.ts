@@ -41,7 +41,10 @@ function objectsHolding(repo: string, needle: string): number {
 /** The first 16 floats of every cached vector of the memory's text: what its dense row holds. */
 async function vectorsOf(root: string, before: Set<string>): Promise<Buffer[]> {
   const entries = await readdir(join(root, '.mem', 'vectors'), { recursive: true, withFileTypes: true });
-  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).filter((f) => !before.has(f));
+  const files = entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .filter((f) => !before.has(f));
   return Promise.all(files.map(async (f) => (await readFile(f)).subarray(0, 64)));
 }
 
@@ -202,7 +205,10 @@ describe('mem watch purges a deletion', () => {
   it('after mem watch picks up a deleted file, no byte of its text or vector is under .mem/', async () => {
     await runMem(['add', 'Alice takes the 7:40 train to work', '-u', 'alice'], { root });
     const secret = await addSecretMemory(root, 'Alice stores her passport in the freezer');
-    watcher = spawn(process.execPath, [MEM_BIN, '--root', root, 'watch', '--json', '--debounce', '50', '--purge-delay', '500'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    watcher = spawn(process.execPath, [MEM_BIN, '--root', root, 'watch', '--json', '--debounce', '50', '--purge-delay', '500'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let buffer = '';
     watcher.stdout!.on('data', (chunk) => {
       buffer += chunk.toString();
@@ -216,7 +222,11 @@ describe('mem watch purges a deletion', () => {
     expect((await stateHolding(root, secret.needles)).length).toBeGreaterThan(0);
 
     await unlink(join(root, secret.path));
-    const synced = await eventually(async () => lines.find((l) => Array.isArray(l.paths) && (l.paths as string[]).includes(secret.path)), 'the deletion', 120_000);
+    const synced = await eventually(
+      async () => lines.find((l) => Array.isArray(l.paths) && (l.paths as string[]).includes(secret.path)),
+      'the deletion',
+      120_000,
+    );
     expect(synced).toMatchObject({ event: 'sync', deleted: 1 });
     // Once edits pause (--purge-delay), the watch purges what the sync only marked deleted.
     const purged = await eventually(async () => lines.find((l) => l.event === 'purge'), 'the purge', 120_000);

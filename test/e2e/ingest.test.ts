@@ -38,7 +38,10 @@ describe('mem ingest', () => {
 
   beforeAll(async () => {
     root = await e2eRoot({}, 'memdir-e2e-ingest-');
-    files = await tempRoot({ 'support.md': MARKDOWN, 'cello.json': JSON_CHAT, 'broken.json': '[\n {"role": "user", "content": "hi"},\n {"role": "user",, }\n]' }, 'memdir-e2e-transcripts-');
+    files = await tempRoot(
+      { 'support.md': MARKDOWN, 'cello.json': JSON_CHAT, 'broken.json': '[\n {"role": "user", "content": "hi"},\n {"role": "user",, }\n]' },
+      'memdir-e2e-transcripts-',
+    );
     llm = await startFakeLlm(() => answer);
   });
   afterAll(async () => {
@@ -50,7 +53,8 @@ describe('mem ingest', () => {
     const r = await runMem(['ingest', join(files, 'support.md'), '--user', 'ann', '--json'], { root });
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({
-      user: 'ann', turns: 4,
+      user: 'ann',
+      turns: 4,
       log: { path: 'ann/episodic/2026-11-28.md', appended: true },
       extraction: { status: 'offline', memories: [] },
     });
@@ -79,7 +83,10 @@ describe('mem ingest', () => {
     const r = await runMem(['ingest', join(files, 'cello.json'), '--user', 'ann', '--json'], { root, env: withLlm() });
     expect(r.code).toBe(0);
     expect(r.json.extraction).toMatchObject({ status: 'done', model: 'fake-chat', warnings: [] });
-    expect(r.json.extraction.memories.map((m: { kind: string; type: string }) => [m.kind, m.type])).toEqual([['decision', 'semantic'], ['event', 'episodic']]);
+    expect(r.json.extraction.memories.map((m: { kind: string; type: string }) => [m.kind, m.type])).toEqual([
+      ['decision', 'semantic'],
+      ['event', 'episodic'],
+    ]);
     const cello = r.json.extraction.memories[0];
     expect(await readFile(join(root, cello.path), 'utf8')).toMatch(/source: '?ingest:cello\.json'?/);
     // The extraction request (later ones may be write-time reconciliation of the extracted memories).

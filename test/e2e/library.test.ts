@@ -61,14 +61,37 @@ describe('library API from a consumer package', () => {
 
   it('type-checks against the published declarations and runs add, search, get, list, reindex, forget, close', async () => {
     const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-    await run(process.execPath, [
-      tsc, '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext',
-      '--typeRoots', join(REPO, 'node_modules', '@types'), '--types', 'node', '--outDir', 'out', 'consumer.ts',
-    ], { cwd: consumer });
+    await run(
+      process.execPath,
+      [
+        tsc,
+        '--strict',
+        '--target',
+        'es2022',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--typeRoots',
+        join(REPO, 'node_modules', '@types'),
+        '--types',
+        'node',
+        '--outDir',
+        'out',
+        'consumer.ts',
+      ],
+      { cwd: consumer },
+    );
     await writeFile(join(consumer, 'out', 'package.json'), '{"type": "module"}');
     const { stdout } = await run(process.execPath, [join(consumer, 'out', 'consumer.js'), root], { cwd: consumer, env: cleanEnv() });
     expect(JSON.parse(stdout)).toEqual({
-      action: 'ADD', top: true, content: 'Alice prefers window seats', listed: 1, skipped: 1, removed: 1, gone: true,
+      action: 'ADD',
+      top: true,
+      content: 'Alice prefers window seats',
+      listed: 1,
+      skipped: 1,
+      removed: 1,
+      gone: true,
     });
   });
 });

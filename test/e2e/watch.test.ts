@@ -21,8 +21,7 @@ describe('mem watch', () => {
   let stderr = '';
 
   /** Paths and contents of Ann's memories a search returns (untracked: access statistics stay untouched). */
-  const found = async (query: string) =>
-    (await memory.search({ query, user: 'ann', k: 10, track: false })).map((r) => ({ path: r.path, content: r.content }));
+  const found = async (query: string) => (await memory.search({ query, user: 'ann', k: 10, track: false })).map((r) => ({ path: r.path, content: r.content }));
 
   beforeAll(async () => {
     root = await e2eRoot({ 'ann/semantic/tea.md': 'Ann drinks green tea every morning.\n' }, 'memdir-e2e-watch-');

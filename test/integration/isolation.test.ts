@@ -16,7 +16,7 @@ import { openTestMemory, type TestMemory } from '../support/harness.js';
 const USERS = ['alice', 'bob', 'carol.smith', 'dave@example.com', '张伟', 'u1', 'u-2', 'alice2'];
 const WORDS = ['tea', 'coffee', 'berlin', 'munich', 'bike', 'piano', 'violin', 'peanut', 'allergy', 'flight', 'hotel', 'salary', 'password', 'doctor'];
 const TAGS = ['home', 'work', 'health', 'travel', 'a"b', 'x\\y', 'or user != "'];
-const HOSTILE = ['" or user != "', '") or (user != "alice', '\\', '" or true or "', 'user in ["bob"]', '*', '%', '../bob', '\'; --'];
+const HOSTILE = ['" or user != "', '") or (user != "alice', '\\', '" or true or "', 'user in ["bob"]', '*', '%', '../bob', "'; --"];
 
 const userArb = fc.constantFrom(...USERS);
 const tagsArb = fc.subarray(TAGS, { maxLength: 3 });
@@ -53,32 +53,52 @@ describe('isolation at the index: property over random rows', () => {
       status: fc.constantFrom('active' as const, 'superseded' as const),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(rowArb, { minLength: 1, maxLength: 25 }), fc.nat(), userArb, fc.oneof(fc.constant([] as string[]), tagsArb), queryArb, async (rows, pick, other, tags, query) => {
-        run++;
-        // Mostly a user who owns rows in this run (so searches return something), sometimes any user.
-        const user = pick % 4 === 0 ? other : rows[pick % rows.length]!.user;
-        const chunks: IndexedChunk[] = rows.map((r, i) => ({
-          chunkId: `${run.toString(16).padStart(4, '0')}${i.toString(16).padStart(4, '0')}`, textHash: 'h', memoryId: `m-${run}-${i}`,
-          user: r.user, type: 'semantic', status: r.status, importance: 0.5, created: 1, updated: 1, expires: NO_EXPIRY,
-          path: `${r.user}/semantic/m-${run}-${i}.md`, heading: '', lineStart: 1, lineEnd: 1, tags: r.tags,
-          content: r.words.join(' '), vector: r.vector.some((v) => v !== 0) ? r.vector : [1, 0, 0, 0],
-        }));
-        await index.upsert(chunks);
-        const scope = { users: [user], statuses: ['active' as const], ...(tags.length ? { tags } : {}) };
-        const dense = await index.search({ mode: 'dense', scope, queryVector: [0.5, -0.5, 0.25, 1], limit: 50 });
-        const bm25 = await index.search({ mode: 'bm25', scope, queryText: query, limit: 50 });
-        hits += dense.length + bm25.length;
-        for (const hit of [...dense, ...bm25]) {
-          expect(hit.record.user).toBe(user);
-          expect(hit.record.status).toBe('active');
-          if (tags.length) expect(hit.record.tags.some((t) => tags.includes(t))).toBe(true);
-        }
-        // Nothing of this user that is eligible was lost by escaping either (dense returns every eligible row up to the limit).
-        const eligible = chunks.filter((c) => c.user === user && c.status === 'active' && (!tags.length || c.tags.some((t) => tags.includes(t))));
-        const found = new Set(dense.map((h) => h.record.chunkId));
-        for (const c of eligible) expect(found.has(c.chunkId)).toBe(true);
-        await index.delete({ users: 'all', memoryIds: chunks.map((c) => c.memoryId) });
-      }),
+      fc.asyncProperty(
+        fc.array(rowArb, { minLength: 1, maxLength: 25 }),
+        fc.nat(),
+        userArb,
+        fc.oneof(fc.constant([] as string[]), tagsArb),
+        queryArb,
+        async (rows, pick, other, tags, query) => {
+          run++;
+          // Mostly a user who owns rows in this run (so searches return something), sometimes any user.
+          const user = pick % 4 === 0 ? other : rows[pick % rows.length]!.user;
+          const chunks: IndexedChunk[] = rows.map((r, i) => ({
+            chunkId: `${run.toString(16).padStart(4, '0')}${i.toString(16).padStart(4, '0')}`,
+            textHash: 'h',
+            memoryId: `m-${run}-${i}`,
+            user: r.user,
+            type: 'semantic',
+            status: r.status,
+            importance: 0.5,
+            created: 1,
+            updated: 1,
+            expires: NO_EXPIRY,
+            path: `${r.user}/semantic/m-${run}-${i}.md`,
+            heading: '',
+            lineStart: 1,
+            lineEnd: 1,
+            tags: r.tags,
+            content: r.words.join(' '),
+            vector: r.vector.some((v) => v !== 0) ? r.vector : [1, 0, 0, 0],
+          }));
+          await index.upsert(chunks);
+          const scope = { users: [user], statuses: ['active' as const], ...(tags.length ? { tags } : {}) };
+          const dense = await index.search({ mode: 'dense', scope, queryVector: [0.5, -0.5, 0.25, 1], limit: 50 });
+          const bm25 = await index.search({ mode: 'bm25', scope, queryText: query, limit: 50 });
+          hits += dense.length + bm25.length;
+          for (const hit of [...dense, ...bm25]) {
+            expect(hit.record.user).toBe(user);
+            expect(hit.record.status).toBe('active');
+            if (tags.length) expect(hit.record.tags.some((t) => tags.includes(t))).toBe(true);
+          }
+          // Nothing of this user that is eligible was lost by escaping either (dense returns every eligible row up to the limit).
+          const eligible = chunks.filter((c) => c.user === user && c.status === 'active' && (!tags.length || c.tags.some((t) => tags.includes(t))));
+          const found = new Set(dense.map((h) => h.record.chunkId));
+          for (const c of eligible) expect(found.has(c.chunkId)).toBe(true);
+          await index.delete({ users: 'all', memoryIds: chunks.map((c) => c.memoryId) });
+        },
+      ),
       { numRuns: 30, seed: 4242 },
     );
     expect(hits).toBeGreaterThan(10); // the property was exercised on real results, not on empty ones
@@ -91,7 +111,14 @@ describe('isolation through memory.search with the real model', () => {
 
   beforeAll(async () => {
     // A random corpus (fixed seed): 36 memories over the users, some sharing words across users.
-    const memories = fc.sample(fc.record({ user: userArb, words: fc.array(fc.constantFrom(...WORDS), { minLength: 3, maxLength: 7 }), tags: tagsArb.filter((t) => t.every((x) => !/["\\]/.test(x))) }), { numRuns: 36, seed: 7 });
+    const memories = fc.sample(
+      fc.record({
+        user: userArb,
+        words: fc.array(fc.constantFrom(...WORDS), { minLength: 3, maxLength: 7 }),
+        tags: tagsArb.filter((t) => t.every((x) => !/["\\]/.test(x))),
+      }),
+      { numRuns: 36, seed: 7 },
+    );
     const files: Record<string, string> = {};
     memories.forEach((m, i) => {
       const path = `${m.user}/semantic/m${i}.md`;
@@ -108,15 +135,21 @@ describe('isolation through memory.search with the real model', () => {
   it('no search of one user returns another user’s memory, whatever the query, tags or mode', async () => {
     let hits = 0;
     await fc.assert(
-      fc.asyncProperty(userArb, queryArb, fc.subarray(TAGS, { maxLength: 2 }), fc.constantFrom('hybrid' as const, 'dense' as const, 'bm25' as const), async (user, query, tags, mode) => {
-        const results = await tm.memory.search({ query, user, mode, k: 20, track: false, ...(tags.length ? { tags } : {}) });
-        hits += results.length;
-        for (const r of results) {
-          expect(r.user).toBe(user);
-          expect(owner.get(r.id)).toBe(user);
-          expect(r.path.startsWith(`${user}/`)).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        userArb,
+        queryArb,
+        fc.subarray(TAGS, { maxLength: 2 }),
+        fc.constantFrom('hybrid' as const, 'dense' as const, 'bm25' as const),
+        async (user, query, tags, mode) => {
+          const results = await tm.memory.search({ query, user, mode, k: 20, track: false, ...(tags.length ? { tags } : {}) });
+          hits += results.length;
+          for (const r of results) {
+            expect(r.user).toBe(user);
+            expect(owner.get(r.id)).toBe(user);
+            expect(r.path.startsWith(`${user}/`)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 40, seed: 99 },
     );
     expect(hits).toBeGreaterThan(40);

@@ -35,7 +35,8 @@ async function change(root: string, round: number): Promise<void> {
 /** Runs `mem reindex` with the step counter; killed at `killAt` unless it finishes first. */
 function reindexChild(root: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const child = spawn(process.execPath, ['--import', KILL_HOOK, MEM_BIN, '--root', root, 'reindex', '--json', ...args], {
-    env: cleanEnv(env), stdio: 'ignore',
+    env: cleanEnv(env),
+    stdio: 'ignore',
   });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
@@ -81,7 +82,10 @@ describe('reindex killed at deterministic points', () => {
   it('converges to exactly what the files say after each of 20 kills', async () => {
     let round = 0;
     let kills = 0;
-    for (const [args, points] of [[[], 16], [['--rebuild'], 4]] as const) {
+    for (const [args, points] of [
+      [[], 16],
+      [['--rebuild'], 4],
+    ] as const) {
       await change(root, ++round);
       const steps = await stepsOf(root, [...args]);
       expect(steps).toBeGreaterThan(20);

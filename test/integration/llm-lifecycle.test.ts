@@ -11,8 +11,7 @@ import { openTestMemory, type TestMemory } from '../support/harness.js';
 
 /** What the fake model answers next; each test sets it. */
 let answer: (request: ChatRequest) => unknown = () => ({});
-const existingIds = (request: ChatRequest): string[] =>
-  JSON.parse(request.messages[1]!.content).existing_memories?.map((m: { id: string }) => m.id) ?? [];
+const existingIds = (request: ChatRequest): string[] => JSON.parse(request.messages[1]!.content).existing_memories?.map((m: { id: string }) => m.id) ?? [];
 
 describe('lifecycle with an LLM', () => {
   let llm: FakeLlmServer;

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestMemory, type TestMemory } from '../support/harness.js';
 
 const fm = (fields: Record<string, string | number>) =>
-  `---\n${Object.entries(fields).map(([k, v]) => `${k}: ${v}`).join('\n')}\n---\n`;
+  `---\n${Object.entries(fields)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n')}\n---\n`;
 
 const FILES = {
   'alice/semantic/residence.md': `${fm({ id: 'alice-residence', user: 'alice', type: 'semantic' })}Alice lives in Munich, close to the English Garden.\n`,

@@ -17,9 +17,24 @@ const MODEL = { name: 'test-model', dimension: 4 };
 
 function row(id: string, user: string, content: string, vector: number[], extra: Partial<IndexedChunk> = {}): IndexedChunk {
   return {
-    chunkId: id, textHash: id, memoryId: `m-${id}`, user, type: 'semantic', status: 'active', importance: 0.5,
-    created: 1, updated: 1, expires: NO_EXPIRY, path: `${user}/semantic/${id}.md`, heading: '', lineStart: 1, lineEnd: 1,
-    tags: [], content, vector, ...extra,
+    chunkId: id,
+    textHash: id,
+    memoryId: `m-${id}`,
+    user,
+    type: 'semantic',
+    status: 'active',
+    importance: 0.5,
+    created: 1,
+    updated: 1,
+    expires: NO_EXPIRY,
+    path: `${user}/semantic/${id}.md`,
+    heading: '',
+    lineStart: 1,
+    lineEnd: 1,
+    tags: [],
+    content,
+    vector,
+    ...extra,
   };
 }
 
@@ -73,20 +88,29 @@ describe('MilvusIndex on Milvus Lite', () => {
 
   it('finds Chinese text through BM25 with a jieba analyzer', async () => {
     const hits = await index.search({
-      mode: 'bm25', scope: { users: ['bob'] }, queryText: '股票产品', limit: 5,
+      mode: 'bm25',
+      scope: { users: ['bob'] },
+      queryText: '股票产品',
+      limit: 5,
     });
     expect(hits.map((h) => h.record.chunkId)).toEqual(['b2']);
   });
 
   it('a hostile user id in a scope is refused, never widened', async () => {
-    await expect(
-      index.search({ mode: 'dense', scope: { users: ['alice" or user != "x'] }, queryVector: [1, 0, 0, 0], limit: 10 }),
-    ).rejects.toThrow(/invalid user id/);
+    await expect(index.search({ mode: 'dense', scope: { users: ['alice" or user != "x'] }, queryVector: [1, 0, 0, 0], limit: 10 })).rejects.toThrow(
+      /invalid user id/,
+    );
   });
 
   it('counts, lists paths and deletes stale chunks of one path', async () => {
     expect(await index.count({ users: 'all' })).toBe(5);
-    expect((await index.listPaths()).sort()).toEqual(['alice/semantic/a1.md', 'alice/semantic/a2.md', 'alice/semantic/a3.md', 'bob/semantic/b1.md', 'bob/semantic/b2.md']);
+    expect((await index.listPaths()).sort()).toEqual([
+      'alice/semantic/a1.md',
+      'alice/semantic/a2.md',
+      'alice/semantic/a3.md',
+      'bob/semantic/b1.md',
+      'bob/semantic/b2.md',
+    ]);
     expect((await index.listChunks()).sort((x, y) => x.chunkId.localeCompare(y.chunkId))).toEqual(
       ['a1', 'a2', 'a3', 'b1', 'b2'].map((id) => ({ chunkId: id, path: `${id[0] === 'a' ? 'alice' : 'bob'}/semantic/${id}.md` })),
     );

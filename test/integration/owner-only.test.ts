@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openTestMemory, runMem, type TestMemory } from '../support/harness.js';
 
-interface Rec { pid: number; port: number; secret: string }
+interface Rec {
+  pid: number;
+  port: number;
+  secret: string;
+}
 
 describe('owner-only embedded servers', () => {
   let t: TestMemory;
@@ -28,7 +32,9 @@ describe('owner-only embedded servers', () => {
   /** What a Milvus call answers with this token (none: as any other account on the machine would connect). */
   async function listWith(token?: string): Promise<string> {
     const client = new MilvusClient({
-      address: `127.0.0.1:${milvus.port}`, ...(token !== undefined ? { token } : {}), maxRetries: 0,
+      address: `127.0.0.1:${milvus.port}`,
+      ...(token !== undefined ? { token } : {}),
+      maxRetries: 0,
       channelOptions: { 'grpc.keepalive_time_ms': 2147483647, 'grpc.keepalive_permit_without_calls': 0 },
     });
     // The SDK connects (a Connect call) in the background: refused too, which the call below reports.
@@ -50,10 +56,12 @@ describe('owner-only embedded servers', () => {
   });
 
   it('the embedding server refuses a request without the secret, or with a wrong one, and answers with it', async () => {
-    const embed = (auth?: string) => fetch(`http://127.0.0.1:${embedder.port}/v1/embeddings`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
-      body: JSON.stringify({ model: 'e5-query', input: ['what does Ann drink'] }),
-    });
+    const embed = (auth?: string) =>
+      fetch(`http://127.0.0.1:${embedder.port}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+        body: JSON.stringify({ model: 'e5-query', input: ['what does Ann drink'] }),
+      });
     const none = await embed();
     expect(none.status).toBe(401);
     expect(await none.text()).toContain('owner');

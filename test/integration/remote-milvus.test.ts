@@ -58,8 +58,15 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
 
   it('MEM_EMBEDDER=openai embeds through an OpenAI-compatible endpoint and records that model with the index', async () => {
     const env = {
-      MILVUS_URI: uri, MILVUS_TOKEN: token, MEM_COLLECTION: 'memdir_openai_test', MEM_EMBEDDER: 'openai', MEM_EMBED_BASE_URL: embedURL,
-      MEM_EMBED_MODEL: 'e5-passage', MEM_EMBED_DIMENSION: '384', MEM_EMBED_API_KEY: embedKey, MEM_DAEMON: 'off',
+      MILVUS_URI: uri,
+      MILVUS_TOKEN: token,
+      MEM_COLLECTION: 'memdir_openai_test',
+      MEM_EMBEDDER: 'openai',
+      MEM_EMBED_BASE_URL: embedURL,
+      MEM_EMBED_MODEL: 'e5-passage',
+      MEM_EMBED_DIMENSION: '384',
+      MEM_EMBED_API_KEY: embedKey,
+      MEM_DAEMON: 'off',
     };
     const re = await runMem(['reindex', '--rebuild', '--json'], { root, env });
     expect(re.json).toMatchObject({ files: 1, errors: [] });

@@ -35,11 +35,16 @@ export async function startFakeLlm(respond: Responder): Promise<FakeLlmServer> {
       const request = JSON.parse(await body(req)) as ChatRequest;
       requests.push(request);
       const content = await respond(request);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        id: `chatcmpl-${requests.length}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: request.model,
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: `chatcmpl-${requests.length}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: request.model,
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        }),
+      );
     } catch (err) {
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(err) } }));
     }

@@ -2,9 +2,7 @@
 import { createHash } from 'node:crypto';
 
 import { ModelMismatchError } from '../../src/errors.js';
-import type {
-  Embedder, EmbeddingModelIdentity, IndexedChunk, IndexHit, IndexScope, IndexSearchRequest, VectorIndex,
-} from '../../src/services/ports.js';
+import type { Embedder, EmbeddingModelIdentity, IndexedChunk, IndexHit, IndexScope, IndexSearchRequest, VectorIndex } from '../../src/services/ports.js';
 
 function matchesScope(row: IndexedChunk, scope: IndexScope): boolean {
   if (scope.users !== 'all' && !scope.users.includes(row.user)) return false;
@@ -78,9 +76,7 @@ export class InMemoryIndex implements VectorIndex {
     const hits: IndexHit[] = [];
     for (const row of this.rows.values()) {
       if (!matchesScope(row, request.scope)) continue;
-      const score = request.mode === 'dense'
-        ? cosine(request.queryVector, row.vector)
-        : words.filter((w) => row.content.toLowerCase().includes(w)).length;
+      const score = request.mode === 'dense' ? cosine(request.queryVector, row.vector) : words.filter((w) => row.content.toLowerCase().includes(w)).length;
       if (request.mode === 'bm25' && score === 0) continue; // BM25 only returns rows sharing a term
       const { textHash: _textHash, vector: _vector, ...record } = row;
       hits.push({ record, score });

@@ -29,7 +29,8 @@ sdkLogger.silent = true;
 export async function liteClient(root: string): Promise<MilvusClient> {
   const { port, secret } = JSON.parse(await readFile(join(root, '.mem', 'servers', 'milvus-lite.json'), 'utf8')) as { port: number; secret: string };
   return new MilvusClient({
-    address: `127.0.0.1:${port}`, token: secret,
+    address: `127.0.0.1:${port}`,
+    token: secret,
     channelOptions: { 'grpc.keepalive_time_ms': 2147483647, 'grpc.keepalive_permit_without_calls': 0 },
   });
 }

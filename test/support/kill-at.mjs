@@ -39,7 +39,19 @@ function wrap(owner, name) {
   };
 }
 
-for (const name of ['hasCollection', 'createCollection', 'describeCollection', 'loadCollection', 'dropCollection', 'upsert', 'delete', 'flush', 'query', 'count', 'search']) {
+for (const name of [
+  'hasCollection',
+  'createCollection',
+  'describeCollection',
+  'loadCollection',
+  'dropCollection',
+  'upsert',
+  'delete',
+  'flush',
+  'query',
+  'count',
+  'search',
+]) {
   wrap(MilvusClient.prototype, name);
 }
 wrap(globalThis, 'fetch');

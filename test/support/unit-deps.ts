@@ -24,7 +24,8 @@ export interface RecordingAudit extends AuditLog {
 export function recordingAudit(): RecordingAudit {
   const commits: RecordingAudit['commits'] = [];
   return {
-    enabled: true, commits,
+    enabled: true,
+    commits,
     commit: async (paths, message) => void commits.push({ paths, message }),
     history: async () => [],
     purge: async () => {},

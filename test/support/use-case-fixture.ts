@@ -18,7 +18,8 @@ afterEach(async () => {
 /** A memory file's text with front matter (created/updated fixed before the unit deps' clock). */
 export function memoryFile(meta: { id: string; user: string; type?: string } & Record<string, string | number | string[]>, body: string): string {
   const lines = Object.entries({ type: 'semantic', created: '2026-11-01T00:00:00.000Z', updated: '2026-11-01T00:00:00.000Z', ...meta }).map(([k, v]) =>
-    Array.isArray(v) ? `${k}: [${v.join(', ')}]` : `${k}: ${v}`);
+    Array.isArray(v) ? `${k}: [${v.join(', ')}]` : `${k}: ${v}`,
+  );
   return `---\n${lines.join('\n')}\n---\n${body}\n`;
 }
 
@@ -39,9 +40,16 @@ export async function useCaseRoot(files: Record<string, string> = {}, overrides:
   const audit = recordingAudit();
   const deps = unitDeps(root, { index, audit, ...overrides });
   return {
-    root, deps, index, audit,
+    root,
+    deps,
+    index,
+    audit,
     read: (path) => readFile(join(root, path), 'utf8'),
-    exists: (path) => stat(join(root, path)).then(() => true, () => false),
+    exists: (path) =>
+      stat(join(root, path)).then(
+        () => true,
+        () => false,
+      ),
     write: async (path, text) => {
       await mkdir(dirname(join(root, path)), { recursive: true });
       await writeFile(join(root, path), text);

@@ -33,8 +33,15 @@ describe('loadConfig defaults', () => {
 
   it('treats empty strings as unset for the optional settings', () => {
     const config = loadConfig({
-      MEM_USER: '', MEM_GIT: '', MILVUS_URI: '', MEM_CHUNK_MAX_CHARS: '', MEM_MAX_FILE_MB: '', MEM_EMBED_BATCH: '',
-      MEMDIR_HOME: '', XDG_CACHE_HOME: '', MEM_PYTHON: '',
+      MEM_USER: '',
+      MEM_GIT: '',
+      MILVUS_URI: '',
+      MEM_CHUNK_MAX_CHARS: '',
+      MEM_MAX_FILE_MB: '',
+      MEM_EMBED_BATCH: '',
+      MEMDIR_HOME: '',
+      XDG_CACHE_HOME: '',
+      MEM_PYTHON: '',
     });
     expect(config).toEqual(loadConfig({}));
   });
@@ -89,7 +96,7 @@ describe('loadConfig numbers', () => {
 });
 
 describe('loadConfig user', () => {
-  it('MEM_USER is the CLI\'s acting user only; MEM_DEFAULT_OWNER owns files outside user folders', () => {
+  it("MEM_USER is the CLI's acting user only; MEM_DEFAULT_OWNER owns files outside user folders", () => {
     expect(loadCliSettings({ MEM_USER: 'alice' }).user).toBe('alice');
     expect(loadConfig({ MEM_USER: 'alice' }).defaultOwner).toBe('default');
     expect(loadConfig({ MEM_DEFAULT_OWNER: 'team' }).defaultOwner).toBe('team');
@@ -98,7 +105,10 @@ describe('loadConfig user', () => {
 
   it('rejects an invalid MEM_USER or MEM_DEFAULT_OWNER with exit code 2, naming the variable', () => {
     for (const bad of ['a b', '../x', 'u" or user == "v']) {
-      for (const [name, load] of [['MEM_USER', loadCliSettings], ['MEM_DEFAULT_OWNER', loadConfig]] as const) {
+      for (const [name, load] of [
+        ['MEM_USER', loadCliSettings],
+        ['MEM_DEFAULT_OWNER', loadConfig],
+      ] as const) {
         let caught: unknown;
         try {
           load({ [name]: bad });
@@ -127,7 +137,9 @@ describe('loadConfig index', () => {
   it('is remote with MILVUS_URI, with the token when given', () => {
     expect(loadConfig({ MILVUS_URI: 'http://milvus:19530' }).index).toEqual({ kind: 'remote', uri: 'http://milvus:19530' });
     expect(loadConfig({ MILVUS_URI: 'https://x.zillizcloud.com', MILVUS_TOKEN: 'secret' }).index).toEqual({
-      kind: 'remote', uri: 'https://x.zillizcloud.com', token: 'secret',
+      kind: 'remote',
+      uri: 'https://x.zillizcloud.com',
+      token: 'secret',
     });
   });
 
@@ -171,15 +183,18 @@ describe('loadConfig embedder', () => {
     const err = configError({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'nomic-embed-text' });
     expect(err.message).toContain('MEM_EMBED_DIMENSION');
     expect(err.message).toContain('nomic-embed-text');
-    expect(
-      loadConfig({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'nomic-embed-text', MEM_EMBED_DIMENSION: '768' }).embedding,
-    ).toMatchObject({ model: 'nomic-embed-text', dimension: 768, requestDimensions: false });
+    expect(loadConfig({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'nomic-embed-text', MEM_EMBED_DIMENSION: '768' }).embedding).toMatchObject({
+      model: 'nomic-embed-text',
+      dimension: 768,
+      requestDimensions: false,
+    });
   });
 
   it('requests reduced dimensions only from text-embedding-3 models given an explicit dimension', () => {
-    expect(
-      loadConfig({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'text-embedding-3-large', MEM_EMBED_DIMENSION: '256' }).embedding,
-    ).toMatchObject({ dimension: 256, requestDimensions: true });
+    expect(loadConfig({ MEM_EMBEDDER: 'openai', MEM_EMBED_MODEL: 'text-embedding-3-large', MEM_EMBED_DIMENSION: '256' }).embedding).toMatchObject({
+      dimension: 256,
+      requestDimensions: true,
+    });
   });
 
   it('rejects a bad MEM_EMBED_DIMENSION', () => {
@@ -191,12 +206,16 @@ describe('loadConfig embedder', () => {
   it('prefers MEM_EMBED_* over OPENAI_* for the endpoint and key', () => {
     expect(
       loadConfig({
-        MEM_EMBEDDER: 'openai', MEM_EMBED_BASE_URL: 'http://local:8080/v1', OPENAI_BASE_URL: 'http://other/v1',
-        MEM_EMBED_API_KEY: 'mine', OPENAI_API_KEY: 'theirs',
+        MEM_EMBEDDER: 'openai',
+        MEM_EMBED_BASE_URL: 'http://local:8080/v1',
+        OPENAI_BASE_URL: 'http://other/v1',
+        MEM_EMBED_API_KEY: 'mine',
+        OPENAI_API_KEY: 'theirs',
       }).embedding,
     ).toMatchObject({ baseURL: 'http://local:8080/v1', apiKey: 'mine' });
     expect(loadConfig({ MEM_EMBEDDER: 'openai', OPENAI_BASE_URL: 'http://other/v1' }).embedding).toMatchObject({
-      baseURL: 'http://other/v1', apiKey: 'not-needed',
+      baseURL: 'http://other/v1',
+      apiKey: 'not-needed',
     });
   });
 });
@@ -222,7 +241,9 @@ describe('loadConfig LLM', () => {
   it('is offline unless a model is named', () => {
     expect(loadConfig({}).llm).toBeUndefined();
     expect(loadConfig({ MEM_LLM_MODEL: 'gpt-4o-mini', MEM_LLM_BASE_URL: 'http://127.0.0.1:9/v1' }).llm).toEqual({
-      baseURL: 'http://127.0.0.1:9/v1', apiKey: 'not-needed', model: 'gpt-4o-mini',
+      baseURL: 'http://127.0.0.1:9/v1',
+      apiKey: 'not-needed',
+      model: 'gpt-4o-mini',
     });
     expect(configError({ MEM_LLM_BASE_URL: 'http://127.0.0.1:9/v1' }).message).toMatch(/MEM_LLM_MODEL/);
   });
@@ -250,12 +271,24 @@ describe('the daemon socket folder', () => {
 describe('loadAgentConfig', () => {
   it('personal root under the home folder, budgets and the daemon switch, overridable by the environment', () => {
     const defaults = loadAgentConfig({ MEM_USER: 'ann' });
-    expect(defaults).toEqual({ home: homedir(), personalRoot: join(homedir(), '.memdir'), user: 'ann', contextTokens: 1200, promptTokens: 500, startBudgetMs: 2000, promptBudgetMs: 1000, daemon: true });
-    expect(loadAgentConfig({ MEM_USER: 'ann', MEM_PERSONAL_ROOT: 'mine', MEM_HOOK_CONTEXT_TOKENS: '300', MEM_HOOK_PROMPT_TOKENS: '90', MEM_DAEMON: 'off' }))
-      .toMatchObject({ personalRoot: resolve('mine'), contextTokens: 300, promptTokens: 90, daemon: false });
+    expect(defaults).toEqual({
+      home: homedir(),
+      personalRoot: join(homedir(), '.memdir'),
+      user: 'ann',
+      contextTokens: 1200,
+      promptTokens: 500,
+      startBudgetMs: 2000,
+      promptBudgetMs: 1000,
+      daemon: true,
+    });
+    expect(
+      loadAgentConfig({ MEM_USER: 'ann', MEM_PERSONAL_ROOT: 'mine', MEM_HOOK_CONTEXT_TOKENS: '300', MEM_HOOK_PROMPT_TOKENS: '90', MEM_DAEMON: 'off' }),
+    ).toMatchObject({ personalRoot: resolve('mine'), contextTokens: 300, promptTokens: 90, daemon: false });
     // Without MEM_USER: the OS user name when it is a valid id.
     expect(loadAgentConfig({}).user).toMatch(/^[a-z0-9][a-z0-9._@-]*$/);
     expect(thrown(() => loadAgentConfig({ MEM_USER: 'not ok!' }), ConfigError).message).toContain('MEM_USER is not a valid user id');
-    expect(thrown(() => loadAgentConfig({ MEM_HOOK_CONTEXT_TOKENS: '-1' }), ConfigError).message).toContain('MEM_HOOK_CONTEXT_TOKENS must be a positive whole number');
+    expect(thrown(() => loadAgentConfig({ MEM_HOOK_CONTEXT_TOKENS: '-1' }), ConfigError).message).toContain(
+      'MEM_HOOK_CONTEXT_TOKENS must be a positive whole number',
+    );
   });
 });

@@ -7,7 +7,10 @@ import writeFileAtomic from 'write-file-atomic';
 import type { TextFiles } from '../../services/ports.js';
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 export class FsTextFiles implements TextFiles {

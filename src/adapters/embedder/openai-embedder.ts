@@ -100,8 +100,10 @@ export class OpenAIEmbedder implements Embedder {
         return await this.requestOnce(input, model);
       } catch (err) {
         const cause = err instanceof EmbeddingError ? err.cause : undefined;
-        const retryable = (cause instanceof APIConnectionError && !(cause instanceof APIConnectionTimeoutError)) ||
-          cause instanceof RateLimitError || cause instanceof InternalServerError;
+        const retryable =
+          (cause instanceof APIConnectionError && !(cause instanceof APIConnectionTimeoutError)) ||
+          cause instanceof RateLimitError ||
+          cause instanceof InternalServerError;
         if (!retryable || attempt >= RETRIES) throw err;
         await sleep(500 * 2 ** attempt);
       }
@@ -122,9 +124,10 @@ export class OpenAIEmbedder implements Embedder {
     } catch (err) {
       const unreachable = err instanceof APIConnectionError && !(err instanceof APIConnectionTimeoutError);
       const reason = errorMessage(err).replace(/\.$/, '');
-      const timedOut = err instanceof APIConnectionTimeoutError
-        ? ` after ${Math.round((this.options.timeoutMs ?? 120_000) / 1000)} s (not sent again: the server may still be working on it; MEM_EMBED_TIMEOUT sets the limit)`
-        : '';
+      const timedOut =
+        err instanceof APIConnectionTimeoutError
+          ? ` after ${Math.round((this.options.timeoutMs ?? 120_000) / 1000)} s (not sent again: the server may still be working on it; MEM_EMBED_TIMEOUT sets the limit)`
+          : '';
       const hint = unreachable && this.options.unavailableHint ? `. ${this.options.unavailableHint}` : timedOut;
       throw new EmbeddingError(`embedding request to ${this.options.baseURL} failed: ${reason}${hint}`, { cause: err });
     }
@@ -134,9 +137,7 @@ export class OpenAIEmbedder implements Embedder {
     }
     for (const v of vectors) {
       if (v.length !== this.identity.dimension) {
-        throw new EmbeddingError(
-          `embedding model ${model} returned ${v.length} dimensions, ${this.identity.dimension} configured (set MEM_EMBED_DIMENSION)`,
-        );
+        throw new EmbeddingError(`embedding model ${model} returned ${v.length} dimensions, ${this.identity.dimension} configured (set MEM_EMBED_DIMENSION)`);
       }
     }
     return vectors;

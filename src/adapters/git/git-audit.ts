@@ -23,10 +23,16 @@ export class GitAudit implements AuditLog {
     if (this.git) return this.git;
     await mkdir(this.root, { recursive: true });
     const git = simpleGit({ baseDir: this.root });
-    const inside = await git.raw(['rev-parse', '--is-inside-work-tree']).then((o) => o.trim() === 'true').catch(() => false);
+    const inside = await git
+      .raw(['rev-parse', '--is-inside-work-tree'])
+      .then((o) => o.trim() === 'true')
+      .catch(() => false);
     if (!inside) await git.init();
     // Commit even where no identity is configured (CI, fresh machines), without touching global config.
-    const email = await git.raw(['config', 'user.email']).then((o) => o.trim()).catch(() => '');
+    const email = await git
+      .raw(['config', 'user.email'])
+      .then((o) => o.trim())
+      .catch(() => '');
     this.git = email ? git : simpleGit({ baseDir: this.root, config: ['user.name=memdir', 'user.email=memdir@localhost'] });
     return this.git;
   }
@@ -36,9 +42,7 @@ export class GitAudit implements AuditLog {
     try {
       const git = await this.repo();
       // ls-files prints paths relative to the working folder, which is the root: the same form as ours.
-      const tracked = new Set(
-        (await git.raw(['ls-files', '-z', '--', ...paths.map((p) => join(this.root, p))])).split('\0').filter(Boolean),
-      );
+      const tracked = new Set((await git.raw(['ls-files', '-z', '--', ...paths.map((p) => join(this.root, p))])).split('\0').filter(Boolean));
       const present = paths.filter((p) => existsSync(join(this.root, p)));
       const removed = paths.filter((p) => !existsSync(join(this.root, p)));
       if (present.length > 0) await git.raw(['add', '--', ...present.map((p) => join(this.root, p))]);
@@ -60,10 +64,13 @@ export class GitAudit implements AuditLog {
     const git = await this.repo();
     // Unit separator between fields, one commit per line: subjects cannot contain either.
     const out = await git.raw(['log', '--follow', '--format=%H%x1f%aI%x1f%s', '--', join(this.root, path)]).catch(() => '');
-    return out.split('\n').filter(Boolean).map((line) => {
-      const [commit = '', date = '', subject = ''] = line.split('\x1f');
-      return { commit, date, subject };
-    });
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [commit = '', date = '', subject = ''] = line.split('\x1f');
+        return { commit, date, subject };
+      });
   }
 
   async uncommitted(paths?: string[]): Promise<string[]> {
@@ -88,7 +95,10 @@ export class GitAudit implements AuditLog {
     if (!this.enabled || paths.length === 0 || !(await this.insideRepo())) return;
     const git = await this.repo();
     const abs = paths.map((p) => join(this.root, p));
-    const hasHead = await git.raw(['rev-parse', '--verify', '--quiet', 'HEAD']).then(() => true, () => false);
+    const hasHead = await git.raw(['rev-parse', '--verify', '--quiet', 'HEAD']).then(
+      () => true,
+      () => false,
+    );
     // Without a first commit there is nothing to go back to: the paths leave the index.
     if (hasHead) await git.raw(['reset', '--quiet', 'HEAD', '--', ...abs]);
     else await git.raw(['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', ...abs]);
@@ -124,8 +134,9 @@ export class GitAudit implements AuditLog {
     const top = (await (await this.repo()).raw(['rev-parse', '--show-toplevel'])).trim();
     // Every object in the store, loose or packed, reachable or not, decompressed: what a copy of .git/ would give away.
     const out = await new Promise<Buffer>((resolve, reject) => {
-      execFile('git', ['cat-file', '--batch-all-objects', '--batch', '--unordered'], { cwd: top, encoding: 'buffer', maxBuffer: 1 << 30 },
-        (err, stdout) => (err ? reject(err) : resolve(stdout)));
+      execFile('git', ['cat-file', '--batch-all-objects', '--batch', '--unordered'], { cwd: top, encoding: 'buffer', maxBuffer: 1 << 30 }, (err, stdout) =>
+        err ? reject(err) : resolve(stdout),
+      );
     });
     const wanted = needles.filter(Boolean).map((n) => Buffer.from(n, 'utf8'));
     let objects = 0;
@@ -158,7 +169,8 @@ export class GitAudit implements AuditLog {
       const inherited = inheritedEnvironment();
       const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => inherited[k]).map((k) => [k, inherited[k]!]));
       // filter-branch runs from the top of the work tree only (the root may be a project's subfolder).
-      await simpleGit({ baseDir: top }).env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
+      await simpleGit({ baseDir: top })
+        .env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
         .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);
       const backups = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/original/'])).split('\n').filter(Boolean);
       for (const ref of backups) await git.raw(['update-ref', '-d', ref]);
@@ -167,8 +179,7 @@ export class GitAudit implements AuditLog {
       // Commits that only touched the forgotten files are gone with their messages; this one records that
       // a purge happened, without naming what. It skips the hooks: it changes no file, and the history is
       // already rewritten, so a hook refusing an empty commit must not report a finished purge as failed.
-      await git.raw(['commit', '--allow-empty', '--quiet', '--no-verify', '-m',
-        `memdir: PURGE-HISTORY\n\naction: PURGE-HISTORY\ncount: ${paths.length}`]);
+      await git.raw(['commit', '--allow-empty', '--quiet', '--no-verify', '-m', `memdir: PURGE-HISTORY\n\naction: PURGE-HISTORY\ncount: ${paths.length}`]);
     } catch (err) {
       throw new MemError(
         `the memories were forgotten and committed, but rewriting git history failed (commit or stash other changes in ${top}, then run again): ${errorMessage(err)}`,

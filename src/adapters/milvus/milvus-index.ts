@@ -4,9 +4,7 @@ import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { lexicalForm } from '../../memory/lexical.js';
 import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
-import type {
-  EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, VectorIndex,
-} from '../../services/ports.js';
+import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, VectorIndex } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
 import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, collectionSchema } from './schema.js';
 
@@ -50,21 +48,43 @@ function embeddingKey(model: EmbeddingModelIdentity): string {
 
 function toRow(c: IndexedChunk) {
   return {
-    chunk_id: c.chunkId, memory_id: c.memoryId, user: c.user, type: c.type, status: c.status,
-    importance: c.importance, created: c.created, updated: c.updated, expires: c.expires,
-    path: c.path, heading: c.heading, line_start: c.lineStart, line_end: c.lineEnd,
-    tags: c.tags, content: c.content, lexical: lexicalForm(c.content).slice(0, 65535), vector: c.vector,
+    chunk_id: c.chunkId,
+    memory_id: c.memoryId,
+    user: c.user,
+    type: c.type,
+    status: c.status,
+    importance: c.importance,
+    created: c.created,
+    updated: c.updated,
+    expires: c.expires,
+    path: c.path,
+    heading: c.heading,
+    line_start: c.lineStart,
+    line_end: c.lineEnd,
+    tags: c.tags,
+    content: c.content,
+    lexical: lexicalForm(c.content).slice(0, 65535),
+    vector: c.vector,
   };
 }
 
 function fromRow(row: Record<string, unknown>): Omit<ChunkRecord, 'textHash'> {
   return {
-    chunkId: String(row.chunk_id), memoryId: String(row.memory_id), user: String(row.user),
-    type: row.type as ChunkRecord['type'], status: row.status as ChunkRecord['status'],
-    importance: Number(row.importance), created: Number(row.created), updated: Number(row.updated),
-    expires: Number(row.expires ?? NO_EXPIRY), path: String(row.path), heading: String(row.heading ?? ''),
-    lineStart: Number(row.line_start), lineEnd: Number(row.line_end),
-    tags: Array.isArray(row.tags) ? row.tags.map(String) : [], content: String(row.content ?? ''),
+    chunkId: String(row.chunk_id),
+    memoryId: String(row.memory_id),
+    user: String(row.user),
+    type: row.type as ChunkRecord['type'],
+    status: row.status as ChunkRecord['status'],
+    importance: Number(row.importance),
+    created: Number(row.created),
+    updated: Number(row.updated),
+    expires: Number(row.expires ?? NO_EXPIRY),
+    path: String(row.path),
+    heading: String(row.heading ?? ''),
+    lineStart: Number(row.line_start),
+    lineEnd: Number(row.line_end),
+    tags: Array.isArray(row.tags) ? row.tags.map(String) : [],
+    content: String(row.content ?? ''),
   };
 }
 
@@ -228,8 +248,11 @@ export class MilvusIndex implements VectorIndex {
       const prefix = queue.shift()!;
       const res = await this.call('query', async () =>
         this.client.query({
-          collection_name: this.name, filter: buildFilter({ users: 'all', chunkIdPrefix: prefix }), output_fields: fields,
-          limit: QUERY_WINDOW, consistency_level: ConsistencyLevelEnum.Strong,
+          collection_name: this.name,
+          filter: buildFilter({ users: 'all', chunkIdPrefix: prefix }),
+          output_fields: fields,
+          limit: QUERY_WINDOW,
+          consistency_level: ConsistencyLevelEnum.Strong,
         }),
       );
       check(res, 'query');

@@ -8,8 +8,21 @@ export const SCHEMA_VERSION = '2';
 
 /** Scalar fields returned with hits (everything but the vectors). */
 export const OUTPUT_FIELDS = [
-  'chunk_id', 'memory_id', 'user', 'type', 'status', 'importance', 'created', 'updated', 'expires',
-  'path', 'heading', 'line_start', 'line_end', 'tags', 'content',
+  'chunk_id',
+  'memory_id',
+  'user',
+  'type',
+  'status',
+  'importance',
+  'created',
+  'updated',
+  'expires',
+  'path',
+  'heading',
+  'line_start',
+  'line_end',
+  'tags',
+  'content',
 ];
 
 export function collectionSchema(collection: string, dimension: number, embedding: string) {
@@ -36,15 +49,16 @@ export function collectionSchema(collection: string, dimension: number, embeddin
       // The keyword form of content (memory/lexical.ts: stemmed English, no stop words). jieba segments
       // Chinese and splits other scripts on word boundaries; Milvus Lite has no stemming filter of its own.
       {
-        name: 'lexical', data_type: DataType.VarChar, max_length: 65535,
-        enable_analyzer: true, analyzer_params: { tokenizer: 'jieba', filter: ['lowercase'] },
+        name: 'lexical',
+        data_type: DataType.VarChar,
+        max_length: 65535,
+        enable_analyzer: true,
+        analyzer_params: { tokenizer: 'jieba', filter: ['lowercase'] },
       },
       { name: 'sparse', data_type: DataType.SparseFloatVector },
       { name: 'vector', data_type: DataType.FloatVector, dim: dimension },
     ],
-    functions: [
-      { name: 'content_bm25', type: FunctionType.BM25, input_field_names: ['lexical'], output_field_names: ['sparse'], params: {} },
-    ],
+    functions: [{ name: 'content_bm25', type: FunctionType.BM25, input_field_names: ['lexical'], output_field_names: ['sparse'], params: {} }],
     index_params: [
       { field_name: 'vector', index_type: 'HNSW', metric_type: 'COSINE', params: { M: 16, efConstruction: 200 } },
       { field_name: 'sparse', index_type: 'SPARSE_INVERTED_INDEX', metric_type: 'BM25' },

@@ -40,7 +40,6 @@ export interface ServerRecord {
   startedAt: string;
 }
 
-
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -114,7 +113,9 @@ async function start(spec: ServerSpec): Promise<ServerRecord> {
   }
   if (child.pid && isAlive(child.pid)) await stopPid(child.pid, 'SIGKILL');
   await rm(recordFile(spec), { force: true });
-  const tail = await readFile(logFile(spec), 'utf8').then((t) => t.slice(-1500).trim()).catch(() => '');
+  const tail = await readFile(logFile(spec), 'utf8')
+    .then((t) => t.slice(-1500).trim())
+    .catch(() => '');
   const why = spawnError ? String(spawnError) : exitCode !== null ? `exited with ${exitCode}` : `not ready after ${spec.readyTimeoutMs} ms`;
   throw new RuntimeSetupError(`could not start ${spec.name} (${spec.command}): ${why}${tail ? `\n${tail}` : ''}`);
 }

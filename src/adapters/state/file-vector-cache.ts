@@ -54,8 +54,7 @@ export class FileVectorCache implements VectorCache {
   async retain(keep: Set<string>): Promise<number> {
     const entries = await readdir(this.dir, { recursive: true, withFileTypes: true }).catch(() => []);
     // Leftover temp files of interrupted atomic writes hold vectors too: anything not a kept vector goes.
-    const gone = entries.filter((e) => e.isFile() && !keep.has(e.name.replace(/\.f32$/, '')))
-      .map((e) => join(e.parentPath, e.name));
+    const gone = entries.filter((e) => e.isFile() && !keep.has(e.name.replace(/\.f32$/, ''))).map((e) => join(e.parentPath, e.name));
     await inParallel(gone, async (file) => rm(file, { force: true }));
     return gone.length;
   }

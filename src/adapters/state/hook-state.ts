@@ -31,7 +31,10 @@ export class FsHookState implements HookState {
   async withCursor<T>(key: string, fn: (cursor: CaptureCursor) => Promise<{ cursor: CaptureCursor; result: T }>): Promise<T> {
     const file = join(await this.dir(), 'cursors', `${sha256(key).slice(0, 24)}.json`);
     return this.lock.run(async () => {
-      const saved: Partial<CaptureCursor> = await readFile(file, 'utf8').then((t) => JSON.parse(t) as Partial<CaptureCursor>, () => ({}));
+      const saved: Partial<CaptureCursor> = await readFile(file, 'utf8').then(
+        (t) => JSON.parse(t) as Partial<CaptureCursor>,
+        () => ({}),
+      );
       const cursor: CaptureCursor = { lines: Number.isInteger(saved.lines) && saved.lines! >= 0 ? saved.lines! : 0 };
       const { cursor: next, result } = await fn(cursor);
       await writeFileAtomic(file, `${JSON.stringify({ key, ...next, updated: new Date().toISOString() })}\n`);

@@ -57,7 +57,11 @@ export class JsonAccessStats implements AccessStats {
   async retain(keep: Set<string>): Promise<number> {
     let removed = 0;
     await this.update((all) => {
-      for (const k of Object.keys(all)) if (!keep.has(k)) { delete all[k]; removed++; }
+      for (const k of Object.keys(all))
+        if (!keep.has(k)) {
+          delete all[k];
+          removed++;
+        }
     });
     return removed;
   }

@@ -15,12 +15,18 @@ export class JsonManifest implements ManifestStore {
   private readonly file: string;
 
   /** `scope` separates manifests of different indexes (e.g. embedding model) of one root; `stateDir` is its `.mem/`. */
-  constructor(private readonly stateDir: string, scope: string) {
+  constructor(
+    private readonly stateDir: string,
+    scope: string,
+  ) {
     this.file = stateLayoutAt(stateDir).manifest(scope);
   }
 
   async exists(): Promise<boolean> {
-    return access(this.file).then(() => true, () => false);
+    return access(this.file).then(
+      () => true,
+      () => false,
+    );
   }
 
   async load(): Promise<Map<string, ManifestEntry> | null> {

@@ -22,20 +22,33 @@ const pct = (n: number) => n.toFixed(3);
 const CATEGORIES: Record<string, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop', 5: 'adversarial' };
 
 function rows(ablations: Record<string, Metrics>): string[] {
-  return Object.entries(ablations).map(([name, m]) =>
-    `| ${name} | ${m.questions} | ${pct(m.turn['recall@5'])} | ${pct(m.turn['recall@10'])} | ${pct(m.turn['all@10'])} | ${pct(m.session['recall@5'])} | ${pct(m.session['recall@10'])} | ${pct(m.mrr)} | ${m.latency_ms.p50.toFixed(0)} / ${m.latency_ms.p95.toFixed(0)} |`);
+  return Object.entries(ablations).map(
+    ([name, m]) =>
+      `| ${name} | ${m.questions} | ${pct(m.turn['recall@5'])} | ${pct(m.turn['recall@10'])} | ${pct(m.turn['all@10'])} | ${pct(m.session['recall@5'])} | ${pct(m.session['recall@10'])} | ${pct(m.mrr)} | ${m.latency_ms.p50.toFixed(0)} / ${m.latency_ms.p95.toFixed(0)} |`,
+  );
 }
 
 function categories(ablations: Record<string, Metrics>): string[] {
-  return Object.entries(ablations).map(([name, m]) =>
-    `| ${name} | ${Object.entries(m.by_category).map(([c, s]) => `${CATEGORIES[c] ?? c} ${pct(s.turn['recall@10'])} / ${pct(s.session['recall@5'])}`).join(' · ')} |`);
+  return Object.entries(ablations).map(
+    ([name, m]) =>
+      `| ${name} | ${Object.entries(m.by_category)
+        .map(([c, s]) => `${CATEGORIES[c] ?? c} ${pct(s.turn['recall@10'])} / ${pct(s.session['recall@5'])}`)
+        .join(' · ')} |`,
+  );
 }
 
 function table(report: LocomoReport): string {
   const head = `LoCoMo: ${report.conversations} conversations, ${report.index.chunks} chunks indexed in ${report.index.seconds.toFixed(1)} s (${report.index.embedded} embedded), k=${report.k}`;
   const out = [head];
   for (const [run, ablations] of Object.entries(report.runs)) {
-    out.push('', `${run} (totals: categories 1-4)`, '', '| ablation | questions | turn R@5 | turn R@10 | turn all@10 | session R@5 | session R@10 | MRR | latency ms p50 / p95 |', '|---|---|---|---|---|---|---|---|---|', ...rows(ablations));
+    out.push(
+      '',
+      `${run} (totals: categories 1-4)`,
+      '',
+      '| ablation | questions | turn R@5 | turn R@10 | turn all@10 | session R@5 | session R@10 | MRR | latency ms p50 / p95 |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rows(ablations),
+    );
     out.push('', '| ablation | by category: turn R@10 / session R@5 |', '|---|---|', ...categories(ablations));
   }
   return out.join('\n');

@@ -23,7 +23,8 @@ export async function doctorCommand(opts: DoctorCliOptions, io: Io): Promise<voi
     for (const p of report.problems) lines.push(`${p.fixable ? '' : '(needs you) '}${line(p)}`);
     if (report.ok) lines.push('files, manifest and index agree');
     for (const p of hooks.problems) lines.push(`agent hook: ${describeHookProblem(p)}`);
-    if (hooks.problemCount > hooks.problems.length) lines.push(`agent hooks: ${hooks.problemCount - hooks.problems.length} more in the last 7 days (\`mem status --json\` lists the latest)`);
+    if (hooks.problemCount > hooks.problems.length)
+      lines.push(`agent hooks: ${hooks.problemCount - hooks.problems.length} more in the last 7 days (\`mem status --json\` lists the latest)`);
     return lines.join('\n');
   });
   if (report.ok) return;

@@ -23,14 +23,20 @@ function formatForget(result: ForgetResult): string {
   }
   const lines = result.removed.map((r) => `removed ${r.id} (${r.path})`);
   for (const g of result.regenerated) {
-    lines.push(g.to ? `regenerated summary ${g.from} as ${g.to} without the forgotten memories` : `dropped summary ${g.from}${g.restored.length ? `; restored ${g.restored.join(', ')}` : ''}`);
+    lines.push(
+      g.to
+        ? `regenerated summary ${g.from} as ${g.to} without the forgotten memories`
+        : `dropped summary ${g.from}${g.restored.length ? `; restored ${g.restored.join(', ')}` : ''}`,
+    );
   }
   for (const id of result.missing) lines.push(`not found: ${id}`);
   if (result.purged) lines.push('git history rewritten: the removed files are gone from every commit');
   const v = result.verified;
   if (v) {
-    lines.push(`verified: ${v.indexRows} index rows left; index storage ${v.index}; ${v.stateFiles} files under .mem/ hold none of the text`
-      + (v.gitObjects !== undefined ? `; ${v.gitObjects} git objects hold none of it` : ''));
+    lines.push(
+      `verified: ${v.indexRows} index rows left; index storage ${v.index}; ${v.stateFiles} files under .mem/ hold none of the text` +
+        (v.gitObjects !== undefined ? `; ${v.gitObjects} git objects hold none of it` : ''),
+    );
   }
   return lines.length ? lines.join('\n') : 'nothing to forget';
 }
@@ -38,17 +44,21 @@ function formatForget(result: ForgetResult): string {
 export async function forgetCommand(ids: string[], opts: ForgetOptions, io: Io): Promise<void> {
   if (ids.length === 0 && !opts.user) throw new UsageError('give memory ids, --user <u> to forget everything about a user, or --query <text> --user <u>');
   if (opts.purgeHistory && !opts.yes) {
-    throw new UsageError('--purge-history rewrites the history of every branch of the git repository holding the memories '
-      + '(clones and forks keep the old commits; collaborators must re-clone). Add --yes to confirm.');
+    throw new UsageError(
+      '--purge-history rewrites the history of every branch of the git repository holding the memories ' +
+        '(clones and forks keep the old commits; collaborators must re-clone). Add --yes to confirm.',
+    );
   }
   if (opts.purgeHistory) io.note('mem: warning: rewriting git history of every branch; other clones keep the old commits');
-  const result = await withMemory(opts, io, (memory) => memory.forget({
-    ids,
-    ...(opts.user ? { user: opts.user } : {}),
-    ...(opts.query !== undefined ? { query: opts.query, k: parsePositiveInt(opts.k, '-k', 100), apply: Boolean(opts.yes) } : {}),
-    ...(opts.purgeHistory ? { purgeHistory: true } : {}),
-    ...(opts.rewriteProjectHistory ? { rewriteProjectHistory: true } : {}),
-    ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
-  }));
+  const result = await withMemory(opts, io, (memory) =>
+    memory.forget({
+      ids,
+      ...(opts.user ? { user: opts.user } : {}),
+      ...(opts.query !== undefined ? { query: opts.query, k: parsePositiveInt(opts.k, '-k', 100), apply: Boolean(opts.yes) } : {}),
+      ...(opts.purgeHistory ? { purgeHistory: true } : {}),
+      ...(opts.rewriteProjectHistory ? { rewriteProjectHistory: true } : {}),
+      ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+    }),
+  );
   io.result(result, () => formatForget(result));
 }

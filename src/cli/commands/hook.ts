@@ -37,7 +37,6 @@ const EVENTS: Record<string, Record<string, Kind>> = {
   codex: { notify: 'capture' },
 };
 
-
 type Payload = Record<string, unknown>;
 
 const TIMEOUT = Symbol('timeout');
@@ -94,9 +93,16 @@ async function context(agent: string, payload: Payload, w: Where, agentConfig: A
   // Files are read until shortly before the budget ends, so a large root still answers in time.
   const built = await within(ms, sessionContext(scopes, user, agentConfig.contextTokens, new Date(), Date.now() + ms - 250));
   if (built === TIMEOUT) {
-    return { output: undefined, error: 'the memory files could not be read within the time budget: no context this session', hint: 'a very large root or a slow disk; `mem status` shows its size' };
+    return {
+      output: undefined,
+      error: 'the memory files could not be read within the time budget: no context this session',
+      hint: 'a very large root or a slow disk; `mem status` shows its size',
+    };
   }
-  const counts = Object.entries(built.included).map(([k, v]) => `${v} ${k}`).join(', ') || 'no memories';
+  const counts =
+    Object.entries(built.included)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ') || 'no memories';
   const eventName = 'SessionStart';
   return {
     output: built.text ? { hookSpecificOutput: { hookEventName: eventName, additionalContext: built.text } } : undefined,
@@ -112,24 +118,47 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
   const { askDaemon, startDaemon } = await import('../../daemon/client.js');
-  const roots = [{ scope: 'project', root: w.projectRoot }, { scope: 'personal', root: agentConfig.personalRoot }];
+  const roots = [
+    { scope: 'project', root: w.projectRoot },
+    { scope: 'personal', root: agentConfig.personalRoot },
+  ];
   const cold: string[] = [];
-  const answers = await within(ms, Promise.all(roots.map(async (r) => {
-    const config = configFromEnvironment({ root: r.root });
-    const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
-    if (response?.ok) return { ...r, results: response.results as SearchResult[] };
-    cold.push(r.root);
-    startDaemon(config); // warm for the next prompt; a second daemon for the same root just exits
-    return { ...r, results: [] as SearchResult[] };
-  })));
-  if (answers === TIMEOUT) return { error: 'the search daemon did not answer within the 1 s budget: no recall for this prompt', hint: '`mem setup --root <root>` starts the servers ahead of time' };
-  const blocks = answers.filter((a) => a.results.length > 0).map((a) => formatContext(a.results, user, Math.floor(agentConfig.promptTokens / 2), {
-    attributes: { scope: a.scope }, about: `Stored ${a.scope} memories of this user relevant to the prompt (memdir).`,
-  }).text);
+  const answers = await within(
+    ms,
+    Promise.all(
+      roots.map(async (r) => {
+        const config = configFromEnvironment({ root: r.root });
+        const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
+        if (response?.ok) return { ...r, results: response.results as SearchResult[] };
+        cold.push(r.root);
+        startDaemon(config); // warm for the next prompt; a second daemon for the same root just exits
+        return { ...r, results: [] as SearchResult[] };
+      }),
+    ),
+  );
+  if (answers === TIMEOUT)
+    return {
+      error: 'the search daemon did not answer within the 1 s budget: no recall for this prompt',
+      hint: '`mem setup --root <root>` starts the servers ahead of time',
+    };
+  const blocks = answers
+    .filter((a) => a.results.length > 0)
+    .map(
+      (a) =>
+        formatContext(a.results, user, Math.floor(agentConfig.promptTokens / 2), {
+          attributes: { scope: a.scope },
+          about: `Stored ${a.scope} memories of this user relevant to the prompt (memdir).`,
+        }).text,
+    );
   const output = blocks.length ? { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: blocks.join('\n\n') } } : undefined;
   const found = answers.reduce((n, a) => n + a.results.length, 0);
   return cold.length
-    ? { output, detail: `recalled ${found}`, error: `servers cold for ${cold.join(', ')}: recall skipped there; starting them in the background`, hint: '`mem setup --root <root>` starts them ahead of time' }
+    ? {
+        output,
+        detail: `recalled ${found}`,
+        error: `servers cold for ${cold.join(', ')}: recall skipped there; starting them in the background`,
+        hint: '`mem setup --root <root>` starts them ahead of time',
+      }
     : { output, detail: `recalled ${found}` };
 }
 
@@ -140,13 +169,16 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
   const capture = await import('../../services/capture/capture.js');
   // Opened only if the model extracts a preference: those belong to the person, not the project.
   let personal: Promise<Memory> | undefined;
-  const addPersonal = (input: AddInput) => (personal ??= openMemory(configFromEnvironment({ root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
+  const addPersonal = (input: AddInput) =>
+    (personal ??= openMemory(configFromEnvironment({ root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
   // Checked before the memory is opened: a bad input must not start any server.
   const transcriptPath = str(payload.transcript_path);
   if (agent === 'claude-code' && !transcriptPath) throw new Error(`the ${event} hook input has no transcript_path`);
   return withMemory({ root: w.projectRoot }, io, async (memory) => {
     const ports: CapturePorts = {
-      state: w.state, files: await openTextFiles(), ingest: (input) => memory.ingest(input),
+      state: w.state,
+      files: await openTextFiles(),
+      ingest: (input) => memory.ingest(input),
       ...(personalRoot !== w.projectRoot ? { addPersonal } : {}),
     };
     if (agent === 'claude-code') {
@@ -168,7 +200,9 @@ function captureLater(agent: string, event: string, payload: Payload, w: Where, 
   mkdirSync(layout.hooks, { recursive: true });
   const out = openSync(layout.captureOutput, 'a');
   const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload', JSON.stringify(payload)], {
-    detached: true, stdio: ['ignore', out, out], env: inheritedEnvironment(),
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: inheritedEnvironment(),
   });
   closeSync(out);
   child.on('error', () => undefined);
@@ -213,7 +247,12 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   const left = () => budget - (Date.now() - started);
 
   const run = async (): Promise<Outcome | undefined> => {
-    if (!kind) throw new Error(`unknown hook ${agent} ${event}; known: ${Object.entries(EVENTS).map(([a, e]) => `${a} (${Object.keys(e).join(', ')})`).join('; ')}`);
+    if (!kind)
+      throw new Error(
+        `unknown hook ${agent} ${event}; known: ${Object.entries(EVENTS)
+          .map(([a, e]) => `${a} (${Object.keys(e).join(', ')})`)
+          .join('; ')}`,
+      );
     if (!agentConfig) agentConfig = agentConfigFromEnvironment(); // throws the configuration error
     const user = assertUserId(opts.user ?? agentConfig.user);
     const payload = await readPayload(payloadArg, opts, Math.min(500, left()));
@@ -233,7 +272,12 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   let w: Where | undefined;
   // Where to log, if it is known by now (a hook cut short by its budget may not have got that far).
   const whereNow = async () => {
-    const got = located ? await within(300, located.catch(() => undefined)) : undefined;
+    const got = located
+      ? await within(
+          300,
+          located.catch(() => undefined),
+        )
+      : undefined;
     return got === TIMEOUT ? undefined : got;
   };
   try {
@@ -243,7 +287,7 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     if (outcome === undefined) return;
     if (outcome === TIMEOUT) {
       entry.error = `no answer within the ${budget} ms budget (a busy machine or a large memory root): the agent went on without memory this time`;
-      entry.hint = 'nothing to do if it is rare; `mem status` shows the root\'s size, MEM_HOOK_START_MS / MEM_HOOK_PROMPT_MS set the budgets';
+      entry.hint = "nothing to do if it is rare; `mem status` shows the root's size, MEM_HOOK_START_MS / MEM_HOOK_PROMPT_MS set the budgets";
     } else {
       if (outcome.output !== undefined) process.stdout.write(`${JSON.stringify(outcome.output)}\n`);
       if (outcome.detail) entry.detail = outcome.detail;
@@ -255,12 +299,17 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     entry.ok = false;
     entry.error = errorMessage(err);
     const root = w?.projectRoot ?? '<project>/memories';
-    entry.hint = kind === 'capture'
-      ? `the turns stay uncaptured and the next hook retries them; check \`mem status --root ${root}\` and \`mem doctor\``
-      : `run \`mem doctor --root ${root}\`; the agent went on without memory`;
+    entry.hint =
+      kind === 'capture'
+        ? `the turns stay uncaptured and the next hook retries them; check \`mem status --root ${root}\` and \`mem doctor\``
+        : `run \`mem doctor --root ${root}\`; the agent went on without memory`;
     if (opts.foreground) io.note(`mem hook: ${entry.error}`);
   }
   entry.ms = Date.now() - started;
   // Logging is best effort too, and brief: a hook never fails or holds up the agent.
-  if (w) await within(300, w.state.log(entry).catch(() => undefined));
+  if (w)
+    await within(
+      300,
+      w.state.log(entry).catch(() => undefined),
+    );
 }

@@ -17,9 +17,7 @@ export interface IngestOptions extends GlobalOptions {
 export const OFFLINE_NOTE = 'no LLM configured (set MEM_LLM_MODEL): stored the conversation log only, no memories extracted';
 
 function describe(r: IngestResult): string {
-  const lines = [r.log.appended
-    ? `logged ${r.turns} turns to ${r.log.path}`
-    : `already in ${r.log.path} (${r.turns} turns): not logged again`];
+  const lines = [r.log.appended ? `logged ${r.turns} turns to ${r.log.path}` : `already in ${r.log.path} (${r.turns} turns): not logged again`];
   const x = r.extraction;
   if (x.status === 'offline') lines.push(OFFLINE_NOTE);
   else {
@@ -39,9 +37,17 @@ export async function ingestCommand(file: string, opts: IngestOptions, io: Io): 
     throw new UsageError(`cannot read ${file}: ${errorMessage(err)}`);
   }
   const result = await withMemory(opts, io, (memory) =>
-    memory.ingest({ user, text, source: basename(file), ...(opts.format ? { format: opts.format } : {}), ...(opts.allowSecrets ? { allowSecrets: true } : {}) }));
+    memory.ingest({
+      user,
+      text,
+      source: basename(file),
+      ...(opts.format ? { format: opts.format } : {}),
+      ...(opts.allowSecrets ? { allowSecrets: true } : {}),
+    }),
+  );
   io.result(result, () => describe(result));
   if (result.extraction.status === 'offline' && io.json) io.note(OFFLINE_NOTE);
   // The log is stored, but the memories the caller asked for are not: a failure, after the report.
-  if (result.extraction.status === 'failed') throw new ReportedFailure('extraction failed; the conversation log was stored (run again to retry the extraction)');
+  if (result.extraction.status === 'failed')
+    throw new ReportedFailure('extraction failed; the conversation log was stored (run again to retry the extraction)');
 }

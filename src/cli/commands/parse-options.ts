@@ -16,7 +16,10 @@ export function requireUser(flagValue: string | undefined): string {
 }
 
 export function parseList(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function parseImportance(value: string): number {

@@ -31,7 +31,11 @@ function formatResults(results: SearchResult[], explain: boolean): string {
       const excerpt = r.content.replace(/\s+/g, ' ').trim();
       const short = excerpt.length > 240 ? `${excerpt.slice(0, 237)}...` : excerpt;
       const marker = r.status === 'active' ? '' : `, ${r.status.toUpperCase()}${r.replacedBy ? ` by ${r.replacedBy}` : ''}`;
-      const lines = [`${i + 1}. ${r.id}  [${r.type}, ${r.created.slice(0, 10)}${marker}, score ${r.score.toFixed(3)}]`, `   ${short}`, `   ${r.path}:${r.lines[0]}`];
+      const lines = [
+        `${i + 1}. ${r.id}  [${r.type}, ${r.created.slice(0, 10)}${marker}, score ${r.score.toFixed(3)}]`,
+        `   ${short}`,
+        `   ${r.path}:${r.lines[0]}`,
+      ];
       if (explain) {
         const s = r.scores;
         lines.push(`   relevance ${f(s.relevance)} (dense ${f(s.dense)}, bm25 ${f(s.bm25)}), recency ${f(s.recency)}, importance ${f(s.importance)}`);

@@ -6,9 +6,7 @@ import type { GlobalOptions, Io } from '../io.js';
 type ServerState = { name: string; running: boolean; pid?: number; port?: number };
 
 function describe(servers: ServerState[]): string {
-  return servers
-    .map((s) => `${s.name}: ${s.running ? `running (pid ${s.pid}${s.port ? `, port ${s.port}` : ''})` : 'stopped'}`)
-    .join('\n');
+  return servers.map((s) => `${s.name}: ${s.running ? `running (pid ${s.pid}${s.port ? `, port ${s.port}` : ''})` : 'stopped'}`).join('\n');
 }
 
 export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> {
@@ -36,5 +34,8 @@ export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<
   const { askDaemon } = await import('../../daemon/client.js');
   const ping = await askDaemon(config, 'ping', undefined, 2_000);
   const daemon: ServerState = ping?.ok && ping.pid ? { name: 'memd', running: true, pid: ping.pid } : { name: 'memd', running: false };
-  io.result({ ...state, daemon }, () => `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})\n${describe([...state.servers, daemon])}`);
+  io.result(
+    { ...state, daemon },
+    () => `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})\n${describe([...state.servers, daemon])}`,
+  );
 }

@@ -13,15 +13,29 @@ const linkLine = (l: ChainLink, current: string) =>
 
 function formatShow({ memory: m, chain, sources, history }: ShowResult): string {
   const fields = [
-    ['user', m.user], ['type', m.type], ['status', m.status], ['importance', String(m.importance)],
-    ['created', m.created], ['updated', m.updated], ['expires', m.expires], ['key', m.key], ['source', m.source],
-    ['supersedes', m.supersedes], ['superseded_by', m.superseded_by], ['consolidated_into', m.consolidated_into],
+    ['user', m.user],
+    ['type', m.type],
+    ['status', m.status],
+    ['importance', String(m.importance)],
+    ['created', m.created],
+    ['updated', m.updated],
+    ['expires', m.expires],
+    ['key', m.key],
+    ['source', m.source],
+    ['supersedes', m.supersedes],
+    ['superseded_by', m.superseded_by],
+    ['consolidated_into', m.consolidated_into],
     ['tags', m.tags.join(', ') || undefined],
   ].filter(([, v]) => v !== undefined);
   const out = [`${m.id}  (${m.path})`, ...fields.map(([k, v]) => `  ${k}: ${v}`), '', m.content, ''];
   if (chain.length > 1) out.push('supersede chain (oldest first):', ...chain.map((l) => linkLine(l, m.id)), '');
   if (sources.length > 0) out.push('summarises:', ...sources.map((l) => linkLine(l, m.id)), '');
-  out.push('history:', ...(history.length ? history.map((h) => `  ${h.commit.slice(0, 10)} ${h.date}  ${h.subject}`) : ['  (no commits: git is off or the file is not committed)']));
+  out.push(
+    'history:',
+    ...(history.length
+      ? history.map((h) => `  ${h.commit.slice(0, 10)} ${h.date}  ${h.subject}`)
+      : ['  (no commits: git is off or the file is not committed)']),
+  );
   return out.join('\n');
 }
 

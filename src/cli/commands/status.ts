@@ -18,12 +18,20 @@ export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> 
       `files: ${report.files}, chunks: ${report.chunks}, index rows: ${report.indexRows}`,
     ];
     for (const [user, u] of Object.entries(report.users)) {
-      const types = Object.entries(u.byType).map(([k, v]) => `${k} ${v}`).join(', ');
-      const statuses = Object.entries(u.byStatus).map(([k, v]) => `${k} ${v}`).join(', ');
+      const types = Object.entries(u.byType)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      const statuses = Object.entries(u.byStatus)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
       lines.push(`  ${user}: ${u.memories} memories (${types}; ${statuses})`);
     }
     const d = report.drift;
-    lines.push(d.inSync ? 'in sync' : `drift: ${d.unindexed.length} unindexed, ${d.changed.length} changed, ${d.deleted.length} deleted${d.rowsMismatch ? ', row count differs' : ''}; run \`mem reindex\``);
+    lines.push(
+      d.inSync
+        ? 'in sync'
+        : `drift: ${d.unindexed.length} unindexed, ${d.changed.length} changed, ${d.deleted.length} deleted${d.rowsMismatch ? ', row count differs' : ''}; run \`mem reindex\``,
+    );
     for (const s of servers.servers) lines.push(`server ${s.name}: ${s.running ? `running (pid ${s.pid}, port ${s.port})` : 'stopped'}`);
     if (hooks.runs > 0) {
       lines.push(`agent hooks: ${hooks.runs} runs in 7 days, ${hooks.problemCount} failed or fell back${hooks.problemCount ? ':' : ''}`);

@@ -31,12 +31,17 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
       debounceMs,
       purgeDelayMs,
       onSync: (e) => io.result({ event: 'sync', at: e.at, initial: e.initial, paths: e.paths, ms: e.ms, ...e.report }, () => describe(e)),
-      onPurge: (e) => io.result({ event: 'purge', at: e.at, ms: e.ms, ...e.purge },
-        () => `${e.at.slice(11, 19)} deleted text purged from .mem/ (index ${e.purge.index}, ${e.purge.cachedVectorsRemoved} cached vectors) (${e.ms} ms)`),
+      onPurge: (e) =>
+        io.result(
+          { event: 'purge', at: e.at, ms: e.ms, ...e.purge },
+          () => `${e.at.slice(11, 19)} deleted text purged from .mem/ (index ${e.purge.index}, ${e.purge.cachedVectorsRemoved} cached vectors) (${e.ms} ms)`,
+        ),
       onError: (err, paths) => {
         const message = errorMessage(err);
-        io.result({ event: 'error', paths, error: { code: err instanceof MemError ? err.code : 'INTERNAL', message } },
-          () => `sync failed (will retry): ${message}`);
+        io.result(
+          { event: 'error', paths, error: { code: err instanceof MemError ? err.code : 'INTERNAL', message } },
+          () => `sync failed (will retry): ${message}`,
+        );
         // Lost servers do not come back on their own port: stop, and let the caller restart the watch.
         if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {
           fatal = new MemError(`stopped watching: ${message}`);

@@ -39,12 +39,19 @@ async function store(ports: CapturePorts, user: string, source: string, turns: T
   });
   const personal = ports.addPersonal;
   const result = await ports.ingest({
-    user, source, text: JSON.stringify(clean), format: 'json',
+    user,
+    source,
+    text: JSON.stringify(clean),
+    format: 'json',
     ...(personal ? { routeTo: (kind) => (kind === 'preference' ? personal : undefined) } : {}),
   });
   return {
-    turns: clean.length, redacted, log: result.log, extraction: result.extraction.status,
-    memories: result.extraction.memories.length, warnings: result.extraction.warnings,
+    turns: clean.length,
+    redacted,
+    log: result.log,
+    extraction: result.extraction.status,
+    memories: result.extraction.memories.length,
+    warnings: result.extraction.warnings,
   };
 }
 

@@ -44,7 +44,9 @@ async function activeDocs(scope: ContextScope, user: string, now: Date, deadline
     if (Date.now() > deadline) break;
     try {
       const doc = parseMemory(decodeMemoryText(await scope.files.read(f.path), f.path), {
-        path: f.path, defaultUser: scope.defaultUser, fallbackTime: new Date(f.mtimeMs).toISOString(),
+        path: f.path,
+        defaultUser: scope.defaultUser,
+        fallbackTime: new Date(f.mtimeMs).toISOString(),
       });
       const live = !doc.meta.expires || Date.parse(doc.meta.expires) > now.getTime();
       if (doc.meta.user === user && doc.meta.status === 'active' && live) docs.push(doc);
@@ -67,10 +69,12 @@ function item(doc: MemoryDoc): ContextItem {
 
 function ranked(docs: MemoryDoc[]): ContextItem[] {
   return [...docs]
-    .sort((a, b) =>
-      (RANK[a.meta.type] ?? 3) - (RANK[b.meta.type] ?? 3) ||
-      (a.meta.type === 'episodic' ? 0 : b.meta.importance - a.meta.importance) ||
-      (a.meta.updated < b.meta.updated ? 1 : a.meta.updated > b.meta.updated ? -1 : 0))
+    .sort(
+      (a, b) =>
+        (RANK[a.meta.type] ?? 3) - (RANK[b.meta.type] ?? 3) ||
+        (a.meta.type === 'episodic' ? 0 : b.meta.importance - a.meta.importance) ||
+        (a.meta.updated < b.meta.updated ? 1 : a.meta.updated > b.meta.updated ? -1 : 0),
+    )
     .map(item);
 }
 
@@ -81,10 +85,15 @@ const ABOUT = {
 
 /** The blocks of every scope; the project's first, each within its share of budgetTokens. */
 export async function sessionContext(
-  scopes: ContextScope[], user: string, budgetTokens: number, now: Date, deadline = Number.POSITIVE_INFINITY,
+  scopes: ContextScope[],
+  user: string,
+  budgetTokens: number,
+  now: Date,
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<SessionContext> {
-  const loaded = (await Promise.all(scopes.map(async (s) => ({ s, items: ranked(await activeDocs(s, user, now, deadline)) }))))
-    .filter((l) => l.items.length > 0);
+  const loaded = (await Promise.all(scopes.map(async (s) => ({ s, items: ranked(await activeDocs(s, user, now, deadline)) })))).filter(
+    (l) => l.items.length > 0,
+  );
   const blocks: string[] = [];
   const included: Record<string, number> = {};
   let left = budgetTokens;

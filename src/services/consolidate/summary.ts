@@ -7,7 +7,11 @@ export interface SourceMemory {
 }
 
 const day = (iso: string) => iso.slice(0, 10);
-const oneLine = (text: string) => text.replace(/^#+\s*/gm, '').replace(/\s+/g, ' ').trim();
+const oneLine = (text: string) =>
+  text
+    .replace(/^#+\s*/gm, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 export function period(sources: SourceMemory[]): { from: string; to: string } {
   const days = sources.map((s) => day(s.created)).sort();

@@ -23,7 +23,9 @@ export async function writeSummary(deps: MemoryDeps, user: string, group: Memory
   const fromLlm = deps.llm ? await llmSummary(deps.llm, sources) : undefined;
   const id = newMemoryId(summaryTitle(sources).replace(/^Summary:\s*/, ''), now);
   const meta: MemoryMeta = {
-    id, user, type: 'semantic',
+    id,
+    user,
+    type: 'semantic',
     importance: Math.max(...docs.map((d) => d.meta.importance)),
     status: 'active',
     created: now.toISOString(),

@@ -27,7 +27,11 @@ export interface RemovalReport {
 
 /** Summaries citing a removed memory: rewritten from what remains, or dropped with their last source restored. */
 async function regenerateDerived(
-  deps: MemoryDeps, manifest: Map<string, ManifestEntry>, removedIds: Set<string>, removedPaths: Set<string>, now: Date,
+  deps: MemoryDeps,
+  manifest: Map<string, ManifestEntry>,
+  removedIds: Set<string>,
+  removedPaths: Set<string>,
+  now: Date,
 ): Promise<{ regenerated: Regenerated[]; alsoRemove: [string, ManifestEntry][]; touched: string[] }> {
   const byId = new Map([...manifest].map(([path, e]) => [e.memoryId, [path, e] as const]));
   const regenerated: Regenerated[] = [];
@@ -61,7 +65,10 @@ async function regenerateDerived(
 
 /** Must run under the write lock, after a sync. Does not commit: the caller makes one commit of `paths`. */
 export async function removeEverywhere(
-  deps: MemoryDeps, manifest: Map<string, ManifestEntry>, targets: [string, ManifestEntry][], options: { wholeUser?: string } = {},
+  deps: MemoryDeps,
+  manifest: Map<string, ManifestEntry>,
+  targets: [string, ManifestEntry][],
+  options: { wholeUser?: string } = {},
 ): Promise<RemovalReport> {
   const removedIds = new Set(targets.map(([, e]) => e.memoryId));
   const derived = await regenerateDerived(deps, manifest, removedIds, new Set(targets.map(([p]) => p)), deps.now());

@@ -8,9 +8,7 @@ import { frontMatterLine, parseMemory } from '../../memory/parse.js';
 import type { MemoryMeta, MemoryStatus } from '../../memory/model.js';
 import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
 import { resolveLinks, withStatus, type LinkProblem } from './links.js';
-import type {
-  Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, StateResidue, VectorCache, VectorIndex, WriteLock,
-} from '../ports.js';
+import type { Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, StateResidue, VectorCache, VectorIndex, WriteLock } from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
 
@@ -137,7 +135,8 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
     if (parsed === 'gone' || parsed === 'misplaced') vanished.add(stat.path);
     if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'misplaced' || parsed === 'invalid') {
       // An invalid file keeps its last good rows (nothing is lost); it is retried on the next run.
-      if (parsed !== 'gone' && parsed !== 'misplaced' && prev) next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
+      if (parsed !== 'gone' && parsed !== 'misplaced' && prev)
+        next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
       if (parsed === 'unchanged') report.skipped++;
       progress.tick();
       continue;
@@ -149,7 +148,15 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   if (batch.length > 0) await writePending();
   progress.stop();
 
-  await removeDeleted(deps, files.filter((f) => !vanished.has(f.path)), previous, indexed, next, options.only, report);
+  await removeDeleted(
+    deps,
+    files.filter((f) => !vanished.has(f.path)),
+    previous,
+    indexed,
+    next,
+    options.only,
+    report,
+  );
   await applyLinks(deps, next, previous, options.only, report);
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   // A delete only marks rows: their text stays in index storage until a purge rewrites it (services/purge.ts).
@@ -185,7 +192,9 @@ export function tooLargeError(stat: FileStat, limit: number): FileError {
 
 /** The index records of a file's bytes, or the error (path and line) that keeps it out of the index. */
 export function recordsOf(
-  deps: Pick<SyncDeps, 'defaultUser' | 'chunking'>, stat: FileStat, bytes: Uint8Array,
+  deps: Pick<SyncDeps, 'defaultUser' | 'chunking'>,
+  stat: FileStat,
+  bytes: Uint8Array,
 ): { meta: MemoryMeta; records: ChunkRecord[] } | (FileError & { misplaced?: true }) {
   try {
     const text = decodeMemoryText(bytes, stat.path);
@@ -201,8 +210,13 @@ export function recordsOf(
 /** What the manifest remembers of a parsed file (its status as the file says it, until links are applied). */
 export function entryOf(stat: FileStat, sha: string, meta: MemoryMeta, records: ChunkRecord[]): ManifestEntry {
   const entry: ManifestEntry = {
-    size: stat.size, mtimeMs: stat.mtimeMs, sha,
-    memoryId: meta.id, user: meta.user, type: meta.type, status: meta.status,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    sha,
+    memoryId: meta.id,
+    user: meta.user,
+    type: meta.type,
+    status: meta.status,
     chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
   };
   if (meta.expires) entry.expires = Date.parse(meta.expires);
@@ -216,7 +230,10 @@ export function entryOf(stat: FileStat, sha: string, meta: MemoryMeta, records: 
 }
 
 async function readAndParse(
-  deps: SyncDeps, stat: FileStat, prev: ManifestEntry | undefined, report: ReindexReport,
+  deps: SyncDeps,
+  stat: FileStat,
+  prev: ManifestEntry | undefined,
+  report: ReindexReport,
 ): Promise<ParsedFile | 'unchanged' | 'gone' | 'invalid' | 'misplaced'> {
   let bytes: Uint8Array;
   try {
@@ -245,8 +262,11 @@ async function readAndParse(
  * Link errors of the synced paths (all, on a full sync) are reported by path and line.
  */
 async function applyLinks(
-  deps: SyncDeps, next: Map<string, ManifestEntry>, previous: Map<string, ManifestEntry> | null,
-  only: string[] | undefined, report: ReindexReport,
+  deps: SyncDeps,
+  next: Map<string, ManifestEntry>,
+  previous: Map<string, ManifestEntry> | null,
+  only: string[] | undefined,
+  report: ReindexReport,
 ): Promise<void> {
   const { statuses, problems } = resolveLinks(next);
   const changed = [...next].filter(([path, e]) => statuses.get(path) !== e.status).map(([path]) => path);
@@ -260,14 +280,18 @@ async function applyLinks(
   }
   const synced = only ? new Set(only) : null;
   const syncedIds = new Set(only?.flatMap((p) => [previous?.get(p)?.memoryId, next.get(p)?.memoryId]).filter((id) => id !== undefined));
-  const relevant = problems.filter((p) => (p.key === 'supersedes' || p.key === 'sources')
-    && (!synced || synced.has(p.path) || (p.target !== undefined && syncedIds.has(p.target))));
+  const relevant = problems.filter(
+    (p) => (p.key === 'supersedes' || p.key === 'sources') && (!synced || synced.has(p.path) || (p.target !== undefined && syncedIds.has(p.target))),
+  );
   for (const problem of relevant) report.errors.push(await linkError(deps, problem));
 }
 
 /** Rewrites the rows of these files with their effective status; a file changed since it was read waits for the next sync. */
 async function restatus(
-  deps: SyncDeps, paths: string[], next: Map<string, ManifestEntry>, statuses: Map<string, MemoryStatus>,
+  deps: SyncDeps,
+  paths: string[],
+  next: Map<string, ManifestEntry>,
+  statuses: Map<string, MemoryStatus>,
   report: ReindexReport,
 ): Promise<void> {
   const rows: ChunkRecord[] = [];
@@ -308,9 +332,7 @@ async function linkError(deps: SyncDeps, problem: LinkProblem): Promise<FileErro
 }
 
 /** Embeds what the cache lacks, upserts all rows of the batch's files, then deletes their stale rows. */
-async function writeBatch(
-  deps: SyncDeps, batch: ParsedFile[], previous: Map<string, ManifestEntry> | null, report: ReindexReport,
-): Promise<void> {
+async function writeBatch(deps: SyncDeps, batch: ParsedFile[], previous: Map<string, ManifestEntry> | null, report: ReindexReport): Promise<void> {
   const records = batch.flatMap((f) => f.records);
   const vectors = await vectorsFor(deps, records, report);
   if (records.length > 0) {
@@ -319,7 +341,10 @@ async function writeBatch(
   }
   // Only after the new rows are in: a failure above leaves the old rows searchable.
   // One request for the whole batch: chunk ids embed their path, so "these paths, not these ids" is exact.
-  await deps.index.deleteStale(batch.map((f) => f.stat.path), records.map((r) => r.chunkId));
+  await deps.index.deleteStale(
+    batch.map((f) => f.stat.path),
+    records.map((r) => r.chunkId),
+  );
   for (const file of batch) {
     const keep = new Set(file.records.map((r) => r.chunkId));
     const prev = previous?.get(file.stat.path);
@@ -344,8 +369,13 @@ async function vectorsFor(deps: SyncDeps, records: ChunkRecord[], report: Reinde
 
 /** Removes the rows of files that are gone; without a manifest, of the paths the index held. */
 async function removeDeleted(
-  deps: SyncDeps, files: FileStat[], previous: Map<string, ManifestEntry> | null, indexed: string[],
-  next: Map<string, ManifestEntry>, only: string[] | undefined, report: ReindexReport,
+  deps: SyncDeps,
+  files: FileStat[],
+  previous: Map<string, ManifestEntry> | null,
+  indexed: string[],
+  next: Map<string, ManifestEntry>,
+  only: string[] | undefined,
+  report: ReindexReport,
 ): Promise<void> {
   const present = new Set(files.map((f) => f.path));
   const candidates = only ?? (previous ? [...previous.keys()] : indexed);

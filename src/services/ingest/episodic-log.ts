@@ -42,8 +42,16 @@ export function newLogText(user: string, day: string, section: string, now: Date
   const pathId = logPath(user, day).replace(/\.md$/, '');
   const id = isValidMemoryId(pathId) ? pathId : `conversations-${day}-${sha256(user).slice(0, 8)}`;
   const meta: MemoryMeta = {
-    id, user, type: 'episodic', importance: 0.3, status: 'active',
-    created: now.toISOString(), updated: now.toISOString(), tags: ['conversation'], source: 'ingest', extra: {},
+    id,
+    user,
+    type: 'episodic',
+    importance: 0.3,
+    status: 'active',
+    created: now.toISOString(),
+    updated: now.toISOString(),
+    tags: ['conversation'],
+    source: 'ingest',
+    extra: {},
   };
   return { id, text: serializeMemory(meta, `# Conversations on ${day}\n\n${section}\n`) };
 }

@@ -37,8 +37,20 @@ export const extractedMemory = z.object({
   text: z.string().trim().min(1).max(2_000),
   kind: z.enum(MEMORY_KINDS),
   importance: z.number().min(0).max(1),
-  key: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'a key is a short snake_case slot name').optional(),
-  tags: z.array(z.string().min(1).max(50).regex(/^[^\n\r"\\]+$/)).max(10).optional(),
+  key: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'a key is a short snake_case slot name')
+    .optional(),
+  tags: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(50)
+        .regex(/^[^\n\r"\\]+$/),
+    )
+    .max(10)
+    .optional(),
 });
 
 export type ExtractedMemory = z.infer<typeof extractedMemory>;

@@ -55,7 +55,9 @@ export async function extractMemories(llm: Llm, turns: Turn[], context: { source
     const outer = extractAnswer.safeParse(answer);
     if (!outer.success) {
       result.failedWindows++;
-      result.warnings.push(`the LLM's answer${where} is not {"memories": [...]}: ${outer.error.issues[0]?.message ?? 'wrong shape'}; nothing extracted from it`);
+      result.warnings.push(
+        `the LLM's answer${where} is not {"memories": [...]}: ${outer.error.issues[0]?.message ?? 'wrong shape'}; nothing extracted from it`,
+      );
       continue;
     }
     outer.data.memories.forEach((item, j) => {

@@ -13,12 +13,20 @@ export interface Turn {
 
 export type TranscriptFormat = 'json' | 'markdown';
 
-const role = z.string().trim().min(1).max(40).regex(/^[\p{L}\p{N} ._-]+$/u, 'a role is a short name such as user or assistant');
+const role = z
+  .string()
+  .trim()
+  .min(1)
+  .max(40)
+  .regex(/^[\p{L}\p{N} ._-]+$/u, 'a role is a short name such as user or assistant');
 const time = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'not a date (use ISO 8601, e.g. 2026-12-01T10:00:00Z)');
 const turnSchema = z.object({ role, content: z.string(), time: time.optional() });
 // {"messages": [...]} (the chat API's shape) is read as its array.
 const jsonSchema = z.preprocess(
-  (d) => (d !== null && typeof d === 'object' && !Array.isArray(d) && Array.isArray((d as { messages?: unknown }).messages) ? (d as { messages: unknown[] }).messages : d),
+  (d) =>
+    d !== null && typeof d === 'object' && !Array.isArray(d) && Array.isArray((d as { messages?: unknown }).messages)
+      ? (d as { messages: unknown[] }).messages
+      : d,
   z.array(turnSchema),
 );
 

@@ -6,8 +6,17 @@
 import { join } from 'node:path';
 
 import {
-  parseJsonObject, stringifyLike, withBlock, withEntries, withHooks, withoutBlock, withoutEntries, withoutHooks,
-  type HookSpec, type JsonObject, type Markers,
+  parseJsonObject,
+  stringifyLike,
+  withBlock,
+  withEntries,
+  withHooks,
+  withoutBlock,
+  withoutEntries,
+  withoutHooks,
+  type HookSpec,
+  type JsonObject,
+  type Markers,
 } from './text-edit.js';
 
 export const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
@@ -86,7 +95,8 @@ ${INSTRUCTIONS}`;
 
 function jsonPlan(path: string, what: string, add: (s: JsonObject) => JsonObject, remove: (s: JsonObject) => JsonObject): FilePlan {
   return {
-    path, what,
+    path,
+    what,
     install: (current) => stringifyLike(add(parseJsonObject(current, path)), current),
     uninstall: (current) => {
       const before = parseJsonObject(current, path);
@@ -99,7 +109,8 @@ function jsonPlan(path: string, what: string, add: (s: JsonObject) => JsonObject
 
 function blockPlan(path: string, what: string, body: string, m: Markers, at: 'start' | 'end' = 'end'): FilePlan {
   return {
-    path, what,
+    path,
+    what,
     install: (current) => withBlock(current, body, m, at),
     uninstall: (current) => withoutBlock(current, m),
     emptyWithout: (text) => withoutBlock(text, m).trim() === '',
@@ -119,7 +130,11 @@ function claudePlans(s: IntegrateSetup): FilePlan[] {
   const base = s.scope === 'project' ? join(s.projectDir, '.claude') : join(s.home, '.claude');
   const ours = oursFor('claude-code');
   const hooks: HookSpec[] = [
-    { event: 'SessionStart', matcher: 'startup|resume|clear|compact', hook: { type: 'command', command: hookCommand(s, 'claude-code', 'session-start'), timeout: 10 } },
+    {
+      event: 'SessionStart',
+      matcher: 'startup|resume|clear|compact',
+      hook: { type: 'command', command: hookCommand(s, 'claude-code', 'session-start'), timeout: 10 },
+    },
     ...(s.promptRecall ? [{ event: 'UserPromptSubmit', hook: { type: 'command', command: hookCommand(s, 'claude-code', 'prompt'), timeout: 5 } }] : []),
     { event: 'Stop', hook: { type: 'command', command: hookCommand(s, 'claude-code', 'stop'), timeout: 10 } },
     { event: 'PreCompact', hook: { type: 'command', command: hookCommand(s, 'claude-code', 'pre-compact'), timeout: 10 } },
@@ -127,8 +142,18 @@ function claudePlans(s: IntegrateSetup): FilePlan[] {
   ];
   const mcpFile = s.scope === 'project' ? join(s.projectDir, '.mcp.json') : join(s.home, '.claude.json');
   return [
-    jsonPlan(join(base, 'settings.json'), `hooks: ${hooks.map((h) => h.event).join(', ')}`, (j) => withHooks(j, hooks, ours), (j) => withoutHooks(j, ours)),
-    jsonPlan(mcpFile, `MCP servers ${MCP_NAMES.join(', ')}`, (j) => withEntries(j, 'mcpServers', mcpServers(s)), (j) => withoutEntries(j, 'mcpServers', MCP_NAMES)),
+    jsonPlan(
+      join(base, 'settings.json'),
+      `hooks: ${hooks.map((h) => h.event).join(', ')}`,
+      (j) => withHooks(j, hooks, ours),
+      (j) => withoutHooks(j, ours),
+    ),
+    jsonPlan(
+      mcpFile,
+      `MCP servers ${MCP_NAMES.join(', ')}`,
+      (j) => withEntries(j, 'mcpServers', mcpServers(s)),
+      (j) => withoutEntries(j, 'mcpServers', MCP_NAMES),
+    ),
     wholeFilePlan(join(base, 'skills', 'memdir', 'SKILL.md'), 'skill: when to search, add and forget', SKILL),
   ];
 }
@@ -150,7 +175,9 @@ function ownNotify(text: string | null): boolean {
 function codexPlans(s: IntegrateSetup): FilePlan[] {
   const dir = s.scope === 'project' ? join(s.projectDir, '.codex') : join(s.home, '.codex');
   const servers = mcpServers(s) as Record<string, { command: string; args: string[] }>;
-  const mcp = Object.entries(servers).map(([name, v]) => `[mcp_servers.${name}]\ncommand = ${JSON.stringify(v.command)}\nargs = ${toml(v.args)}`).join('\n\n');
+  const mcp = Object.entries(servers)
+    .map(([name, v]) => `[mcp_servers.${name}]\ncommand = ${JSON.stringify(v.command)}\nargs = ${toml(v.args)}`)
+    .join('\n\n');
   const notify = `notify = ${toml([...s.mem, 'hook', 'codex', 'notify', '--user', s.user])}`;
   const configPath = join(dir, 'config.toml');
   const config: FilePlan = {
@@ -177,7 +204,8 @@ function geminiPlans(s: IntegrateSetup): FilePlan[] {
     { event: 'AfterAgent', hook: { name: 'memdir-capture', type: 'command', command: hookCommand(s, 'gemini', 'after-agent'), timeout: 10_000 } },
   ];
   const settings = jsonPlan(
-    join(dir, 'settings.json'), `hooks: SessionStart, AfterAgent; MCP servers ${MCP_NAMES.join(', ')}`,
+    join(dir, 'settings.json'),
+    `hooks: SessionStart, AfterAgent; MCP servers ${MCP_NAMES.join(', ')}`,
     (j) => withEntries(withHooks(j, hooks, ours), 'mcpServers', mcpServers(s)),
     (j) => withoutEntries(withoutHooks(j, ours), 'mcpServers', MCP_NAMES),
   );
@@ -190,4 +218,3 @@ export function plansFor(agent: AgentName, setup: IntegrateSetup): FilePlan[] {
   if (agent === 'codex') return codexPlans(setup);
   return geminiPlans(setup);
 }
-

@@ -68,15 +68,18 @@ export async function integrateAgent(files: TextFiles, input: IntegrateInput): P
 
   if (!input.uninstall) {
     // Every plan is computed before anything is written: a file that does not parse changes nothing.
-    const steps = await Promise.all(plans.map(async (p) => {
-      const current = await files.read(p.path);
-      return { p, current, next: p.install(current) };
-    }));
+    const steps = await Promise.all(
+      plans.map(async (p) => {
+        const current = await files.read(p.path);
+        return { p, current, next: p.install(current) };
+      }),
+    );
     for (const { p, current, next } of steps) {
       const known = record.files.find((f) => f.path === p.path);
       if (next === current) {
         // Already in place (a record lost, or installed by hand): what to restore is the text without it.
-        if (!known && current !== null) record.files.push({ path: p.path, before: p.emptyWithout(current) ? null : p.uninstall(current), after: current, createdDirs: [] });
+        if (!known && current !== null)
+          record.files.push({ path: p.path, before: p.emptyWithout(current) ? null : p.uninstall(current), after: current, createdDirs: [] });
         result.files.push({ path: p.path, action: 'unchanged', what: p.what });
         continue;
       }

@@ -15,9 +15,7 @@ export interface CandidateQuery {
   key?: string;
 }
 
-export async function findCandidates(
-  deps: MemoryDeps, query: CandidateQuery, manifest: Map<string, ManifestEntry>, now: Date,
-): Promise<Candidate[]> {
+export async function findCandidates(deps: MemoryDeps, query: CandidateQuery, manifest: Map<string, ManifestEntry>, now: Date): Promise<Candidate[]> {
   await deps.index.open(deps.embedder.identity);
   // Passage mode on both sides: this compares two statements, not a question with an answer.
   const [vector] = await deps.embedder.embedDocuments([query.text]);
@@ -45,7 +43,11 @@ export async function findCandidates(
     const doc = await loadDoc(deps, path).catch(() => null); // a file broken since the last sync is no candidate
     if (!doc || doc.meta.user !== query.user || doc.meta.status !== 'active') continue;
     candidates.push({
-      id: doc.meta.id, path, text: doc.body.trim(), created: doc.meta.created, similarity,
+      id: doc.meta.id,
+      path,
+      text: doc.body.trim(),
+      created: doc.meta.created,
+      similarity,
       ...(doc.meta.key ? { key: doc.meta.key } : {}),
       ...(doc.meta.source ? { source: doc.meta.source } : {}),
     });

@@ -35,5 +35,10 @@ export interface Decision {
 
 /** Case, spacing and trailing punctuation do not make a fact new. */
 export function normalizeText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').replace(/[\s.!?。！？]+$/u, '').trim();
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.!?。！？]+$/u, '')
+    .trim();
 }

@@ -23,9 +23,17 @@ const answerSchema = z.object({
 
 export function reconcilePrompt(incoming: Incoming, candidates: Candidate[]): string {
   const existing = candidates.map((c) => ({
-    id: c.id, text: c.text, created: c.created, ...(c.key ? { key: c.key } : {}), source: c.source ?? 'user',
+    id: c.id,
+    text: c.text,
+    created: c.created,
+    ...(c.key ? { key: c.key } : {}),
+    source: c.source ?? 'user',
   }));
-  return JSON.stringify({ new_memory: { text: incoming.text, ...(incoming.key ? { key: incoming.key } : {}), source: incoming.source }, existing_memories: existing }, null, 2);
+  return JSON.stringify(
+    { new_memory: { text: incoming.text, ...(incoming.key ? { key: incoming.key } : {}), source: incoming.source }, existing_memories: existing },
+    null,
+    2,
+  );
 }
 
 /** The LLM's decision, or a reason why it cannot be used (the caller then applies the rules). */

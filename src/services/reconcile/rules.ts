@@ -14,9 +14,7 @@ export function decideByRules(incoming: Incoming, candidates: Candidate[], optio
 
   if (incoming.key) {
     // The newest memory filling the same slot is the one a correction replaces.
-    const slot = candidates
-      .filter((c) => c.key === incoming.key)
-      .sort((a, b) => b.created.localeCompare(a.created))[0];
+    const slot = candidates.filter((c) => c.key === incoming.key).sort((a, b) => b.created.localeCompare(a.created))[0];
     if (slot) return { action: 'SUPERSEDE', target: slot.id, reason: `same key "${incoming.key}" as ${slot.id}`, by: 'rules' };
   }
 
@@ -26,7 +24,8 @@ export function decideByRules(incoming: Incoming, candidates: Candidate[], optio
   const added = closest ? newWords(incoming.text, closest.text) : [];
   if (closest && closest.similarity >= options.duplicateThreshold && added.length === 0) {
     return {
-      action: 'NOOP', target: closest.id,
+      action: 'NOOP',
+      target: closest.id,
       reason: `near-duplicate of ${closest.id} (similarity ${closest.similarity.toFixed(3)} ≥ ${options.duplicateThreshold})`,
       by: 'rules',
     };

@@ -52,9 +52,7 @@ export function fuseCandidates(dense: IndexHit[], bm25: IndexHit[], options: Fus
       c.relevance = wd * (c.dense !== undefined ? dn(c.dense) : 0) + (1 - wd) * (c.bm25 !== undefined ? bn(c.bm25) : 0);
     }
   }
-  return all
-    .map(({ denseRank: _d, bm25Rank: _b, ...c }) => c)
-    .sort((a, b) => b.relevance - a.relevance);
+  return all.map(({ denseRank: _d, bm25Rank: _b, ...c }) => c).sort((a, b) => b.relevance - a.relevance);
 }
 
 /** Min-max over a candidate list; a list with one distinct value maps it to 1. */

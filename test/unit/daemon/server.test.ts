@@ -67,7 +67,10 @@ describe('search daemon server', () => {
   it('declines a search from a client with other settings or another protocol version', async () => {
     const d = await startDaemon();
     expect(await send(d.config, d.request('search', { query: 'tea', user: 'ann' }, 'other-key'))).toEqual({ ok: false, declined: true });
-    expect(await send(d.config, `${JSON.stringify({ version: PROTOCOL_VERSION + 1, configKey: 'x', op: 'search', extra: 1 })}\n`)).toEqual({ ok: false, declined: true });
+    expect(await send(d.config, `${JSON.stringify({ version: PROTOCOL_VERSION + 1, configKey: 'x', op: 'search', extra: 1 })}\n`)).toEqual({
+      ok: false,
+      declined: true,
+    });
     expect(d.searched).toEqual([]);
     await send(d.config, d.request('stop'));
     await d.running;

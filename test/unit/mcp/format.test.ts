@@ -6,14 +6,34 @@ import type { MemoryRecord } from '../../../src/services/core/documents.js';
 import type { SearchResult } from '../../../src/services/search.js';
 
 const record: MemoryRecord = {
-  id: 'm1', user: 'ann', type: 'semantic', importance: 0.7, status: 'active',
-  created: '2026-11-01T10:00:00.000Z', updated: '2026-11-02T10:00:00.000Z', tags: ['food'], source: 'mcp',
-  path: 'ann/semantic/m1.md', content: 'Ann is vegetarian.',
+  id: 'm1',
+  user: 'ann',
+  type: 'semantic',
+  importance: 0.7,
+  status: 'active',
+  created: '2026-11-01T10:00:00.000Z',
+  updated: '2026-11-02T10:00:00.000Z',
+  tags: ['food'],
+  source: 'mcp',
+  path: 'ann/semantic/m1.md',
+  content: 'Ann is vegetarian.',
 };
 const hit = (content: string): SearchResult => ({
-  id: 'm2', path: 'ann/semantic/m2.md', user: 'ann', type: 'episodic', status: 'active', importance: 0.5,
-  created: '2026-11-03T00:00:00.000Z', updated: '2026-11-03T00:00:00.000Z', tags: [], heading: '', lines: [5, 5],
-  content, score: 0.81234, scores: { relevance: 1, recency: 1, importance: 0.5 }, eligibility: '',
+  id: 'm2',
+  path: 'ann/semantic/m2.md',
+  user: 'ann',
+  type: 'episodic',
+  status: 'active',
+  importance: 0.5,
+  created: '2026-11-03T00:00:00.000Z',
+  updated: '2026-11-03T00:00:00.000Z',
+  tags: [],
+  heading: '',
+  lines: [5, 5],
+  content,
+  score: 0.81234,
+  scores: { relevance: 1, recency: 1, importance: 0.5 },
+  eligibility: '',
 });
 
 describe('MCP result texts', () => {

@@ -8,7 +8,10 @@ const opts = (maxChars: number): ChunkOptions => ({ maxChars });
 
 /** The file lines a chunk claims, joined: must contain the chunk text. */
 function linesOf(text: string, start: number, end: number): string {
-  return text.split('\n').slice(start - 1, end).join('\n');
+  return text
+    .split('\n')
+    .slice(start - 1, end)
+    .join('\n');
 }
 
 describe('chunkMarkdown', () => {
@@ -31,7 +34,10 @@ describe('chunkMarkdown', () => {
 
   it('offsets line ranges by the body start line', () => {
     const chunks = chunkMarkdown('# A\n\npara\n\n## B\nmore', 7);
-    expect(chunks.map((c) => [c.lineStart, c.lineEnd])).toEqual([[7, 9], [11, 12]]);
+    expect(chunks.map((c) => [c.lineStart, c.lineEnd])).toEqual([
+      [7, 9],
+      [11, 12],
+    ]);
   });
 
   it('reports line ranges as lines of the whole file, front matter included', () => {
@@ -48,16 +54,21 @@ describe('chunkMarkdown', () => {
   it('builds heading paths through deeply nested and skipped levels', () => {
     const body = '# 1\n## 2\n### 3\n#### 4\n##### 5\n###### 6\ntext six\n## 2b\ntext\n#### 4b\nx\n# Top\ny';
     expect(chunkMarkdown(body, 1).map((c) => c.heading)).toEqual([
-      '1', '1 > 2', '1 > 2 > 3', '1 > 2 > 3 > 4', '1 > 2 > 3 > 4 > 5', '1 > 2 > 3 > 4 > 5 > 6',
-      '1 > 2b', '1 > 2b > 4b', 'Top',
+      '1',
+      '1 > 2',
+      '1 > 2 > 3',
+      '1 > 2 > 3 > 4',
+      '1 > 2 > 3 > 4 > 5',
+      '1 > 2 > 3 > 4 > 5 > 6',
+      '1 > 2b',
+      '1 > 2b > 4b',
+      'Top',
     ]);
   });
 
   it('strips ATX closing sequences and reads setext headings', () => {
     expect(chunkMarkdown('## Closed ##\ntext', 1)[0]!.heading).toBe('Closed');
-    expect(chunkMarkdown('Title\n=====\n\ntext', 1)).toEqual([
-      { heading: 'Title', text: 'Title\n=====\n\ntext', lineStart: 1, lineEnd: 4 },
-    ]);
+    expect(chunkMarkdown('Title\n=====\n\ntext', 1)).toEqual([{ heading: 'Title', text: 'Title\n=====\n\ntext', lineStart: 1, lineEnd: 4 }]);
     expect(chunkMarkdown('Sub\n---\ntext', 1)[0]!.heading).toBe('Sub');
   });
 
@@ -162,7 +173,12 @@ describe('pathological Markdown', { timeout: 30_000 }, () => {
       const chunks = chunkMarkdown(body, 3, opts(1500));
       expect(chunks.length).toBeGreaterThan(0);
       expect(chunks.every((c) => c.heading === '' && c.text.length <= 1500)).toBe(true);
-      expect(chunks.map((c) => c.text).join('').replace(/\s/g, '')).toBe(body.replace(/\s/g, ''));
+      expect(
+        chunks
+          .map((c) => c.text)
+          .join('')
+          .replace(/\s/g, ''),
+      ).toBe(body.replace(/\s/g, ''));
       const lines = `---\n---\n${body}`.split('\n');
       for (const c of chunks) expect(lines.slice(c.lineStart - 1, c.lineEnd).join('\n')).toContain(c.text);
     }
@@ -178,7 +194,12 @@ describe('pathological Markdown', { timeout: 30_000 }, () => {
     const chunks = chunkMarkdown(body, 1, opts(1500));
     expect(chunks[0]!.heading).toBe('Title with *stars* and `code`');
     expect(chunks.every((c) => c.heading === 'Title with *stars* and `code`')).toBe(true);
-    expect(chunks.map((c) => c.text).join('').replace(/\s/g, '')).toBe(body.replace(/\s/g, ''));
+    expect(
+      chunks
+        .map((c) => c.text)
+        .join('')
+        .replace(/\s/g, ''),
+    ).toBe(body.replace(/\s/g, ''));
   });
 
   it('splits a single one-megabyte line into bounded pieces on line 1', () => {

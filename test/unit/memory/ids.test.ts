@@ -5,16 +5,32 @@ import { UsageError } from '../../../src/errors.js';
 import { assertMemoryId, assertUserId, isValidMemoryId, isValidUserId, newMemoryId } from '../../../src/memory/ids.js';
 
 describe('user ids', () => {
-  it.each(['alice', 'Bob', 'u1', '42', 'alice.smith', 'a_b', 'a-b', 'alice@example.com', '张伟', 'José', 'x'.repeat(64)])(
-    'accepts %j', (id) => {
-      expect(isValidUserId(id)).toBe(true);
-      expect(assertUserId(id)).toBe(id);
-    },
-  );
+  it.each(['alice', 'Bob', 'u1', '42', 'alice.smith', 'a_b', 'a-b', 'alice@example.com', '张伟', 'José', 'x'.repeat(64)])('accepts %j', (id) => {
+    expect(isValidUserId(id)).toBe(true);
+    expect(assertUserId(id)).toBe(id);
+  });
 
   it.each([
-    '', 'u" or user == "v', 'alice" or user != "x', "o'brien", '../x', 'a/b', 'a\\b', '.hidden', '-dash', '_under', '@at',
-    'has space', 'new\nline', 'tab\t', 'x'.repeat(65), 'x'.repeat(10_000), 'a\u0000', 'emoji😀', 'a,b', 'a*',
+    '',
+    'u" or user == "v',
+    'alice" or user != "x',
+    "o'brien",
+    '../x',
+    'a/b',
+    'a\\b',
+    '.hidden',
+    '-dash',
+    '_under',
+    '@at',
+    'has space',
+    'new\nline',
+    'tab\t',
+    'x'.repeat(65),
+    'x'.repeat(10_000),
+    'a\u0000',
+    'emoji😀',
+    'a,b',
+    'a*',
   ])('rejects %j', (id) => {
     expect(isValidUserId(id)).toBe(false);
     expect(() => assertUserId(id)).toThrow(UsageError);
@@ -35,16 +51,45 @@ describe('user ids', () => {
 describe('memory ids', () => {
   // Whatever a hand-written file's name gives: every id a search returns is accepted by show, forget and MCP.
   it.each([
-    'abc', 'alice/semantic/trip', '2024-05-01-tea-a1b2c3', '_x', 'a.b/c_d-e', '笔记/旅行', '1', 'alice/my note (1)',
-    'jose\u0301/diary', 'a b', 'a"b', "a'b", 'a\\b', '.hidden', '-x',
+    'abc',
+    'alice/semantic/trip',
+    '2024-05-01-tea-a1b2c3',
+    '_x',
+    'a.b/c_d-e',
+    '笔记/旅行',
+    '1',
+    'alice/my note (1)',
+    'jose\u0301/diary',
+    'a b',
+    'a"b',
+    "a'b",
+    'a\\b',
+    '.hidden',
+    '-x',
   ])('accepts %j', (id) => {
     expect(isValidMemoryId(id)).toBe(true);
     expect(assertMemoryId(id)).toBe(id);
   });
 
   it.each([
-    '', '..', '../x', 'a/../b', 'a/..', './a', 'a/./b', 'a//b', '/abs', 'a/', ' a', 'a ', 'a/ b /c\t',
-    'a\nb', 'a\u0000b', 'a\u001bb', 'a\u2028b', 'x'.repeat(201),
+    '',
+    '..',
+    '../x',
+    'a/../b',
+    'a/..',
+    './a',
+    'a/./b',
+    'a//b',
+    '/abs',
+    'a/',
+    ' a',
+    'a ',
+    'a/ b /c\t',
+    'a\nb',
+    'a\u0000b',
+    'a\u001bb',
+    'a\u2028b',
+    'x'.repeat(201),
   ])('rejects %j', (id) => {
     expect(isValidMemoryId(id)).toBe(false);
     expect(() => assertMemoryId(id)).toThrow(UsageError);

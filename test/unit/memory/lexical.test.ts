@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 
 import { lexicalForm } from '../../../src/memory/lexical.js';
 
-const tokens = (text: string) => lexicalForm(text).split(/[\s.,;:?!()]+/).filter(Boolean);
+const tokens = (text: string) =>
+  lexicalForm(text)
+    .split(/[\s.,;:?!()]+/)
+    .filter(Boolean);
 
 describe('lexicalForm', () => {
   it('stems English words so inflections meet', () => {

@@ -22,7 +22,10 @@ describe('defaultsFromPath', () => {
 
   it('takes user and type from <user>/<type>/<name>.md and the id from the path without .md', () => {
     expect(defaultsFromPath(ctx('alice/episodic/trip.md'))).toEqual({
-      id: 'alice/episodic/trip', user: 'alice', type: 'episodic', time: TIME,
+      id: 'alice/episodic/trip',
+      user: 'alice',
+      type: 'episodic',
+      time: TIME,
     });
   });
 
@@ -61,8 +64,15 @@ describe('parseMemory', () => {
     expect(doc).toEqual({
       path: 'alice/episodic/trip.md',
       meta: {
-        id: 'alice/episodic/trip', user: 'alice', type: 'episodic', importance: 0.5, status: 'active',
-        created: TIME, updated: TIME, tags: [], extra: {},
+        id: 'alice/episodic/trip',
+        user: 'alice',
+        type: 'episodic',
+        importance: 0.5,
+        status: 'active',
+        created: TIME,
+        updated: TIME,
+        tags: [],
+        extra: {},
       },
       body: '# Trip\n\nWe went to Lisbon.\n',
       bodyStartLine: 1,
@@ -90,10 +100,21 @@ describe('parseMemory', () => {
     ].join('\n');
     const { meta } = parseMemory(text, ctx('bob/episodic/x.md'));
     expect(meta).toEqual({
-      id: 'custom-id', user: 'bob', type: 'procedural', importance: 0.9, status: 'superseded',
-      created: '2023-05-01T08:00:00.000Z', updated: '2023-05-01T08:00:00.000Z',
-      expires: '2030-01-01T00:00:00.000Z', key: 'favourite-tea', supersedes: 'old/one', source: 'chat',
-      sources: ['a/b', 'c'], tags: ['tea', '42'], confidence: 0.7, extra: {},
+      id: 'custom-id',
+      user: 'bob',
+      type: 'procedural',
+      importance: 0.9,
+      status: 'superseded',
+      created: '2023-05-01T08:00:00.000Z',
+      updated: '2023-05-01T08:00:00.000Z',
+      expires: '2030-01-01T00:00:00.000Z',
+      key: 'favourite-tea',
+      supersedes: 'old/one',
+      source: 'chat',
+      sources: ['a/b', 'c'],
+      tags: ['tea', '42'],
+      confidence: 0.7,
+      extra: {},
     });
   });
 

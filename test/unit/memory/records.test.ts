@@ -6,8 +6,7 @@ import { parseMemory } from '../../../src/memory/parse.js';
 import { NO_EXPIRY, toChunkRecords } from '../../../src/memory/records.js';
 
 const CHUNKING = { maxChars: 80 };
-const parse = (text: string, path = 'alice/semantic/notes.md') =>
-  parseMemory(text, { path, defaultUser: 'd', fallbackTime: '2024-01-01T00:00:00.000Z' });
+const parse = (text: string, path = 'alice/semantic/notes.md') => parseMemory(text, { path, defaultUser: 'd', fallbackTime: '2024-01-01T00:00:00.000Z' });
 
 const paragraphs = [
   'Alice likes green tea in the morning, always.',

@@ -37,9 +37,7 @@ describe('findSecrets', () => {
 
   it('finds a private key block and names the line it starts on', () => {
     const text = `Server notes\n\n-----BEGIN OPENSSH PRIVATE KEY-----\n${r('', 64)}\n-----END OPENSSH PRIVATE KEY-----\n`;
-    expect(findSecrets(text)).toEqual([
-      { kind: 'private key', reason: 'a PEM private key block', redacted: '-----BEGIN OPENSSH PRIVATE KEY-----', line: 3 },
-    ]);
+    expect(findSecrets(text)).toEqual([{ kind: 'private key', reason: 'a PEM private key block', redacted: '-----BEGIN OPENSSH PRIVATE KEY-----', line: 3 }]);
     expect(findSecrets('-----BEGIN PRIVATE KEY-----\nabc')[0]!.kind).toBe('private key');
     expect(findSecrets('-----BEGIN RSA PRIVATE KEY-----')[0]!.kind).toBe('private key');
   });
@@ -140,7 +138,9 @@ describe('redactSecrets', () => {
     const text = `use ${key} for staging\nand postgres://app:hunter2x@db:5432/shop\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\ndone`;
     const r = redactSecrets(text);
     expect(r.findings.map((f) => f.kind)).toEqual(['OpenAI-style API key', 'password in a connection string', 'private key']);
-    expect(r.text).toBe('use [redacted OpenAI-style API key: sk-pr…(48 chars)] for staging\nand [redacted password in a connection string: postgres://app:****@db:5432]/shop\n[redacted private key]\ndone');
+    expect(r.text).toBe(
+      'use [redacted OpenAI-style API key: sk-pr…(48 chars)] for staging\nand [redacted password in a connection string: postgres://app:****@db:5432]/shop\n[redacted private key]\ndone',
+    );
     expect(findSecrets(r.text)).toEqual([]);
     expect(redactSecrets('nothing here')).toEqual({ text: 'nothing here', findings: [] });
   });

@@ -36,8 +36,15 @@ describe('serializeMemory', () => {
 
   it('round-trips a minimal memory and keeps an empty tag list', () => {
     const meta: MemoryMeta = {
-      id: 'x', user: 'bob', type: 'episodic', importance: 0, status: 'expired',
-      created: '2024-01-01T00:00:00.000Z', updated: '2024-01-01T00:00:00.000Z', tags: [], extra: {},
+      id: 'x',
+      user: 'bob',
+      type: 'episodic',
+      importance: 0,
+      status: 'expired',
+      created: '2024-01-01T00:00:00.000Z',
+      updated: '2024-01-01T00:00:00.000Z',
+      tags: [],
+      extra: {},
     };
     const text = serializeMemory(meta, 'Body');
     expect(text).toMatch(/^---\n/);
@@ -50,10 +57,30 @@ describe('serializeMemory', () => {
 
   it('writes known keys in the documented order, then the extra keys', () => {
     const text = serializeMemory(full, 'b');
-    const keys = text.split('\n---')[0]!.split('\n').filter((l) => /^[A-Za-z'"]/.test(l)).map((l) => l.split(':')[0]);
+    const keys = text
+      .split('\n---')[0]!
+      .split('\n')
+      .filter((l) => /^[A-Za-z'"]/.test(l))
+      .map((l) => l.split(':')[0]);
     expect(keys).toEqual([
-      'id', 'user', 'type', 'importance', 'status', 'created', 'updated', 'expires', 'key', 'supersedes',
-      'source', 'sources', 'tags', 'confidence', 'title', 'mood', 'nested', 'odd key',
+      'id',
+      'user',
+      'type',
+      'importance',
+      'status',
+      'created',
+      'updated',
+      'expires',
+      'key',
+      'supersedes',
+      'source',
+      'sources',
+      'tags',
+      'confidence',
+      'title',
+      'mood',
+      'nested',
+      'odd key',
     ]);
   });
 

@@ -51,7 +51,17 @@ describe('consolidateMemories', () => {
     const r = await useCaseRoot(TREE, { embedder: topicEmbedder });
     const before = await r.read('ann/episodic/porto-1.md');
     const result = await consolidateMemories(r.deps, { user: 'ann', threshold: 0.9, dryRun: true });
-    expect(result).toEqual({ dryRun: true, groups: [{ members: [{ id: 'porto-1', path: 'ann/episodic/porto-1.md' }, { id: 'porto-2', path: 'ann/episodic/porto-2.md' }] }] });
+    expect(result).toEqual({
+      dryRun: true,
+      groups: [
+        {
+          members: [
+            { id: 'porto-1', path: 'ann/episodic/porto-1.md' },
+            { id: 'porto-2', path: 'ann/episodic/porto-2.md' },
+          ],
+        },
+      ],
+    });
     expect(await r.read('ann/episodic/porto-1.md')).toBe(before);
     expect(r.audit.commits).toEqual([]);
   });

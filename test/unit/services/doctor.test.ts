@@ -66,8 +66,13 @@ describe('doctor', () => {
 
     const found = await doctor(s.deps);
     expect(kinds(found.problems)).toEqual([
-      'changed notes.md', 'deleted bob/episodic/trip.md', 'missing-rows alice/semantic/new.md', 'missing-rows notes.md',
-      'orphaned-rows bob/episodic/trip.md', 'stale-rows notes.md', 'unindexed alice/semantic/new.md',
+      'changed notes.md',
+      'deleted bob/episodic/trip.md',
+      'missing-rows alice/semantic/new.md',
+      'missing-rows notes.md',
+      'orphaned-rows bob/episodic/trip.md',
+      'stale-rows notes.md',
+      'unindexed alice/semantic/new.md',
     ]);
     const fixed = await doctor(s.deps, { fix: true });
     expect(fixed.ok).toBe(true);
@@ -137,6 +142,10 @@ describe('doctor', () => {
     const fixed = await doctor(s.deps, { fix: true });
     expect(kinds(fixed.repaired)).toEqual(['stale-status alice/semantic/tea.md']);
     expect(s.index.rowsOf('alice/semantic/tea.md').map((r) => r.status)).toEqual(['superseded', 'superseded']);
-    expect(kinds(fixed.problems)).toEqual(['cross-user-link alice/semantic/bad.md', 'dangling-link alice/semantic/bad.md', 'no-successor alice/semantic/lonely.md']);
+    expect(kinds(fixed.problems)).toEqual([
+      'cross-user-link alice/semantic/bad.md',
+      'dangling-link alice/semantic/bad.md',
+      'no-successor alice/semantic/lonely.md',
+    ]);
   });
 });

@@ -54,7 +54,10 @@ describe('forget --purge-history: refusals come before anything is forgotten', (
     const r = await root();
     const audit = withScope({ repository: '/work/project', rootIsRepository: false, branches: ['main', 'feature'], uncommitted: 0 });
     const deps = unitDeps(r, { audit });
-    const err = await forgetMemories(deps, { ids: ['seats'], purgeHistory: true }).then(() => undefined, (e: unknown) => e);
+    const err = await forgetMemories(deps, { ids: ['seats'], purgeHistory: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UsageError);
     expect(String(err)).toContain('/work/project');
     expect(String(err)).toContain('branches: main, feature');
@@ -68,7 +71,10 @@ describe('forget --purge-history: refusals come before anything is forgotten', (
 
   it('refuses over uncommitted changes even with the flag', async () => {
     const deps = unitDeps(await root(), { audit: withScope({ repository: '/r', rootIsRepository: true, branches: ['main'], uncommitted: 2 }) });
-    const err = await forgetMemories(deps, { ids: ['seats'], purgeHistory: true, rewriteProjectHistory: true }).then(() => undefined, (e: unknown) => e);
+    const err = await forgetMemories(deps, { ids: ['seats'], purgeHistory: true, rewriteProjectHistory: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UsageError);
     expect(String(err)).toMatch(/2 tracked files of \/r have uncommitted changes/);
   });
@@ -80,7 +86,7 @@ describe('purge', () => {
     const deps = unitDeps(r);
     await syncIndex(deps);
     expect(await deps.residue.deletedSinceLastPurge()).toBe(false);
-    const hashes = [...((await deps.manifest.load())!.values())].flatMap((e) => e.chunks.map((c) => c.textHash));
+    const hashes = [...(await deps.manifest.load())!.values()].flatMap((e) => e.chunks.map((c) => c.textHash));
     deps.access.touch([accessKey('alice', 'seats'), accessKey('alice', 'spare-key-under-the-flowerpot')], 1);
     await deps.access.settle();
 
@@ -93,8 +99,9 @@ describe('purge', () => {
     expect(await purgeLocked(deps)).toEqual({ index: 'compacted', cachedVectorsRemoved: 1, accessRecordsRemoved: 1 });
     expect(await deps.residue.deletedSinceLastPurge()).toBe(false);
     expect((await deps.cache.getMany(hashes)).size).toBe(1);
-    expect([...(await deps.access.get([accessKey('alice', 'seats'), accessKey('alice', 'spare-key-under-the-flowerpot')])).keys()])
-      .toEqual([accessKey('alice', 'seats')]);
+    expect([...(await deps.access.get([accessKey('alice', 'seats'), accessKey('alice', 'spare-key-under-the-flowerpot')])).keys()]).toEqual([
+      accessKey('alice', 'seats'),
+    ]);
     // Nothing pending: the index is left alone.
     expect(await purgeLocked(deps)).toEqual({ index: 'clean', cachedVectorsRemoved: 0, accessRecordsRemoved: 0 });
   });

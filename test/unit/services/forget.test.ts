@@ -28,7 +28,9 @@ describe('forgetMemories', () => {
     await r.deps.access.settle();
     const result = await forgetMemories(r.deps, { ids: ['tea'] });
     expect(result).toEqual({
-      removed: [{ id: 'tea', path: 'ann/semantic/tea.md' }], missing: [], regenerated: [],
+      removed: [{ id: 'tea', path: 'ann/semantic/tea.md' }],
+      missing: [],
+      regenerated: [],
       audit: { by: 'Test <test@localhost>', count: 1 },
       verified: { indexRows: 0, index: 'compacted', cachedVectorsRemoved: 0, accessRecordsRemoved: 0, stateFiles: expect.any(Number), stateHits: [] },
     });

@@ -15,7 +15,13 @@ describe('getMemory', () => {
   it('reads a memory by id, with its metadata and body, on a root never indexed', async () => {
     const r = await useCaseRoot(TREE);
     expect(await getMemory(r.deps, { id: 'tea' })).toMatchObject({
-      id: 'tea', user: 'ann', type: 'semantic', status: 'active', tags: ['drinks'], path: 'ann/semantic/tea.md', content: 'Ann drinks green tea.',
+      id: 'tea',
+      user: 'ann',
+      type: 'semantic',
+      status: 'active',
+      tags: ['drinks'],
+      path: 'ann/semantic/tea.md',
+      content: 'Ann drinks green tea.',
     });
     expect(await r.deps.manifest.exists()).toBe(true);
   });

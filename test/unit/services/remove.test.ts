@@ -9,8 +9,7 @@ import type { ManifestEntry } from '../../../src/services/ports.js';
 import { InMemoryIndex } from '../../support/fakes.js';
 import { memoryFile, useCaseRoot } from '../../support/use-case-fixture.js';
 
-const source = (id: string, text: string) =>
-  memoryFile({ id, user: 'ann', type: 'episodic', status: 'consolidated', consolidated_into: 'sum' }, text);
+const source = (id: string, text: string) => memoryFile({ id, user: 'ann', type: 'episodic', status: 'consolidated', consolidated_into: 'sum' }, text);
 
 function tree(sources: string[]) {
   return {

@@ -7,8 +7,14 @@ import { showMemory } from '../../../src/services/show.js';
 import { memoryFile, useCaseRoot } from '../../support/use-case-fixture.js';
 
 const TREE = {
-  'ann/semantic/home-1.md': memoryFile({ id: 'home-1', user: 'ann', status: 'superseded', superseded_by: 'home-2', created: '2026-01-01T00:00:00.000Z' }, 'Ann lives in Munich.'),
-  'ann/semantic/home-2.md': memoryFile({ id: 'home-2', user: 'ann', status: 'superseded', supersedes: 'home-1', superseded_by: 'home-3' }, 'Ann lives in Berlin.'),
+  'ann/semantic/home-1.md': memoryFile(
+    { id: 'home-1', user: 'ann', status: 'superseded', superseded_by: 'home-2', created: '2026-01-01T00:00:00.000Z' },
+    'Ann lives in Munich.',
+  ),
+  'ann/semantic/home-2.md': memoryFile(
+    { id: 'home-2', user: 'ann', status: 'superseded', supersedes: 'home-1', superseded_by: 'home-3' },
+    'Ann lives in Berlin.',
+  ),
   'ann/semantic/home-3.md': memoryFile({ id: 'home-3', user: 'ann', supersedes: 'home-2' }, 'Ann lives in Lisbon.\nSince November.'),
   'ann/semantic/sum.md': memoryFile({ id: 'sum', user: 'ann', sources: ['home-3', 'gone', 'bob-car'] }, 'Where Ann lived.'),
   'bob/semantic/car.md': memoryFile({ id: 'bob-car', user: 'bob' }, 'Bob drives a red car.'),

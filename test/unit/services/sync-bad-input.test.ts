@@ -56,9 +56,7 @@ describe('sync on bad input', { timeout: 30_000 }, () => {
     });
     expect((await syncIndex(deps)).errors).toEqual([]);
     expect(index.rowsOf('a/bom.md').map((r) => [r.content, r.importance, r.lineStart])).toEqual([['Starts with a byte order mark.', 0.9, 4]]);
-    expect(index.rowsOf('a/crlf.md').map((r) => [r.user, r.content, r.lineStart, r.lineEnd])).toEqual([
-      ['a', '# Title\n\nWindows line endings.', 5, 7],
-    ]);
+    expect(index.rowsOf('a/crlf.md').map((r) => [r.user, r.content, r.lineStart, r.lineEnd])).toEqual([['a', '# Title\n\nWindows line endings.', 5, 7]]);
   });
 
   it('skips a 20 MB file without reading it, on line 1, and indexes the rest', async () => {
@@ -96,14 +94,24 @@ describe('sync on bad input', { timeout: 30_000 }, () => {
     const headings = Array.from({ length: 600 }, (_, i) => `${'#'.repeat(1 + (i % 6))} Level ${i}\n\nText under heading ${i}.`).join('\n\n');
     const list = Array.from({ length: 1500 }, (_, i) => `${'  '.repeat(i)}- item ${i}`).join('\n');
     const quotes = `${'>'.repeat(50_000)} very deep quote`;
-    const { deps, index } = await setup({ 'a/headings.md': headings, 'a/list.md': list, 'a/quotes.md': quotes }, {
-      chunking: { maxChars: 1500 }, maxFileBytes: 5 * 1024 * 1024, embedBatchSize: 256,
-    });
+    const { deps, index } = await setup(
+      { 'a/headings.md': headings, 'a/list.md': list, 'a/quotes.md': quotes },
+      {
+        chunking: { maxChars: 1500 },
+        maxFileBytes: 5 * 1024 * 1024,
+        embedBatchSize: 256,
+      },
+    );
     const report = await syncIndex(deps);
     expect(report.errors).toEqual([]);
     expect(index.rowsOf('a/headings.md')).toHaveLength(600);
     expect(index.rowsOf('a/headings.md')[5]!.heading).toBe('Level 0 > Level 1 > Level 2 > Level 3 > Level 4 > Level 5');
-    expect(index.rowsOf('a/list.md').map((r) => r.content).join(' ')).toContain('item 1499');
+    expect(
+      index
+        .rowsOf('a/list.md')
+        .map((r) => r.content)
+        .join(' '),
+    ).toContain('item 1499');
     expect(index.rowsOf('a/quotes.md').at(-1)!.content).toContain('very deep quote');
   });
 

@@ -106,9 +106,7 @@ const SCENARIOS: Scenario[] = [
 
 /** Index rows and manifest entries, without what depends on when the files were written (mtimes, dates taken from them). */
 async function stateOf(s: Setup) {
-  const rows = [...s.index.rows.values()]
-    .map(({ vector: _v, created: _c, updated: _u, ...r }) => r)
-    .sort((a, b) => a.chunkId.localeCompare(b.chunkId));
+  const rows = [...s.index.rows.values()].map(({ vector: _v, created: _c, updated: _u, ...r }) => r).sort((a, b) => a.chunkId.localeCompare(b.chunkId));
   const manifest = [...((await s.deps.manifest.load()) ?? new Map())]
     .map(([path, { size: _s, mtimeMs: _m, ...e }]) => [path, e] as const)
     .sort(([a], [b]) => a.localeCompare(b));
@@ -159,24 +157,28 @@ async function prepared(scenario: Scenario): Promise<{ s: Setup; options: SyncOp
 }
 
 describe('sync killed at every step converges on the next run', () => {
-  it.each(SCENARIOS)('$name', async (scenario) => {
-    // The uninterrupted run: the state every interrupted one must reach after one more sync.
-    const ref = await prepared(scenario);
-    const counted = crashingAt(ref.s.deps, Number.POSITIVE_INFINITY);
-    const upserts = ref.s.index.calls.upsert;
-    await syncIndex(counted.deps, ref.options);
-    if (!ref.options.rebuild) expect(ref.s.index.calls.upsert - upserts).toBeGreaterThan(1); // progress saved between batches
-    await syncIndex(ref.s.deps);
-    const expected = await stateOf(ref.s);
-    const total = counted.steps();
-    expect(total).toBeGreaterThan(16); // enough effects for the kill points to mean something
-    expect(expected.rows.length).toBeGreaterThan(20);
+  it.each(SCENARIOS)(
+    '$name',
+    async (scenario) => {
+      // The uninterrupted run: the state every interrupted one must reach after one more sync.
+      const ref = await prepared(scenario);
+      const counted = crashingAt(ref.s.deps, Number.POSITIVE_INFINITY);
+      const upserts = ref.s.index.calls.upsert;
+      await syncIndex(counted.deps, ref.options);
+      if (!ref.options.rebuild) expect(ref.s.index.calls.upsert - upserts).toBeGreaterThan(1); // progress saved between batches
+      await syncIndex(ref.s.deps);
+      const expected = await stateOf(ref.s);
+      const total = counted.steps();
+      expect(total).toBeGreaterThan(16); // enough effects for the kill points to mean something
+      expect(expected.rows.length).toBeGreaterThan(20);
 
-    for (let at = 1; at <= total; at++) {
-      const { s, options } = await prepared(scenario);
-      await expect(syncIndex(crashingAt(s.deps, at).deps, options), `step ${at} of ${total}`).rejects.toBeInstanceOf(Crash);
-      await syncIndex(s.deps);
-      expect(await stateOf(s), `killed at step ${at} of ${total}`).toEqual(expected);
-    }
-  }, 120_000);
+      for (let at = 1; at <= total; at++) {
+        const { s, options } = await prepared(scenario);
+        await expect(syncIndex(crashingAt(s.deps, at).deps, options), `step ${at} of ${total}`).rejects.toBeInstanceOf(Crash);
+        await syncIndex(s.deps);
+        expect(await stateOf(s), `killed at step ${at} of ${total}`).toEqual(expected);
+      }
+    },
+    120_000,
+  );
 });

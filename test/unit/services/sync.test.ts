@@ -28,7 +28,13 @@ describe('syncIndex', () => {
     const { deps, index, embedder } = await setup(TREE);
     const report = await syncIndex(deps);
     expect(report).toEqual({
-      files: 3, chunks: TOTAL_CHUNKS, embedded: TOTAL_CHUNKS, upserted: TOTAL_CHUNKS, deleted: 0, skipped: 0, errors: [],
+      files: 3,
+      chunks: TOTAL_CHUNKS,
+      embedded: TOTAL_CHUNKS,
+      upserted: TOTAL_CHUNKS,
+      deleted: 0,
+      skipped: 0,
+      errors: [],
     });
     expect(index.rows.size).toBe(TOTAL_CHUNKS);
     expect(embedder.embeddedTexts).toHaveLength(TOTAL_CHUNKS);
@@ -37,7 +43,11 @@ describe('syncIndex', () => {
 
     const tea = index.rowsOf('alice/semantic/tea.md');
     expect(tea.map((r) => r.content)).toEqual(P);
-    expect(tea.map((r) => [r.lineStart, r.lineEnd])).toEqual([[5, 5], [7, 7], [9, 9]]);
+    expect(tea.map((r) => [r.lineStart, r.lineEnd])).toEqual([
+      [5, 5],
+      [7, 7],
+      [9, 9],
+    ]);
     for (const r of tea) {
       expect(r).toMatchObject({ user: 'alice', type: 'semantic', importance: 0.5, status: 'active', tags: ['food'], memoryId: 'alice/semantic/tea' });
       expect(r.vector).toEqual(hashVector(r.content, 8));

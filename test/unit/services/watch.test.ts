@@ -82,9 +82,7 @@ describe('watchMemory', () => {
     await new Promise((r) => setTimeout(r, 150)); // no second sync follows
     expect(t.events).toHaveLength(2);
     expect(t.events[1]).toMatchObject({ initial: false, paths: ['ann/semantic/a.md', 'ann/semantic/b.md', 'ann/semantic/c.md'] });
-    expect(contents(t.index)).toEqual([
-      'ann/semantic/a.md: Ann likes green tea.', 'ann/semantic/b.md: Ann plays chess.', 'ann/semantic/c.md: Ann owns a cat.',
-    ]);
+    expect(contents(t.index)).toEqual(['ann/semantic/a.md: Ann likes green tea.', 'ann/semantic/b.md: Ann plays chess.', 'ann/semantic/c.md: Ann owns a cat.']);
     await w.close();
   });
 

@@ -41,11 +41,15 @@ describe('FileLock', () => {
     const dir = await lockFolder();
     const lock = new FileLock(dir, 'write', 5_000);
     const order: string[] = [];
-    await Promise.all([1, 2, 3].map((n) => lock.run(async () => {
-      order.push(`start ${n}`);
-      await new Promise((r) => setImmediate(r));
-      order.push(`end ${n}`);
-    })));
+    await Promise.all(
+      [1, 2, 3].map((n) =>
+        lock.run(async () => {
+          order.push(`start ${n}`);
+          await new Promise((r) => setImmediate(r));
+          order.push(`end ${n}`);
+        }),
+      ),
+    );
     expect(order).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
     expect(existsSync(join(dir, 'write.lock'))).toBe(false);
     expect(existsSync(join(dir, 'write.owner'))).toBe(false);

@@ -10,7 +10,8 @@ const sample = [
   {
     sample_id: 'conv-1',
     conversation: {
-      speaker_a: 'Ann', speaker_b: 'Ben',
+      speaker_a: 'Ann',
+      speaker_b: 'Ben',
       session_1_date_time: '1:56 pm on 8 May, 2023',
       session_1: [
         { speaker: 'Ann', dia_id: 'D1:1', text: 'I adopted a cat!' },
@@ -41,7 +42,10 @@ describe('LoCoMo dataset', () => {
 
   it('reads sessions in order with their dates, and questions with normalised evidence', () => {
     const [conv] = parseLocomo(sample);
-    expect(conv!.sessions.map((s) => [s.number, s.date])).toEqual([[1, '2023-05-08T13:56:00.000Z'], [2, '2023-06-01T09:00:00.000Z']]);
+    expect(conv!.sessions.map((s) => [s.number, s.date])).toEqual([
+      [1, '2023-05-08T13:56:00.000Z'],
+      [2, '2023-06-01T09:00:00.000Z'],
+    ]);
     expect(conv!.questions.map((q) => q.evidence)).toEqual([['D1:1'], ['D1:1', 'D2:1'], []]);
   });
 
@@ -59,7 +63,7 @@ describe('LoCoMo dataset', () => {
     expect(second.content).toContain('Ben (1:56 pm on 8 May, 2023): Lovely. Name? [shares an image: a photo of a grey cat]');
   });
 
-  it('in a pooled scope, a session file lives in the pooled user\'s folder under a name and id that keep its conversation', () => {
+  it("in a pooled scope, a session file lives in the pooled user's folder under a name and id that keep its conversation", () => {
     const [conv] = parseLocomo(sample);
     const session = conv!.sessions[0]!;
     const path = sessionPath(conv!, session, 'pooled');
@@ -71,4 +75,3 @@ describe('LoCoMo dataset', () => {
     expect(toChunkRecords(doc, { maxChars: 1500 }).map((r) => r.textHash)).toEqual(toChunkRecords(own, { maxChars: 1500 }).map((r) => r.textHash));
   });
 });
-

@@ -19,14 +19,19 @@ describe('claudeTurns', () => {
       time: '2026-11-30T09:01:00.000Z',
     });
     // The assistant's text lines around a tool call are one answer.
-    expect(turns[1]!.content).toBe('Understood: I will use pnpm for installs and scripts in this project.\n\nDependencies are installed with pnpm (312 packages).');
+    expect(turns[1]!.content).toBe(
+      'Understood: I will use pnpm for installs and scripts in this project.\n\nDependencies are installed with pnpm (312 packages).',
+    );
     expect(JSON.stringify(turns)).not.toMatch(/tool_use|Packages: \+312|Caveat|command-name|The user wants pnpm/);
   });
 
   it('skips a line cut short or not JSON, and sidechain lines', () => {
     const sidechain = JSON.stringify({ type: 'user', isSidechain: true, message: { role: 'user', content: 'subagent prompt' } });
     expect(claudeTurns(['{"type":"user","mess', 'not json', sidechain])).toEqual([]);
-    expect(claudeTurns(lines('claude-code-transcript-1-more.jsonl')).map((t) => t.content)).toEqual(["Thanks, that's all for today.", "You're welcome. See you next time."]);
+    expect(claudeTurns(lines('claude-code-transcript-1-more.jsonl')).map((t) => t.content)).toEqual([
+      "Thanks, that's all for today.",
+      "You're welcome. See you next time.",
+    ]);
   });
 });
 
@@ -44,7 +49,10 @@ describe('codexNotifyTurns and geminiAfterAgentTurns', () => {
 
   it('Gemini: prompt and response, at the event time', () => {
     const turns = geminiAfterAgentTurns(JSON.parse(fixture('gemini-after-agent.json')), now);
-    expect(turns.map((t) => [t.role, t.time])).toEqual([['user', '2026-12-01T08:05:00.000Z'], ['assistant', '2026-12-01T08:05:00.000Z']]);
+    expect(turns.map((t) => [t.role, t.time])).toEqual([
+      ['user', '2026-12-01T08:05:00.000Z'],
+      ['assistant', '2026-12-01T08:05:00.000Z'],
+    ]);
     expect(geminiAfterAgentTurns(null, now)).toEqual([]);
   });
 });

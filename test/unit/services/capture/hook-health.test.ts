@@ -7,7 +7,7 @@ import type { HookLogEntry } from '../../../../src/services/ports.js';
 const entry = (at: string, over: Partial<HookLogEntry> = {}): HookLogEntry => ({ at, agent: 'claude-code', event: 'stop', ok: true, ms: 10, ...over });
 
 describe('hookHealth', () => {
-  it('counts the week\'s runs and lists its failures and fallbacks, newest first, at most five', () => {
+  it("counts the week's runs and lists its failures and fallbacks, newest first, at most five", () => {
     const now = new Date('2026-12-01T12:00:00Z');
     const entries = [
       entry('2026-11-01T00:00:00Z', { ok: false, error: 'too old' }),

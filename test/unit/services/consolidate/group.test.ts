@@ -23,14 +23,20 @@ describe('groupBySimilarity', () => {
   });
 
   it('needs the threshold and the minimum size', () => {
-    const items = [{ id: 'a', vector: unit([1, 0]) }, { id: 'b', vector: unit([1, 1]) }];
+    const items = [
+      { id: 'a', vector: unit([1, 0]) },
+      { id: 'b', vector: unit([1, 1]) },
+    ];
     expect(groupBySimilarity(items, 0.8)).toEqual([]); // cos 45° ≈ 0.707
     expect(groupBySimilarity(items, 0.7).map((g) => g.length)).toEqual([2]);
     expect(groupBySimilarity(items, 0.7, 3)).toEqual([]);
   });
 
   it('averages chunk vectors into a unit vector', () => {
-    const v = meanVector([[1, 0], [0, 1]]);
+    const v = meanVector([
+      [1, 0],
+      [0, 1],
+    ]);
     expect(v[0]).toBeCloseTo(Math.SQRT1_2);
     expect(Math.hypot(...v)).toBeCloseTo(1);
   });
@@ -44,7 +50,9 @@ describe('summary text', () => {
   ];
 
   it('keeps every specific once, dated, oldest first', () => {
-    expect(extractiveSummary(sources)).toBe('- 2026-03-01: First violin lesson with Marta\n- 2026-03-05: Lesson Learned a Bach minuet\n- 2026-03-09: learned a bach minuet');
+    expect(extractiveSummary(sources)).toBe(
+      '- 2026-03-01: First violin lesson with Marta\n- 2026-03-05: Lesson Learned a Bach minuet\n- 2026-03-09: learned a bach minuet',
+    );
     expect(extractiveSummary([...sources, { ...sources[0]!, id: 'm4' }]).split('\n')).toHaveLength(3);
   });
 

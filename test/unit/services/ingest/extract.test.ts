@@ -31,10 +31,14 @@ const LONG: Turn[] = ['a', 'b', 'c'].map((c) => ({ role: 'user', content: c.repe
 
 describe('extractMemories', () => {
   it('sends the transcript with its source and day, and returns the memories that fit the schema', async () => {
-    const llm = fakeLlm([{ memories: [
-      { text: 'The user lives in Lisbon.', kind: 'fact', importance: 0.8, key: 'residence' },
-      { text: 'The user is allergic to shellfish.', kind: 'fact', importance: 0.95, tags: ['health'] },
-    ] }]);
+    const llm = fakeLlm([
+      {
+        memories: [
+          { text: 'The user lives in Lisbon.', kind: 'fact', importance: 0.8, key: 'residence' },
+          { text: 'The user is allergic to shellfish.', kind: 'fact', importance: 0.95, tags: ['health'] },
+        ],
+      },
+    ]);
     const result = await extractMemories(llm, SHORT, CONTEXT);
     expect(result).toMatchObject({ windows: 1, failedWindows: 0, warnings: [] });
     expect(result.memories.map((m) => m.key ?? m.tags)).toEqual(['residence', ['health']]);
@@ -43,12 +47,16 @@ describe('extractMemories', () => {
   });
 
   it('skips items that break the schema with a warning each, keeping the others', async () => {
-    const llm = fakeLlm([{ memories: [
-      { text: 'The user likes tea.', kind: 'preference', importance: 0.6 },
-      { text: '', kind: 'fact', importance: 0.5 },
-      { text: 'The user has a key.', kind: 'fact', importance: 0.5, key: 'Not A Slot' },
-      { text: 'Whatever.', kind: 'gossip', importance: 0.5 },
-    ] }]);
+    const llm = fakeLlm([
+      {
+        memories: [
+          { text: 'The user likes tea.', kind: 'preference', importance: 0.6 },
+          { text: '', kind: 'fact', importance: 0.5 },
+          { text: 'The user has a key.', kind: 'fact', importance: 0.5, key: 'Not A Slot' },
+          { text: 'Whatever.', kind: 'gossip', importance: 0.5 },
+        ],
+      },
+    ]);
     const result = await extractMemories(llm, SHORT, CONTEXT);
     expect(result.memories.map((m) => m.text)).toEqual(['The user likes tea.']);
     expect(result.warnings).toHaveLength(3);

@@ -62,7 +62,8 @@ describe('ingestConversation', () => {
     const t = await setup();
     const r = await ingestConversation(t.deps, { user: 'ann', text: CHAT, source: 'chat.json' });
     expect(r).toMatchObject({
-      user: 'ann', turns: 5,
+      user: 'ann',
+      turns: 5,
       log: { id: 'ann/episodic/2026-11-30', path: 'ann/episodic/2026-11-30.md', appended: true },
       extraction: { status: 'offline', memories: [], warnings: [] },
     });
@@ -102,7 +103,10 @@ describe('ingestConversation', () => {
     expect(r.extraction.model).toBe('fake-chat');
     expect(r.extraction.warnings).toEqual([]);
     expect(r.extraction.memories.map((m) => [m.action, m.type, m.kind])).toEqual([
-      ['ADD', 'semantic', 'fact'], ['ADD', 'semantic', 'fact'], ['ADD', 'semantic', 'decision'], ['ADD', 'episodic', 'event'],
+      ['ADD', 'semantic', 'fact'],
+      ['ADD', 'semantic', 'fact'],
+      ['ADD', 'semantic', 'decision'],
+      ['ADD', 'episodic', 'event'],
     ]);
     const allergy = await t.read(r.extraction.memories[1]!.path);
     expect(allergy).toMatch(/source: '?ingest:chat\.json'?/);
@@ -130,7 +134,9 @@ describe('ingestConversation', () => {
     expect(r1.extraction.warnings).toEqual([expect.stringContaining(`the LLM's answer is not {"memories": [...]}`)]);
     expect(r1.log.appended).toBe(true);
 
-    const partly = await setup(new FakeLlm(() => ({ memories: [GOOD.memories[0], { text: 'x', kind: 'gossip', importance: 2 }, { text: '   ', kind: 'fact', importance: 0.5 }] })));
+    const partly = await setup(
+      new FakeLlm(() => ({ memories: [GOOD.memories[0], { text: 'x', kind: 'gossip', importance: 2 }, { text: '   ', kind: 'fact', importance: 0.5 }] })),
+    );
     const r2 = await ingestConversation(partly.deps, { user: 'ann', text: CHAT, source: 'chat.json' });
     expect(r2.extraction.status).toBe('done');
     expect(r2.extraction.memories).toHaveLength(1);
@@ -180,20 +186,33 @@ describe('ingestConversation', () => {
 
 describe('ingestConversation routeTo', () => {
   it('stores the extracted memories of a routed kind elsewhere, the others here', async () => {
-    const llm = new FakeLlm(() => ({ memories: [
-      { text: 'The user moved to Lisbon.', kind: 'fact', importance: 0.7, key: 'residence' },
-      { text: 'The user prefers vegetarian restaurants.', kind: 'preference', importance: 0.6 },
-    ] }));
+    const llm = new FakeLlm(() => ({
+      memories: [
+        { text: 'The user moved to Lisbon.', kind: 'fact', importance: 0.7, key: 'residence' },
+        { text: 'The user prefers vegetarian restaurants.', kind: 'preference', importance: 0.6 },
+      ],
+    }));
     const { deps, read } = await setup(llm);
     const routed: string[] = [];
     const r = await ingestConversation(deps, {
-      user: 'ann', text: CHAT, source: 'chat.json',
-      routeTo: (kind) => (kind === 'preference'
-        ? async (input) => {
-          routed.push(input.text);
-          return { action: 'ADD', id: 'elsewhere-1', path: 'ann/semantic/elsewhere.md', user: 'ann', type: 'semantic', reason: 'routed', decidedBy: 'rules' };
-        }
-        : undefined),
+      user: 'ann',
+      text: CHAT,
+      source: 'chat.json',
+      routeTo: (kind) =>
+        kind === 'preference'
+          ? async (input) => {
+              routed.push(input.text);
+              return {
+                action: 'ADD',
+                id: 'elsewhere-1',
+                path: 'ann/semantic/elsewhere.md',
+                user: 'ann',
+                type: 'semantic',
+                reason: 'routed',
+                decidedBy: 'rules',
+              };
+            }
+          : undefined,
     });
     expect(routed).toEqual(['The user prefers vegetarian restaurants.']);
     expect(r.extraction.memories.map((m) => m.id)).toContain('elsewhere-1');

@@ -52,10 +52,12 @@ describe('parseTranscript', () => {
   });
 
   it('Markdown errors: text before the first turn, a bad timestamp, no turns at all', () => {
-    expect(thrown(() => parseTranscript('# Title\n\nSome preamble\nuser: hi', 'chat.md'), UsageError).message)
-      .toBe('chat.md:3: expected a turn such as "user: ..." or "## Assistant" before this text');
-    expect(thrown(() => parseTranscript('user: hi\n[not a time] assistant: hello', 'chat.md'), UsageError).message)
-      .toBe('chat.md:2: "not a time" is not a date (use ISO 8601)');
+    expect(thrown(() => parseTranscript('# Title\n\nSome preamble\nuser: hi', 'chat.md'), UsageError).message).toBe(
+      'chat.md:3: expected a turn such as "user: ..." or "## Assistant" before this text',
+    );
+    expect(thrown(() => parseTranscript('user: hi\n[not a time] assistant: hello', 'chat.md'), UsageError).message).toBe(
+      'chat.md:2: "not a time" is not a date (use ISO 8601)',
+    );
     expect(thrown(() => parseTranscript('# Only a title\n', 'chat.md'), UsageError).message).toMatch(/^chat\.md:1: no conversation turns found/);
     expect(thrown(() => parseTranscript('[]', 'chat.json'), UsageError).message).toMatch(/^chat\.json:1: no conversation turns/);
   });

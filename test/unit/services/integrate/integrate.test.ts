@@ -35,8 +35,16 @@ class MemoryTextFiles implements TextFiles {
 }
 
 const input = (over: Partial<IntegrateInput> = {}): IntegrateInput => ({
-  agent: 'claude-code', scope: 'project', home: '/home/ann', projectDir: '/work/shop', mem: ['/usr/bin/node', '/opt/memdir/bin/mem.js'],
-  user: 'ann', personalRoot: '/home/ann/.memdir', promptRecall: false, stateRoot: '/work/shop/memories', ...over,
+  agent: 'claude-code',
+  scope: 'project',
+  home: '/home/ann',
+  projectDir: '/work/shop',
+  mem: ['/usr/bin/node', '/opt/memdir/bin/mem.js'],
+  user: 'ann',
+  personalRoot: '/home/ann/.memdir',
+  promptRecall: false,
+  stateRoot: '/work/shop/memories',
+  ...over,
 });
 
 describe('integrateAgent', () => {
@@ -63,16 +71,18 @@ describe('integrateAgent', () => {
     }
   }
 
-  it('codex keeps a notify of the person\'s own and adds only the MCP servers', async () => {
+  it("codex keeps a notify of the person's own and adds only the MCP servers", async () => {
     const fs = new MemoryTextFiles();
     fs.files.set('/work/shop/.codex/config.toml', 'notify = ["say"]\n');
     await integrateAgent(fs, input({ agent: 'codex' }));
     const text = fs.files.get('/work/shop/.codex/config.toml')!;
     expect(text.match(/notify =/g)).toHaveLength(1);
-    expect(text).toContain('[mcp_servers.memdir-personal]\ncommand = "/usr/bin/node"\nargs = ["/opt/memdir/bin/mem.js", "--root", "/home/ann/.memdir", "mcp", "--user", "ann"]');
+    expect(text).toContain(
+      '[mcp_servers.memdir-personal]\ncommand = "/usr/bin/node"\nargs = ["/opt/memdir/bin/mem.js", "--root", "/home/ann/.memdir", "mcp", "--user", "ann"]',
+    );
   });
 
-  it('a file changed after the install loses only memdir\'s part; one that does not parse stops the install before any write', async () => {
+  it("a file changed after the install loses only memdir's part; one that does not parse stops the install before any write", async () => {
     const fs = new MemoryTextFiles();
     await integrateAgent(fs, input({ promptRecall: true }));
     const settings = JSON.parse(fs.files.get('/work/shop/.claude/settings.json')!);

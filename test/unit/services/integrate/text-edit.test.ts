@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  parseJsonObject, stringifyLike, withBlock, withEntries, withHooks, withoutBlock, withoutEntries, withoutHooks,
+  parseJsonObject,
+  stringifyLike,
+  withBlock,
+  withEntries,
+  withHooks,
+  withoutBlock,
+  withoutEntries,
+  withoutHooks,
 } from '../../../../src/services/integrate/text-edit.js';
 
 const M = { begin: '# >>> x >>>', end: '# <<< x <<<' };
@@ -10,7 +17,11 @@ const ours = (c: string) => c.includes('mem hook');
 
 describe('marked blocks', () => {
   it.each([
-    ['', 'end'], ['a = 1\n', 'end'], ['a = 1\n\n', 'end'], ['[t]\nk = 2\n', 'start'], ['# title', 'start'],
+    ['', 'end'],
+    ['a = 1\n', 'end'],
+    ['a = 1\n\n', 'end'],
+    ['[t]\nk = 2\n', 'start'],
+    ['# title', 'start'],
   ] as const)('adding then removing a block gives back %j exactly (%s)', (text, at) => {
     const added = withBlock(text, 'notify = ["mem"]', M, at);
     expect(added).toContain('# >>> x >>>\nnotify = ["mem"]\n# <<< x <<<\n');
@@ -31,10 +42,20 @@ describe('marked blocks', () => {
 describe('JSON settings', () => {
   const settings = { permissions: { allow: ['Bash(ls)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } };
 
-  it('adds hook groups beside the user\'s, replaces an older copy of ours, and removes only ours', () => {
+  it("adds hook groups beside the user's, replaces an older copy of ours, and removes only ours", () => {
     const spec = { event: 'Stop', hook: { type: 'command', command: 'node mem hook claude-code stop' } };
-    const once = withHooks(settings, [spec, { event: 'SessionStart', matcher: 'startup', hook: { type: 'command', command: 'node mem hook claude-code session-start' } }], ours);
-    expect(withHooks(once, [spec, { event: 'SessionStart', matcher: 'startup', hook: { type: 'command', command: 'node mem hook claude-code session-start' } }], ours)).toEqual(once);
+    const once = withHooks(
+      settings,
+      [spec, { event: 'SessionStart', matcher: 'startup', hook: { type: 'command', command: 'node mem hook claude-code session-start' } }],
+      ours,
+    );
+    expect(
+      withHooks(
+        once,
+        [spec, { event: 'SessionStart', matcher: 'startup', hook: { type: 'command', command: 'node mem hook claude-code session-start' } }],
+        ours,
+      ),
+    ).toEqual(once);
     expect((once.hooks as Record<string, unknown[]>).Stop).toHaveLength(2);
     expect(withoutHooks(once, ours)).toEqual(settings);
     expect(withoutHooks({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'node mem hook x' }] }] } }, ours)).toEqual({});
@@ -47,7 +68,7 @@ describe('JSON settings', () => {
     expect(withoutEntries({ mcpServers: { memdir: {} }, a: 1 }, 'mcpServers', ['memdir'])).toEqual({ a: 1 });
   });
 
-  it('keeps the file\'s indentation and final newline; a broken file is an error by path and line', () => {
+  it("keeps the file's indentation and final newline; a broken file is an error by path and line", () => {
     expect(stringifyLike({ a: 1 }, '{\n    "b": 2\n}')).toBe('{\n    "a": 1\n}');
     expect(stringifyLike({ a: 1 }, null)).toBe('{\n  "a": 1\n}\n');
     expect(parseJsonObject(null, 'x.json')).toEqual({});

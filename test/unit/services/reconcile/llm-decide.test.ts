@@ -9,7 +9,8 @@ import type { Llm } from '../../../../src/services/ports.js';
 const llm = (answer: unknown): Llm & { prompts: string[] } => {
   const prompts: string[] = [];
   return {
-    model: 'fake', prompts,
+    model: 'fake',
+    prompts,
     async completeJson({ user }) {
       prompts.push(user);
       if (answer instanceof Error) throw answer;
@@ -29,7 +30,11 @@ describe('decideWithLlm', () => {
   });
 
   it('uses the merged text of an UPDATE', async () => {
-    const d = await decideWithLlm(llm({ action: 'UPDATE', target_id: 'm1', reason: 'more detail', text: ' Alice lives in central Munich ' }), incoming, candidates);
+    const d = await decideWithLlm(
+      llm({ action: 'UPDATE', target_id: 'm1', reason: 'more detail', text: ' Alice lives in central Munich ' }),
+      incoming,
+      candidates,
+    );
     expect(d).toMatchObject({ action: 'UPDATE', target: 'm1', text: 'Alice lives in central Munich' });
   });
 

@@ -7,7 +7,12 @@ import { outrankedBy, provenanceRank } from '../../../../src/services/reconcile/
 import { decideByRules, newWords } from '../../../../src/services/reconcile/rules.js';
 
 const cand = (id: string, text: string, similarity: number, extra: Partial<Candidate> = {}): Candidate => ({
-  id, path: `alice/semantic/${id}.md`, text, created: '2026-01-01T00:00:00.000Z', similarity, ...extra,
+  id,
+  path: `alice/semantic/${id}.md`,
+  text,
+  created: '2026-01-01T00:00:00.000Z',
+  similarity,
+  ...extra,
 });
 const opts = { duplicateThreshold: 0.95 };
 
@@ -38,16 +43,23 @@ describe('decideByRules', () => {
   });
 
   it('supersedes the newest memory of the same key', () => {
-    const d = decideByRules({ text: 'Alice moved to Berlin', key: 'residence', source: 'user' }, [
-      cand('old', 'Alice lives in Paris', 0, { key: 'residence', created: '2025-01-01T00:00:00.000Z' }),
-      cand('newer', 'Alice lives in Munich', 0.9, { key: 'residence', created: '2026-01-01T00:00:00.000Z' }),
-      cand('other', 'Alice works in Munich', 0.92, { key: 'employer' }),
-    ], opts);
+    const d = decideByRules(
+      { text: 'Alice moved to Berlin', key: 'residence', source: 'user' },
+      [
+        cand('old', 'Alice lives in Paris', 0, { key: 'residence', created: '2025-01-01T00:00:00.000Z' }),
+        cand('newer', 'Alice lives in Munich', 0.9, { key: 'residence', created: '2026-01-01T00:00:00.000Z' }),
+        cand('other', 'Alice works in Munich', 0.92, { key: 'employer' }),
+      ],
+      opts,
+    );
     expect(d).toMatchObject({ action: 'SUPERSEDE', target: 'newer' });
   });
 
   it('same key and same text is still a NOOP', () => {
-    expect(decideByRules({ text: 'Alice lives in Munich', key: 'residence', source: 'user' }, [cand('m1', 'Alice lives in Munich', 1, { key: 'residence' })], opts).action).toBe('NOOP');
+    expect(
+      decideByRules({ text: 'Alice lives in Munich', key: 'residence', source: 'user' }, [cand('m1', 'Alice lives in Munich', 1, { key: 'residence' })], opts)
+        .action,
+    ).toBe('NOOP');
   });
 });
 

@@ -8,8 +8,21 @@ import { fuseCandidates } from '../../../../src/services/retrieval/fuse.js';
 const hit = (id: string, score: number): IndexHit => ({
   score,
   record: {
-    chunkId: id, memoryId: id, user: 'u', type: 'semantic', status: 'active', importance: 0.5, created: 0, updated: 0,
-    expires: NO_EXPIRY, path: `${id}.md`, heading: '', lineStart: 1, lineEnd: 1, tags: [], content: id,
+    chunkId: id,
+    memoryId: id,
+    user: 'u',
+    type: 'semantic',
+    status: 'active',
+    importance: 0.5,
+    created: 0,
+    updated: 0,
+    expires: NO_EXPIRY,
+    path: `${id}.md`,
+    heading: '',
+    lineStart: 1,
+    lineEnd: 1,
+    tags: [],
+    content: id,
   },
 });
 
@@ -31,7 +44,10 @@ describe('fuseCandidates', () => {
 
   it('weighted with one list empty uses the other list alone', () => {
     const fused = fuseCandidates([], [hit('x', 4), hit('y', 2)], { fusion: 'weighted', rrfK: 60, denseWeight: 0.6 });
-    expect(fused.map((f) => [f.hit.record.chunkId, f.relevance])).toEqual([['x', 1], ['y', 0]]);
+    expect(fused.map((f) => [f.hit.record.chunkId, f.relevance])).toEqual([
+      ['x', 1],
+      ['y', 0],
+    ]);
   });
 
   it('rrf: ranks only; first in both lists scores 1', () => {

@@ -36,8 +36,6 @@ describe('blendScore', () => {
 
   it('working memory decays faster than semantic memory by default', () => {
     const week = now - 24 * 7 * HOUR;
-    expect(blendScore(0.5, week, 0.5, now, DEFAULT_SCORING.working).recency).toBeLessThan(
-      blendScore(0.5, week, 0.5, now, DEFAULT_SCORING.semantic).recency,
-    );
+    expect(blendScore(0.5, week, 0.5, now, DEFAULT_SCORING.working).recency).toBeLessThan(blendScore(0.5, week, 0.5, now, DEFAULT_SCORING.semantic).recency);
   });
 });
