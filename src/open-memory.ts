@@ -151,9 +151,9 @@ export async function openTextFiles(): Promise<TextFiles> {
   return new (await import('./adapters/agents/text-files.js')).FsTextFiles();
 }
 
-/** The agent hooks' cursors and log under a memory root's `.mem/hooks/`. */
-export async function openHookState(root: string): Promise<HookState> {
-  return new (await import('./adapters/state/hook-state.js')).FsHookState(root);
+/** The agent hooks' cursors and log under a memory root's state folder (`.mem/hooks/`). */
+export async function openHookState(config: MemConfig): Promise<HookState> {
+  return new (await import('./adapters/state/hook-state.js')).FsHookState(stateLayoutOf(config).dir);
 }
 
 /** A root's memory files alone, without the index or the model (what a hook reads at session start). */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import { sha256 } from '../../memory/hash.js';
-import { stateLayout } from '../../memory/layout.js';
+import { stateLayoutAt } from '../../memory/layout.js';
 import type { CaptureCursor, HookLogEntry, HookState } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
 import { ensureStateDir } from './state-dir.js';
@@ -17,13 +17,14 @@ const KEEP = 500;
 export class FsHookState implements HookState {
   private readonly lock: FileLock;
 
-  constructor(private readonly root: string) {
+  /** `stateDir`: the root's `.mem/` (see stateDirOf). */
+  constructor(private readonly stateDir: string) {
     // Not the root's write lock: capture takes that one too, inside this one.
-    this.lock = new FileLock(stateLayout(root).hooks, 'capture', 120_000);
+    this.lock = new FileLock(stateLayoutAt(stateDir).hooks, 'capture', 120_000);
   }
 
   private async dir(): Promise<string> {
-    const dir = join(await ensureStateDir(this.root), 'hooks');
+    const dir = join(await ensureStateDir(this.stateDir), 'hooks');
     await mkdir(join(dir, 'cursors'), { recursive: true });
     return dir;
   }
@@ -51,7 +52,7 @@ export class FsHookState implements HookState {
   }
 
   async entries(): Promise<HookLogEntry[]> {
-    const text = await readFile(stateLayout(this.root).hookLog, 'utf8').catch(() => '');
+    const text = await readFile(stateLayoutAt(this.stateDir).hookLog, 'utf8').catch(() => '');
     return text.split('\n').flatMap((line) => {
       try {
         return line ? [JSON.parse(line) as HookLogEntry] : [];

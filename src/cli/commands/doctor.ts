@@ -15,7 +15,7 @@ export async function doctorCommand(opts: DoctorCliOptions, io: Io): Promise<voi
   const report = await withMemory(opts, io, (memory) => memory.doctor({ fix: Boolean(opts.fix) }));
   const { openHookState } = await import('../../open-memory.js');
   // Agent hooks never fail the agent, so their failures surface here (warnings: the index is not at fault).
-  const hooks = hookHealth(await (await openHookState(configFrom(opts).root)).entries(), new Date());
+  const hooks = hookHealth(await (await openHookState(configFrom(opts))).entries(), new Date());
   // Only where agent hooks ran: a root no agent uses reports exactly what it did before.
   io.result(hooks.runs > 0 ? { ...report, hooks } : report, () => {
     const lines = [`${report.files} files, ${report.manifestEntries} manifest entries, ${report.indexRows} index rows`];

@@ -80,7 +80,7 @@ interface Where {
 async function where(payload: Payload): Promise<Where> {
   const { projectMemoryRoot, openHookState } = await import('../../open-memory.js');
   const { root, project } = await projectMemoryRoot(str(payload.cwd) ?? process.cwd());
-  return { projectRoot: root, projectName: project.name, state: await openHookState(root) };
+  return { projectRoot: root, projectName: project.name, state: await openHookState(configFromEnvironment({ root })) };
 }
 
 /** Session start: the project's and the person's memories, read from the files (no servers needed). */

@@ -9,7 +9,7 @@ export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> 
   const report = await withMemory(opts, io, (memory) => memory.status());
   const config = configFrom(opts);
   const servers = await localServerStatus(config);
-  const hooks = hookHealth(await (await openHookState(config.root)).entries(), new Date());
+  const hooks = hookHealth(await (await openHookState(config)).entries(), new Date());
   io.result({ ...report, servers: servers.servers, ...(hooks.runs > 0 ? { hooks } : {}) }, () => {
     const lines = [
       `root:      ${report.root}`,
