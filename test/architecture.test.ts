@@ -1,6 +1,7 @@
 // Covers the layer rules: what each folder and top-level file of src/ may import, that the import graph
 // has no cycles, that only config.ts reads process.env, that only cli/ talks to the console or exits,
-// and that every package src/ imports is a declared dependency. Each rule is also shown to catch a planted violation.
+// that every package src/ imports is a declared dependency, and that the benchmark scripts use the package's public
+// entry points (`memdir`, `memdir/bench`) only. Each rule is also shown to catch a planted violation.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,7 @@ const planted = (path: string, text: string): SourceFile => ({ path, text, impor
 // ---- packages -------------------------------------------------------------------------------------
 
 const PACKAGE = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 };
@@ -84,6 +86,8 @@ const any =
     checks.some((c) => c(i));
 
 const ENTRY_POINTS = any(under('cli'), under('mcp'), under('daemon'), under('bench'));
+/** The benchmark kit, `memdir/bench`: scripts/bench/'s entry point, re-exports only. */
+const KIT = 'bench/kit.ts';
 const ROOTS = is('open-memory.ts', 'server-control.ts', 'index.ts');
 
 interface Rule {
@@ -111,9 +115,9 @@ const RULES: Rule[] = [
   },
   {
     // The `mem` command line dispatches to the other entry points (mem mcp, mem daemon, mem bench).
-    name: 'cli/ imports no adapters and neither the Milvus nor the OpenAI SDK',
+    name: 'cli/ imports no adapters (nor the benchmark kit, which re-exports some) and neither the Milvus nor the OpenAI SDK',
     applies: under('cli'),
-    forbidden: any(under('adapters'), (i) => ['@zilliz/milvus2-sdk-node', 'openai'].includes(packageOf(i) ?? '')),
+    forbidden: any(under('adapters'), is(KIT), (i) => ['@zilliz/milvus2-sdk-node', 'openai'].includes(packageOf(i) ?? '')),
   },
   {
     name: 'mcp/ is a thin shell: services and types only, no adapters, composition root, config, other entry points or SDKs but its own',
@@ -128,9 +132,15 @@ const RULES: Rule[] = [
     forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('mcp'), under('bench'), (i) => isOutsideSystem(i)),
   },
   {
-    name: 'bench/ uses the library like a user: no adapters, other entry points or SDKs',
-    applies: under('bench'),
-    forbidden: any(under('adapters'), under('cli'), under('mcp'), under('daemon'), (i) => isOutsideSystem(i)),
+    name: 'bench/ (but the kit) uses the library like a user: no adapters, benchmark kit, other entry points or SDKs',
+    applies: (p) => under('bench')(p) && p !== KIT,
+    forbidden: any(under('adapters'), is(KIT), under('cli'), under('mcp'), under('daemon'), (i) => isOutsideSystem(i)),
+  },
+  {
+    // What scripts/bench/ needs beyond the library API (server control, the raw index, parser and chunker, LoCoMo).
+    name: 'bench/kit.ts (memdir/bench) re-exports for scripts/bench/: no cli/, mcp/, daemon/, and no package directly',
+    applies: is(KIT),
+    forbidden: any(under('cli'), under('mcp'), under('daemon'), (i) => packageOf(i) !== null),
   },
   {
     name: 'errors.ts imports nothing',
@@ -205,6 +215,52 @@ const consoleAndExitUses = (file: SourceFile) =>
   propertyUses(file, (obj, prop) => obj === 'console' || (obj === 'process' && (prop === 'exit' || prop === 'exitCode')));
 const envUses = (file: SourceFile) => propertyUses(file, (obj, prop) => obj === 'process' && (prop === 'env' || prop === null));
 
+/** Top-level statements of a file that are not `export ... from '...'`, as "file:line". */
+function nonReExports(file: SourceFile): string[] {
+  const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.ES2022, true);
+  return sf.statements
+    .filter((s) => !(ts.isExportDeclaration(s) && s.moduleSpecifier !== undefined))
+    .map((s) => `${file.path}:${sf.getLineAndCharacterOfPosition(s.getStart()).line + 1}`);
+}
+
+// ---- benchmark scripts ----------------------------------------------------------------------------
+
+const SCRIPTS_DIR = join(REPO, 'scripts', 'bench');
+/** The public entry points a script may import, by package name or (if self-reference ever fails) by path. */
+const PUBLIC = ['memdir', 'memdir/bench', 'dist/index.js', 'dist/bench/kit.js'];
+
+/** A script's imports: relative ones resolved to repo-relative paths ("dist/index.js", "scripts/bench/corpus.mjs"). */
+const plantedScript = (path: string, text: string): SourceFile => ({
+  path,
+  text,
+  imports: ts.preProcessFile(text, true, true).importedFiles.map(({ fileName }) =>
+    fileName.startsWith('.')
+      ? relative(REPO, resolve(dirname(join(REPO, path)), fileName))
+          .split('\\')
+          .join('/')
+      : fileName,
+  ),
+});
+const SCRIPTS: SourceFile[] = readdirSync(SCRIPTS_DIR)
+  .filter((n) => n.endsWith('.mjs') || n.endsWith('.js'))
+  .map((n) => plantedScript(`scripts/bench/${n}`, readFileSync(join(SCRIPTS_DIR, n), 'utf8')));
+
+/** Imports of dist/ or of the package other than its public entry points, and computed import() calls (which hide them). */
+function scriptViolations(file: SourceFile): string[] {
+  const bad = file.imports
+    .filter((i) => (i.startsWith('dist/') || i === 'memdir' || i.startsWith('memdir/')) && !PUBLIC.includes(i))
+    .map((i) => `${file.path} -> ${i}`);
+  const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.ES2022, true);
+  const visit = (node: ts.Node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && !ts.isStringLiteralLike(node.arguments[0]!)) {
+      bad.push(`${file.path}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1} computed import()`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return bad;
+}
+
 // ---- tests ----------------------------------------------------------------------------------------
 
 describe('architecture', () => {
@@ -248,6 +304,7 @@ describe('architecture', () => {
       'mcp/': planted('mcp/probe.ts', "import { openMemory } from '../open-memory.js';"),
       'daemon/': planted('daemon/probe.ts', "import { loadConfig } from '../config.js';"),
       'bench/': planted('bench/probe.ts', "import { FileLock } from '../adapters/state/file-lock.js';"),
+      'bench/kit.ts': planted('bench/kit.ts', "export { main } from '../cli/main.js';"),
       'errors.ts': planted('errors.ts', "import { x } from './memory/ids.js';"),
       'config.ts': planted('config.ts', "import { DEFAULT_FUSION } from './services/retrieval/fuse.js';"),
       'open-memory.ts': planted('open-memory.ts', "import { main } from './cli/main.js';"),
@@ -261,6 +318,36 @@ describe('architecture', () => {
     // A new dependency counts as an outside system until it is named pure.
     expect(violations(RULES[1]!, [planted('services/probe.ts', "import got from 'got';")])).toEqual(['services/probe.ts -> got']);
     expect(violations(RULES[1]!, [planted('services/probe.ts', "import { z } from 'zod';")])).toEqual([]);
+    // The kit is no way around the rules: neither the CLI nor the LoCoMo runner may import it.
+    const rule = (prefix: string) => RULES.find((r) => r.applies(`${prefix}probe.ts`))!;
+    expect(violations(rule('cli/'), [planted('cli/probe.ts', "import { MilvusIndex } from '../bench/kit.js';")])).toHaveLength(1);
+    expect(violations(rule('bench/'), [planted('bench/locomo/probe.ts', "import { MilvusIndex } from '../kit.js';")])).toHaveLength(1);
+  });
+
+  it('the benchmark kit only re-exports (no logic of its own), and package.json exports it as memdir/bench', () => {
+    const kit = FILES.find((f) => f.path === KIT)!;
+    expect(kit).toBeDefined();
+    expect(nonReExports(kit)).toEqual([]);
+    expect(nonReExports(planted(KIT, "export { a } from '../memory/ids.js';\nexport const b = 1;\nimport { c } from './x.js';"))).toEqual([
+      'bench/kit.ts:2',
+      'bench/kit.ts:3',
+    ]);
+    expect(PACKAGE.exports['./bench']).toEqual({ types: './dist/bench/kit.d.ts', import: './dist/bench/kit.js' });
+  });
+
+  it('scripts/bench/ import the package (memdir, memdir/bench) and no other dist/ module', () => {
+    expect(SCRIPTS.length).toBeGreaterThan(5);
+    expect(SCRIPTS.flatMap(scriptViolations)).toEqual([]);
+    // They do use the public entry points (the rule is not vacuous).
+    const used = new Set(SCRIPTS.flatMap((f) => f.imports));
+    expect(used).toContain('memdir');
+    expect(used).toContain('memdir/bench');
+    const plant = (text: string) => scriptViolations(plantedScript('scripts/bench/probe.mjs', text));
+    expect(plant("import { resolveLinks } from '../../dist/services/core/links.js';")).toEqual(['scripts/bench/probe.mjs -> dist/services/core/links.js']);
+    expect(plant("const dist = (p) => import(join(REPO, 'dist', p));")).toEqual(['scripts/bench/probe.mjs:1 computed import()']);
+    expect(plant("import { x } from 'memdir/dist/memory/parse.js';")).toEqual(['scripts/bench/probe.mjs -> memdir/dist/memory/parse.js']);
+    expect(plant("import { openMemory } from '../../dist/index.js';\nimport { runLocomo } from '../../dist/bench/kit.js';")).toEqual([]);
+    expect(plant("import { prng } from './corpus.mjs';\nimport { spawn } from 'node:child_process';")).toEqual([]);
   });
 
   it('the import graph of src/ has no cycles (and the check finds a planted one)', () => {

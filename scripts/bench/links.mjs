@@ -2,7 +2,7 @@
 // (watch syncs too): node scripts/bench/links.mjs [--entries 50000] [--runs 7]. Needs `npm run build`.
 import { parseArgs } from 'node:util';
 
-import { resolveLinks } from '../../dist/services/core/links.js';
+import { resolveLinks } from 'memdir/bench';
 
 const { values } = parseArgs({ options: { entries: { type: 'string', default: '50000' }, runs: { type: 'string', default: '7' } } });
 const n = Number(values.entries);

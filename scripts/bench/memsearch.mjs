@@ -19,6 +19,21 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { loadConfig, openMemory } from 'memdir';
+import {
+  RUNTIME_PACKAGES,
+  computeMetrics,
+  loadLocomo,
+  parseMemory,
+  runLocomo,
+  scoredQuestions,
+  sessionMarkdown,
+  sessionPath,
+  stopLocalServers,
+  toChunkRecords,
+  turnOfHeading,
+} from 'memdir/bench';
+
 import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
 import { du, embed } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
@@ -72,7 +87,6 @@ const memEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !S
 
 const log = (msg) => process.stderr.write(`[bench:memsearch] ${msg}\n`);
 class BenchFailure extends Error {}
-const dist = (p) => import(join(REPO, 'dist', p));
 
 // ---- processes and their memory -------------------------------------------------------------------
 
@@ -228,8 +242,6 @@ function memdirSystem(root) {
 
 /** memdir's chunks of the given files, with its own (built) parser and chunker. */
 async function memdirChunks(root, paths) {
-  const { parseMemory } = await dist('memory/parse.js');
-  const { toChunkRecords } = await dist('memory/records.js');
   const out = new Map();
   for (const p of paths) {
     const doc = parseMemory(await readFile(join(root, p), 'utf8'), { path: p, defaultUser: 'default', fallbackTime: new Date().toISOString() });
@@ -312,7 +324,6 @@ async function main() {
   const memdir = memdirSystem(mdRoot);
   try {
     out.versions = { memsearch: await ensureMemsearch() };
-    const { RUNTIME_PACKAGES } = await dist('adapters/runtime/python-runtime.js');
     out.versions.memdir = { runtime: RUNTIME_PACKAGES, node: process.version };
 
     // 0. The same corpus twice (same seed, same bytes): one memdir root, one folder for memsearch.
@@ -518,7 +529,6 @@ async function main() {
     const warm = inQueries.slice(0, 5);
     log(`${INPROC} in-process searches: memdir (library)`);
     {
-      const { openMemory, loadConfig } = await dist('index.js');
       const memory = await openMemory(loadConfig(memEnv, { root: mdRoot }));
       try {
         for (const q of warm) await memory.search({ query: q.query, user: q.user, k: K });
@@ -601,12 +611,6 @@ async function locomo(dataPath) {
   let memdirConfig = null;
   try {
     out.versions = { memsearch: await ensureMemsearch() };
-    const { loadConfig } = await dist('config.js');
-    const { runLocomo, scoredQuestions } = await dist('bench/locomo/run.js');
-    const { loadLocomo } = await dist('bench/locomo/dataset.js');
-    const { sessionMarkdown, sessionPath, turnOfHeading } = await dist('bench/locomo/ingest.js');
-    const { computeMetrics } = await dist('bench/locomo/metrics.js');
-    const { stopLocalServers } = await dist('server-control.js');
 
     // memdir: `mem bench locomo` itself (default search and the RRF ablation, memsearch's fusion) on the
     // one-section-per-turn layout that memsearch indexes too, kept in a work folder so that its
@@ -654,7 +658,7 @@ async function locomo(dataPath) {
     await stopLocalServers(memdirConfig);
   } catch (err) {
     failure = err;
-    if (memdirConfig) await (await dist('server-control.js')).stopLocalServers(memdirConfig).catch(() => undefined);
+    if (memdirConfig) await stopLocalServers(memdirConfig).catch(() => undefined);
   } finally {
     out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
     if (args.keep) log(`kept ${root}`);

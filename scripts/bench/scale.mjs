@@ -11,16 +11,37 @@
 // access statistics on), exactly the code path of `mem search`, minus the process start.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+
+import { loadConfig } from 'memdir';
+import {
+  DEFAULT_FUSION,
+  DEFAULT_SCORING,
+  FileLock,
+  FileVectorCache,
+  FsMemoryFiles,
+  GitAudit,
+  JsonAccessStats,
+  LOCAL_EMBEDDING,
+  MilvusIndex,
+  NO_EXPIRY,
+  OpenAIEmbedder,
+  eligibilityScope,
+  embeddingServerSpec,
+  ensureRuntime,
+  ensureServer,
+  milvusLiteSpec,
+  parseMemory,
+  searchMemories,
+  stateLayout,
+  stopServer,
+  toChunkRecords,
+} from 'memdir/bench';
 
 import { QUERIES, USERS, generateCorpus, prng } from './corpus.mjs';
 import { machine, round, stats } from './stats.mjs';
-
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const dist = (p) => import(pathToFileURL(join(REPO, 'dist', p)).href);
 
 const UPSERT_BATCH = 1000;
 const WARMUP = 5;
@@ -66,8 +87,6 @@ function lifecycle(r, now) {
 
 /** Chunk records (no vectors yet) from the corpus generator's files, through memdir's parser and chunker. */
 async function chunkRecords(root, count, users, now) {
-  const { parseMemory } = await dist('memory/parse.js');
-  const { toChunkRecords, NO_EXPIRY } = await dist('memory/records.js');
   // Every file yields at least one chunk, so `count` files are always enough; the generator is
   // deterministic and prefix-stable, so the rows are the same for the same --chunks.
   const { files } = await generateCorpus(root, count);
@@ -217,24 +236,6 @@ async function main() {
   let index = null;
   let failure = null;
   try {
-    const [{ loadConfig }, { ensureRuntime }, { ensureServer }, local, { MilvusIndex }, { OpenAIEmbedder }] = await Promise.all([
-      dist('config.js'),
-      dist('adapters/runtime/python-runtime.js'),
-      dist('adapters/runtime/managed-server.js'),
-      dist('adapters/runtime/local-servers.js'),
-      dist('adapters/milvus/milvus-index.js'),
-      dist('adapters/embedder/openai-embedder.js'),
-    ]);
-    const { searchMemories, eligibilityScope } = await dist('services/search.js');
-    const { DEFAULT_FUSION } = await dist('services/retrieval/fuse.js');
-    const { DEFAULT_SCORING } = await dist('services/retrieval/rescore.js');
-    const { FsMemoryFiles } = await dist('adapters/files/fs-memory-files.js');
-    const { FileVectorCache } = await dist('adapters/state/file-vector-cache.js');
-    const { FileLock } = await dist('adapters/state/file-lock.js');
-    const { JsonAccessStats } = await dist('adapters/state/json-access-stats.js');
-    const { GitAudit } = await dist('adapters/git/git-audit.js');
-    const { stateLayout } = await dist('memory/layout.js');
-
     // 1. Rows (texts and metadata; vectors are drawn per batch at upsert time).
     log(`generating ${CHUNKS} chunk rows for ${USER_COUNT} users in ${root}`);
     let t = performance.now();
@@ -249,7 +250,7 @@ async function main() {
       avgChunkChars: Math.round(rows.reduce((n, c) => n + c.content.length, 0) / rows.length),
       memoryLifecycle: corpus.memoryLifecycle,
       eligibleChunks: corpus.eligibleChunks,
-      vectors: `random unit vectors, ${local.LOCAL_EMBEDDING.dimension} dims`,
+      vectors: `random unit vectors, ${LOCAL_EMBEDDING.dimension} dims`,
       seconds: round((performance.now() - t) / 1000, 2),
     };
 
@@ -259,8 +260,8 @@ async function main() {
     const config = loadConfig(process.env, { root });
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, onLog: log });
     const [milvus, embedderServer] = await Promise.all([
-      ensureServer(local.milvusLiteSpec(runtime, stateLayout(root))),
-      ensureServer(local.embeddingServerSpec(runtime, stateLayout(root))),
+      ensureServer(milvusLiteSpec(runtime, stateLayout(root))),
+      ensureServer(embeddingServerSpec(runtime, stateLayout(root))),
     ]);
     out.setup = { seconds: round((performance.now() - t) / 1000, 2), milvusPort: milvus.port, embedderPort: embedderServer.port };
 
@@ -270,8 +271,8 @@ async function main() {
       apiKey: embedderServer.secret,
       model: 'e5-passage',
       queryModel: 'e5-query',
-      identityName: local.LOCAL_EMBEDDING.name,
-      dimension: local.LOCAL_EMBEDDING.dimension,
+      identityName: LOCAL_EMBEDDING.name,
+      dimension: LOCAL_EMBEDDING.dimension,
     });
 
     // 3. Ingest: upsert in batches, then flush (seals the rows into indexed segments, as reindex does).
@@ -281,7 +282,7 @@ async function main() {
     const upsertMs = [];
     t = performance.now();
     for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
-      const batch = rows.slice(i, i + UPSERT_BATCH).map((c) => ({ ...c, vector: unitVector(vr, local.LOCAL_EMBEDDING.dimension) }));
+      const batch = rows.slice(i, i + UPSERT_BATCH).map((c) => ({ ...c, vector: unitVector(vr, LOCAL_EMBEDDING.dimension) }));
       const t1 = performance.now();
       await index.upsert(batch);
       upsertMs.push(performance.now() - t1);
@@ -312,11 +313,11 @@ async function main() {
       files: new FsMemoryFiles(root),
       index: timed('index', index, ['open', 'search'], timing, timingOn),
       embedder: timed('embedder', embedder, ['embedQuery'], timing, timingOn),
-      cache: new FileVectorCache(root, 'scale-bench'),
+      cache: new FileVectorCache(stateDir, 'scale-bench'),
       manifest,
       lock: new FileLock(stateDir),
       audit: new GitAudit(root, false),
-      access: timed('access', new JsonAccessStats(root), ['get', 'touch'], timing, timingOn),
+      access: timed('access', new JsonAccessStats(stateDir), ['get', 'touch'], timing, timingOn),
       scoring: DEFAULT_SCORING,
       fusion: DEFAULT_FUSION,
       chunking: { maxChars: 1500 },
@@ -395,7 +396,6 @@ async function main() {
   } finally {
     if (index) await index.close().catch(() => undefined);
     try {
-      const { stopServer } = await dist('adapters/runtime/managed-server.js');
       for (const name of ['milvus-lite', 'embedder']) await stopServer({ stateDir: serversDir, name, stopSignal: 'SIGINT' }).catch(() => false);
     } catch (err) {
       log(`could not stop the servers: ${err instanceof Error ? err.message : String(err)}`);

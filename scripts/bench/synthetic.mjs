@@ -1,19 +1,16 @@
 // Synthetic vectors for benchmarks of corpora too large to embed here: memdir's own chunk texts, and a seeded
 // random unit vector for each, written where memdir's sync looks for cached vectors.
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+
+import { FileVectorCache, LOCAL_EMBEDDING, parseMemory, sha256, stateLayout, toChunkRecords } from 'memdir/bench';
 
 import { prng } from './corpus.mjs';
 import { round } from './stats.mjs';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
 /** The texts memdir embeds for the corpus, computed with memdir's own (built) parser and chunker. */
 export async function chunkTexts(root, files) {
-  const { parseMemory } = await import(join(REPO, 'dist', 'memory', 'parse.js'));
-  const { toChunkRecords } = await import(join(REPO, 'dist', 'memory', 'records.js'));
   const out = [];
   for (const f of files) {
     const doc = parseMemory(await readFile(join(root, f.path), 'utf8'), { path: f.path, defaultUser: 'default', fallbackTime: new Date().toISOString() });
@@ -24,11 +21,9 @@ export async function chunkTexts(root, files) {
 
 /** Random unit vectors (seeded) for every chunk text, written where memdir's sync looks for cached vectors. */
 export async function fillCacheWithRandomVectors(root, chunked) {
-  const { FileVectorCache } = await import(join(REPO, 'dist', 'adapters', 'state', 'file-vector-cache.js'));
-  const { LOCAL_EMBEDDING } = await import(join(REPO, 'dist', 'adapters', 'runtime', 'local-servers.js'));
-  const { sha256 } = await import(join(REPO, 'dist', 'memory', 'hash.js'));
   // The same cache key as the composition root (src/open-memory.ts) derives for the local model.
-  const cache = new FileVectorCache(root, sha256(`${LOCAL_EMBEDDING.name}@${LOCAL_EMBEDDING.dimension}`).slice(0, 16));
+  // FileVectorCache takes the state folder (the root's .mem/), not the root.
+  const cache = new FileVectorCache(stateLayout(root).dir, sha256(`${LOCAL_EMBEDDING.name}@${LOCAL_EMBEDDING.dimension}`).slice(0, 16));
   const rand = prng(7).next;
   const t0 = performance.now();
   let batch = new Map();

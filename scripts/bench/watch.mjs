@@ -17,8 +17,10 @@ import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
+import { loadConfig, openMemory } from 'memdir';
 
 import { generateCorpus } from './corpus.mjs';
 import { machine, round, stats } from './stats.mjs';
@@ -82,7 +84,6 @@ try {
   const initial = syncs.find((s) => s.initial);
   log(`initial sync: ${initial.files} files, ${initial.chunks} chunks in ${initial.ms} ms (${round((performance.now() - started) / 1000)} s with start-up)`);
 
-  const { openMemory, loadConfig } = await import(pathToFileURL(join(REPO, 'dist', 'index.js')).href);
   memory = await openMemory(loadConfig(env, { root }));
   await memory.search({ query: 'warm-up', user: files[0].user, track: false }); // first-search costs are not an edit's
 

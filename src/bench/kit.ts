@@ -1,0 +1,35 @@
+// The benchmark kit, exported as `memdir/bench`: what scripts/bench/ needs beyond the library API (src/index.ts,
+// `memdir`), re-exported as it is. Not a stable API; no logic lives here (test/architecture.test.ts checks both).
+
+// Chunk counting and synthetic vectors: memdir's own parser, chunker and vector cache key.
+export { parseMemory } from '../memory/parse.js';
+export { toChunkRecords, NO_EXPIRY } from '../memory/records.js';
+export { sha256 } from '../memory/hash.js';
+export { stateLayout } from '../memory/layout.js';
+export { FileVectorCache } from '../adapters/state/file-vector-cache.js';
+
+// Link resolution over a manifest (links.mjs).
+export { resolveLinks } from '../services/core/links.js';
+
+// The managed local servers: start, stop, and the raw index and embedder of the scale benchmark.
+export { stopLocalServers } from '../server-control.js';
+export { ensureRuntime, RUNTIME_PACKAGES } from '../adapters/runtime/python-runtime.js';
+export { ensureServer, stopServer } from '../adapters/runtime/managed-server.js';
+export { LOCAL_EMBEDDING, milvusLiteSpec, embeddingServerSpec } from '../adapters/runtime/local-servers.js';
+export { MilvusIndex } from '../adapters/milvus/milvus-index.js';
+export { OpenAIEmbedder } from '../adapters/embedder/openai-embedder.js';
+
+// searchMemories with hand-wired dependencies, as openMemory wires them (scale.mjs).
+export { searchMemories, eligibilityScope } from '../services/search.js';
+export { DEFAULT_FUSION } from '../services/retrieval/fuse.js';
+export { DEFAULT_SCORING } from '../services/retrieval/rescore.js';
+export { FsMemoryFiles } from '../adapters/files/fs-memory-files.js';
+export { FileLock } from '../adapters/state/file-lock.js';
+export { JsonAccessStats } from '../adapters/state/json-access-stats.js';
+export { GitAudit } from '../adapters/git/git-audit.js';
+
+// The LoCoMo runner and its pieces (`mem bench locomo`; memsearch.mjs runs it beside memsearch).
+export { runLocomo, scoredQuestions } from './locomo/run.js';
+export { loadLocomo } from './locomo/dataset.js';
+export { sessionMarkdown, sessionPath, turnOfHeading } from './locomo/ingest.js';
+export { computeMetrics } from './locomo/metrics.js';
