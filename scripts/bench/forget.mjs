@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { generateCorpus } from './corpus.mjs';
+import { defaultsEnv } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
 
@@ -28,8 +29,7 @@ const { values: args } = parseArgs({
 });
 const FILES = Number(args.files);
 const FORGETS = Number(args.forgets);
-const STRIPPED_ENV = ['MEM_ROOT', 'MILVUS_URI', 'MILVUS_TOKEN', 'MEM_EMBEDDER', 'MEM_COLLECTION', 'MEM_USER', 'MEM_GIT'];
-const childEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !STRIPPED_ENV.includes(k))), MEM_DAEMON: 'off' };
+const childEnv = { ...defaultsEnv(), MEM_DAEMON: 'off' };
 const log = (msg) => process.stderr.write(`[bench:forget] ${msg}\n`);
 
 /** Runs `mem --root <root> --json ...args`; returns the parsed result and wall time in ms. */

@@ -1,6 +1,29 @@
-// Shared by the benchmark scripts: calls to the local embedding server and disk usage of a folder.
+// Shared by the benchmark scripts: the environment of the mem processes they run, calls to the local
+// embedding server and disk usage of a folder.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+
+/**
+ * Variables that would point memdir elsewhere or change its settings: the benchmarks measure the embedded
+ * default, so these are not passed on to the processes they run.
+ */
+export const STRIPPED_ENV = [
+  'MEM_ROOT',
+  'MILVUS_URI',
+  'MILVUS_TOKEN',
+  'MEM_EMBEDDER',
+  'MEM_COLLECTION',
+  'MEM_CHUNK_MAX_CHARS',
+  'MEM_EMBED_BATCH',
+  'MEM_MAX_FILE_MB',
+  'MEM_USER',
+  'MEM_GIT',
+  'MEM_DAEMON',
+  'MEM_DENSE_WEIGHT',
+];
+
+/** This process's environment without STRIPPED_ENV, for the mem processes a benchmark runs. */
+export const defaultsEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !STRIPPED_ENV.includes(k)));
 
 /** One request to the OpenAI-compatible /v1/embeddings endpoint of a server record ({ port, secret }); checks the vector count. */
 export async function embed(server, texts, model = 'e5-passage') {

@@ -35,7 +35,7 @@ import {
 } from 'memdir/bench';
 
 import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
-import { du, embed } from './local.mjs';
+import { defaultsEnv, du, embed } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -68,22 +68,8 @@ if (!Number.isInteger(FILES) || FILES < 10) throw new Error('--files must be a w
 if (!Number.isInteger(SEARCHES) || SEARCHES < 1) throw new Error('--searches must be a whole number >= 1');
 if (!Number.isInteger(INPROC) || INPROC < 1) throw new Error('--inproc must be a whole number >= 1');
 
-// memdir: the embedded default with default settings (as scripts/bench/run.mjs).
-const STRIPPED_ENV = [
-  'MEM_ROOT',
-  'MILVUS_URI',
-  'MILVUS_TOKEN',
-  'MEM_EMBEDDER',
-  'MEM_COLLECTION',
-  'MEM_CHUNK_MAX_CHARS',
-  'MEM_EMBED_BATCH',
-  'MEM_MAX_FILE_MB',
-  'MEM_USER',
-  'MEM_GIT',
-  'MEM_DAEMON',
-  'MEM_DENSE_WEIGHT',
-];
-const memEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !STRIPPED_ENV.includes(k)));
+// memdir: the embedded default with default settings (see STRIPPED_ENV in local.mjs).
+const memEnv = defaultsEnv();
 
 const log = (msg) => process.stderr.write(`[bench:memsearch] ${msg}\n`);
 class BenchFailure extends Error {}

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
-import { du, embed } from './local.mjs';
+import { STRIPPED_ENV, defaultsEnv, du, embed } from './local.mjs';
 import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
 import { machine, round, stats } from './stats.mjs';
 
@@ -45,21 +45,8 @@ const SEARCHES = Number(args.searches);
 if (!Number.isInteger(FILES) || FILES < 10) throw new Error('--files must be a whole number >= 10');
 if (!Number.isInteger(SEARCHES) || SEARCHES < 1) throw new Error('--searches must be a whole number >= 1');
 
-// The benchmark measures the embedded default (Milvus Lite + local model) with default settings:
-// variables that would point memdir elsewhere or change chunking/batching are not passed on.
-const STRIPPED_ENV = [
-  'MEM_ROOT',
-  'MILVUS_URI',
-  'MILVUS_TOKEN',
-  'MEM_EMBEDDER',
-  'MEM_COLLECTION',
-  'MEM_CHUNK_MAX_CHARS',
-  'MEM_EMBED_BATCH',
-  'MEM_MAX_FILE_MB',
-  'MEM_USER',
-  'MEM_GIT',
-];
-const childEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !STRIPPED_ENV.includes(k)));
+// The embedded default with default settings: see STRIPPED_ENV.
+const childEnv = defaultsEnv();
 const strippedPresent = STRIPPED_ENV.filter((k) => process.env[k] !== undefined);
 
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
+import { blockTags } from '../support/block-tags.js';
 
 const KILL_HOOK = fileURLToPath(new URL('../support/kill-at.mjs', import.meta.url));
 const SK = 'sk-proj-aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY';
@@ -36,15 +37,6 @@ const FILES: Record<string, string> = {
   'alice/my note (1).md': 'Alice signed up for a pottery class on Thursdays.\n',
   'alice/notes/cafe\u0301 diary.md': 'Alice writes in her diary at the corner café about pottery.\n',
 };
-
-/** Counts what a model could read as a block tag: a `<`-like sign, blanks or a slash, then "memor". */
-const blockTags = (text: string) =>
-  (
-    text
-      .normalize('NFKC')
-      .replace(/\u200b/g, '')
-      .match(/<\s*\/?\s*memor/gi) ?? []
-  ).length;
 
 const git = (root: string, ...args: string[]) =>
   execFileSync('git', ['-C', root, '-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { encoding: 'utf8' });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
+import { blockTags } from '../support/block-tags.js';
 
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[] };
 
@@ -29,15 +30,6 @@ const FILES: Record<string, string> = {
   'alice/my note (1).md': 'Alice signed up for a pottery class on Thursdays.\n',
   'alice/notes/cafe\u0301 diary.md': 'Alice writes in her diary at the corner café about pottery.\n',
 };
-
-/** Counts what a model could read as a block tag: a `<`-like sign, blanks or a slash, then "memor". */
-const blockTags = (text: string) =>
-  (
-    text
-      .normalize('NFKC')
-      .replace(/\u200b/g, '')
-      .match(/<\s*\/?\s*memor/gi) ?? []
-  ).length;
 
 describe('mem mcp against hostile files', () => {
   let root: string;
