@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
+import type { HookLogEntry } from '../../src/services/ports.js';
 import { eventually } from '../support/eventually.js';
 import { startFakeLlm, type ChatRequest, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
@@ -46,27 +47,16 @@ function hook(args: string[], payload: unknown, env: Record<string, string>, asA
   });
 }
 
-interface LogEntry {
-  agent: string;
-  event: string;
-  ok: boolean;
-  ms: number;
-  session?: string;
-  detail?: string;
-  error?: string;
-  hint?: string;
-}
-
-async function hookLog(root: string): Promise<LogEntry[]> {
+async function hookLog(root: string): Promise<HookLogEntry[]> {
   const text = await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
   return text
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as LogEntry);
+    .map((l) => JSON.parse(l) as HookLogEntry);
 }
 
 /** Waits for the detached capture a hook started to log its outcome (the n-th entry of that event). */
-function captured(root: string, event: string, n: number): Promise<LogEntry> {
+function captured(root: string, event: string, n: number): Promise<HookLogEntry> {
   return eventually(async () => (await hookLog(root)).filter((e) => e.event === event)[n - 1], `capture ${event} #${n} in ${root}`, 180_000, 250);
 }
 
