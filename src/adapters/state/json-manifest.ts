@@ -1,9 +1,10 @@
 // ManifestStore as one JSON file under `.mem/`, replaced atomically on save.
-import { access, readFile, rm } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
 import { stateLayoutAt } from '../../memory/layout.js';
+import { readJsonOrNull } from './read-json.js';
 import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
@@ -30,19 +31,10 @@ export class JsonManifest implements ManifestStore {
   }
 
   async load(): Promise<Map<string, ManifestEntry> | null> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch {
-      return null;
-    }
-    try {
-      const data = JSON.parse(text) as { version: number; files: Record<string, ManifestEntry> };
-      if (data.version !== VERSION) return null;
-      return new Map(Object.entries(data.files));
-    } catch {
-      return null; // A damaged manifest only costs a full re-scan; the files are the truth.
-    }
+    const data = (await readJsonOrNull(this.file)) as { version?: number; files?: Record<string, ManifestEntry> } | null;
+    // A missing, damaged or older manifest only costs a full re-scan; the files are the truth.
+    if (!data || data.version !== VERSION || typeof data.files !== 'object' || data.files === null) return null;
+    return new Map(Object.entries(data.files));
   }
 
   async clear(): Promise<void> {

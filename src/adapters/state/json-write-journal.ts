@@ -1,10 +1,11 @@
 // WriteJournal as one JSON file under `.mem/`, written atomically before a write changes any memory file.
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 
 import writeFileAtomic from 'write-file-atomic';
 
 import { stateLayoutAt } from '../../memory/layout.js';
 import type { PendingWrite, WriteJournal } from '../../services/ports.js';
+import { readJsonOrNull } from './read-json.js';
 import { ensureStateDir } from './state-dir.js';
 
 export class JsonWriteJournal implements WriteJournal {
@@ -26,18 +27,8 @@ export class JsonWriteJournal implements WriteJournal {
   }
 
   async pending(): Promise<PendingWrite | null> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch {
-      return null;
-    }
-    try {
-      const data = JSON.parse(text) as PendingWrite;
-      return data && typeof data.before === 'object' && data.before !== null ? data : null;
-    } catch {
-      // Atomic replacement makes a torn record impossible; anything else was not written by us.
-      return null;
-    }
+    // Atomic replacement makes a torn record impossible; anything unreadable was not written by us.
+    const data = (await readJsonOrNull(this.file)) as PendingWrite | null;
+    return data && typeof data.before === 'object' && data.before !== null ? data : null;
   }
 }
