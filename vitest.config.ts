@@ -1,4 +1,4 @@
-// Two projects: fast pure-logic unit tests, and integration/end-to-end tests on the real Milvus Lite and model.
+// Three projects: fast pure-logic unit tests, integration/end-to-end tests on the real Milvus Lite and model, and the Milvus contract suite against MILVUS_URI.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -22,6 +22,19 @@ export default defineConfig({
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
           testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        test: {
+          name: 'milvus',
+          // The Milvus contract suite against the Milvus named by MILVUS_URI (MILVUS_TOKEN): `npm run test:milvus`.
+          // Without MILVUS_URI it is skipped and says so; the integration project runs it on its own Milvus Lite.
+          include: ['test/integration/any-milvus.test.ts'],
+          env: { MEM_TEST_MILVUS: 'given' },
+          globalSetup: ['test/support/global-setup.ts'],
+          sequence: { groupOrder: 2 },
+          testTimeout: 180_000,
           hookTimeout: 300_000,
         },
       },
