@@ -91,6 +91,14 @@ function fromRow(row: Record<string, unknown>): Omit<ChunkRecord, 'textHash'> {
 // A manual compaction of a small collection finishes in seconds; past this, forget reports it as requested.
 const COMPACTION_WAIT_MS = 60_000;
 
+// Every read of rows (search, query, count) is Strong: it sees every write the server acknowledged before
+// the read began, whichever process wrote it (`mem add`, then a search from the MCP server or the daemon).
+// A collection's default is Bounded (a few seconds stale) and Session needs the client to send its last
+// write's timestamp, which this SDK does not track and which another process could not know; Milvus Lite
+// ignores the level. It goes by name: the SDK's search replaces a falsy level, and ConsistencyLevelEnum.Strong
+// is 0, by the collection's default (utils/Search.js, `params.consistency_level || collectionInfo...`).
+const READ_CONSISTENCY = 'Strong' as unknown as ConsistencyLevelEnum;
+
 export class MilvusIndex implements VectorIndex {
   private readonly client: MilvusClient;
   private opened = false;
@@ -184,7 +192,8 @@ export class MilvusIndex implements VectorIndex {
       collection_name: this.name,
       limit: req.limit,
       output_fields: OUTPUT_FIELDS,
-      consistency_level: ConsistencyLevelEnum.Strong,
+      // Strong: `mem add` in one process, then this search in another must find it (READ_CONSISTENCY).
+      consistency_level: READ_CONSISTENCY,
       ...(filter ? { filter } : {}),
     };
     const res = await this.call('search', async () =>
@@ -221,11 +230,19 @@ export class MilvusIndex implements VectorIndex {
 
   async count(scope: IndexScope): Promise<number> {
     const filter = buildFilter(scope);
+    // A query of count(*), not the SDK's count(), which drops the consistency level. Strong: forget reports the rows
+    // left right after its delete, and status compares the count with the manifest; a stale count would say rows
+    // remain, or drift, where none do.
     const res = await this.call('count', async () =>
-      this.client.count({ collection_name: this.name, ...(filter ? { filter } : {}), consistency_level: ConsistencyLevelEnum.Strong } as never),
+      this.client.query({
+        collection_name: this.name,
+        ...(filter ? { filter } : {}),
+        output_fields: ['count(*)'],
+        consistency_level: READ_CONSISTENCY,
+      }),
     );
-    check(res as { status?: Status }, 'count');
-    return Number((res as { data: number }).data);
+    check(res, 'count');
+    return Number(res.data[0]?.['count(*)'] ?? 0);
   }
 
   async listPaths(): Promise<string[]> {
@@ -252,7 +269,8 @@ export class MilvusIndex implements VectorIndex {
           filter: buildFilter({ users: 'all', chunkIdPrefix: prefix }),
           output_fields: fields,
           limit: QUERY_WINDOW,
-          consistency_level: ConsistencyLevelEnum.Strong,
+          // Strong: the sync and doctor compare these rows with the files right after writing them.
+          consistency_level: READ_CONSISTENCY,
         }),
       );
       check(res, 'query');
