@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { MilvusIndex } from '../../src/adapters/milvus/milvus-index.js';
+import { NO_EXPIRY } from '../../src/memory/records.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
+import { startRecorder, type Recorder } from '../support/grpc-recorder.js';
 import { runMem, type MemRun } from '../support/harness.js';
 import { SKIP_REASON, collectionExists, dropCollection, startMilvusTarget, uniqueCollection, type MilvusTarget } from '../support/milvus-target.js';
 
@@ -159,5 +161,65 @@ describe.skipIf(SKIP_REASON)(titled('moving an embedded index to a Milvus reache
     expect(status.json.drift.inSync).toBe(true);
     const found = await runMem(['search', 'what pet does Ann have', '--user', 'ann', '--json'], { root, env });
     expect(found.json.results[0].content).toContain('Miso');
+  });
+});
+
+describe.skipIf(SKIP_REASON)(titled('the consistency level of every read memdir sends to a Milvus reached by MILVUS_URI'), () => {
+  let target: MilvusTarget;
+  let recorder: Recorder;
+  let index: MilvusIndex;
+  const collection = uniqueCollection('reads');
+
+  beforeAll(async () => {
+    target = await startMilvusTarget();
+    // Between memdir and the server: Milvus Lite accepts any level, so the requests themselves are what is checked.
+    recorder = await startRecorder(target.uri);
+    index = new MilvusIndex({ address: recorder.address, ...(target.token ? { token: target.token } : {}), collection });
+  });
+  afterAll(async () => {
+    await index?.close();
+    if (target) await dropCollection(target, collection);
+    await recorder?.stop();
+    await target?.stop();
+  });
+
+  it('search (dense and BM25), count and the row scan all ask for Strong, and see a row written just before', async () => {
+    await index.open({ name: 'consistency-test', dimension: 4 });
+    const path = 'ann/semantic/tea.md';
+    await index.upsert([
+      {
+        chunkId: 'c0ffee',
+        textHash: 'c0ffee',
+        memoryId: 'tea',
+        user: 'ann',
+        type: 'semantic',
+        status: 'active',
+        importance: 0.5,
+        created: 1,
+        updated: 1,
+        expires: NO_EXPIRY,
+        path,
+        heading: '',
+        lineStart: 1,
+        lineEnd: 1,
+        tags: [],
+        content: 'Ann drinks sencha every morning.',
+        vector: [1, 0, 0, 0],
+      },
+    ]);
+    const dense = await index.search({ mode: 'dense', scope: { users: ['ann'] }, queryVector: [1, 0, 0, 0], limit: 5 });
+    const bm25 = await index.search({ mode: 'bm25', scope: { users: ['ann'] }, queryText: 'sencha', limit: 5 });
+    expect(dense.map((h) => h.record.chunkId)).toEqual(['c0ffee']);
+    expect(bm25.map((h) => h.record.chunkId)).toEqual(['c0ffee']);
+    expect(await index.count({ users: 'all' })).toBe(1);
+    expect(await index.listChunks()).toEqual([{ chunkId: 'c0ffee', path }]);
+
+    const reads = recorder.calls.filter((c) => ['Search', 'HybridSearch', 'Query'].includes(c.method));
+    // Two searches, the count, and the scan's 16 prefix queries.
+    expect(reads.filter((c) => c.method === 'Search')).toHaveLength(2);
+    expect(reads.filter((c) => c.method === 'Query').length).toBeGreaterThanOrEqual(17);
+    // use_default_consistency false: the server takes the request's level, not the collection's (Bounded).
+    const levels = reads.map((c) => ({ method: c.method, level: c.request.consistency_level, useDefault: c.request.use_default_consistency }));
+    expect(levels).toEqual(reads.map((c) => ({ method: c.method, level: 'Strong', useDefault: false })));
   });
 });
