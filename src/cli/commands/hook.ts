@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { agentConfigFromEnvironment, configFromEnvironment, inheritedEnvironment, type AgentConfig } from '../../config.js';
 import { errorMessage } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
-import { stateLayout } from '../../memory/layout.js';
+import type { StateLayout } from '../../memory/layout.js';
 import { codexNotifyTurns, geminiAfterAgentTurns } from '../../services/capture/agent-turns.js';
 import type { CapturePorts, CaptureResult } from '../../services/capture/capture.js';
 import type { ContextScope } from '../../services/capture/session-context.js';
@@ -75,12 +75,15 @@ interface Where {
   projectRoot: string;
   projectName: string;
   state: HookState;
+  /** The root's state folder as configured: `.mem/`, or under the runtime home for a read-only root. */
+  layout: StateLayout;
 }
 
 async function where(payload: Payload): Promise<Where> {
-  const { projectMemoryRoot, openHookState } = await import('../../open-memory.js');
+  const { projectMemoryRoot, openHookState, stateLayoutOf } = await import('../../open-memory.js');
   const { root, project } = await projectMemoryRoot(str(payload.cwd) ?? process.cwd());
-  return { projectRoot: root, projectName: project.name, state: await openHookState(configFromEnvironment({ root })) };
+  const config = configFromEnvironment({ root });
+  return { projectRoot: root, projectName: project.name, state: await openHookState(config), layout: stateLayoutOf(config) };
 }
 
 /** Session start: the project's and the person's memories, read from the files (no servers needed). */
@@ -196,7 +199,8 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
 
 /** Hands the capture to a detached process, so the agent never waits for the servers or a model. */
 function captureLater(agent: string, event: string, payload: Payload, w: Where, user: string): void {
-  const layout = stateLayout(w.projectRoot);
+  // Beside the hook log (w.state): a read-only root has its state under the runtime home, not in `<root>/.mem`.
+  const layout = w.layout;
   mkdirSync(layout.hooks, { recursive: true });
   const out = openSync(layout.captureOutput, 'a');
   const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload', JSON.stringify(payload)], {
