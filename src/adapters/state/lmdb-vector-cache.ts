@@ -13,6 +13,9 @@ import { importLegacyVectors } from './legacy-vector-files.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
 
+// 8 KiB pages hold five 1.5 KB vectors where 4 KiB pages hold two (measured: docs/benchmarks.md section 13).
+const OPTIONS = { noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false, pageSize: 8192 } as const;
+
 /** Entries per write transaction: bounds the dirty pages LMDB holds in memory (5,000 × 1.5 KB at 384 dims). */
 const PER_TRANSACTION = 5_000;
 
@@ -119,7 +122,7 @@ export class LmdbVectorCache implements VectorCache {
     if (!this.db || this.generation !== generation || this.inode !== inode || inode === -1) {
       await this.close();
       await mkdir(this.dir, { recursive: true });
-      this.db = open<Buffer, Buffer>({ path: file, noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false });
+      this.db = open<Buffer, Buffer>({ path: file, ...OPTIONS });
       this.generation = generation;
       this.inode = inodeOf(file);
     }
@@ -150,11 +153,12 @@ export class LmdbVectorCache implements VectorCache {
       const temp = `${this.fileOf(next)}.tmp`;
       await rm(temp, { force: true });
       await rm(`${temp}-lock`, { force: true });
-      const out = open<Buffer, Buffer>({ path: temp, noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false });
+      const out = open<Buffer, Buffer>({ path: temp, ...OPTIONS });
       let batch: [Buffer, Buffer][] = [];
       const flush = () => {
         out.transactionSync(() => {
-          for (const [key, value] of batch) out.putSync(key, value);
+          // In key order into an empty file: appended, pages filled whole (a rewrite also compacts).
+          for (const [key, value] of batch) out.putSync(key, value, { append: true });
         });
         batch = [];
       };
