@@ -146,6 +146,8 @@ export class LmdbVectorCache implements VectorCache {
     return this.lock.run(async () => {
       const db = await this.current({ create: false });
       if (!db) return 0;
+      // What a rewrite killed after its switch left (the replaced generation) goes even when nothing is removed now.
+      await this.sweep(this.generation);
       let removed = 0;
       for (const key of db.getKeys()) if (!keeps(hashOf(key as Buffer))) removed++;
       if (removed === 0) return 0;

@@ -1,7 +1,7 @@
 // Covers the LMDB vector cache on real files: bulk round trip, removals that leave no byte of a removed vector
 // under `.mem/`, two users of one root at once, and the move of the old per-file cache into the store.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -86,6 +86,22 @@ describe('LmdbVectorCache', () => {
     expect((await cache.getMany([gone!])).size).toBe(0);
     expect((await cache.getMany(rest)).size).toBe(49);
     expect((await new FileStateResidue(dir).scan([needleOf(written.get(gone!)!)])).hits).toEqual([]);
+  });
+
+  it('a rewrite killed after its switch leaves the replaced generation: the next retain removes it, even with nothing to remove', async () => {
+    const dir = await stateDir();
+    const first = cacheAt(dir);
+    const written = vectors(30);
+    await first.putMany(written);
+    await first.close();
+    const store = join(dir, 'vectors');
+    // The next generation in place and the temp file of another interrupted rewrite; the old generation still there.
+    await copyFile(join(store, 'model-a.0.mdb'), join(store, 'model-a.1.mdb'));
+    await writeFile(join(store, 'model-a.2.mdb.tmp'), 'partial');
+    const cache = cacheAt(dir);
+    expect(await cache.retain(new Set(written.keys()))).toBe(0);
+    expect((await readdir(store)).filter((n) => !n.endsWith('-lock'))).toEqual(['model-a.1.mdb']);
+    expect((await cache.getMany([...written.keys()])).size).toBe(30);
   });
 
   it('two users of one root (an add and a watch) see each other, across a rewrite by either', async () => {
