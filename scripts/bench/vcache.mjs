@@ -61,7 +61,13 @@ function dataset() {
 // ---- stores: open(dir) → { put(entries), get(hashes) → Map, remove(hashes), close() } ----
 
 const f32 = (v) => Buffer.from(new Float32Array(v).buffer);
-const fromF32 = (b) => Array.from(new Float32Array(Uint8Array.from(b).buffer));
+// As the LMDB adapter converts (a plain loop): every store pays the same for turning bytes into numbers.
+function fromF32(b) {
+  const f = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  const v = new Array(f.length);
+  for (let i = 0; i < f.length; i++) v[i] = f[i];
+  return v;
+}
 
 /** The cache memdir had before (src/adapters/state/file-vector-cache.ts, removed): one float32 file per hash. */
 const perFile = {

@@ -23,8 +23,13 @@ const PER_TRANSACTION = 5_000;
 const keyOf = (hash: string) => Buffer.from(hash, 'utf8');
 const hashOf = (key: Buffer) => key.toString('utf8');
 const bytesOf = (vector: number[]) => Buffer.from(new Float32Array(vector).buffer);
-// Copied: LMDB's buffers may point into its map, and Float32Array needs 4-byte alignment.
-const vectorOf = (bytes: Buffer) => Array.from(new Float32Array(Uint8Array.from(bytes).buffer));
+/** Copied out (LMDB's buffers may point into its map; Float32Array needs 4-byte alignment); a plain loop: Array.from is 5× slower here. */
+function vectorOf(bytes: Buffer): number[] {
+  const floats = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const vector = new Array<number>(floats.length);
+  for (let i = 0; i < floats.length; i++) vector[i] = floats[i]!;
+  return vector;
+}
 
 /**
  * Several processes of one root (an add, a watch) share the file: LMDB's own locking covers their reads and
