@@ -94,7 +94,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   const [
     { FsMemoryFiles },
     { JsonManifest },
-    { FileVectorCache },
+    { LmdbVectorCache },
     { FileLock },
     { GitAudit },
     { JsonAccessStats },
@@ -103,7 +103,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   ] = await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
-    import('./adapters/state/file-vector-cache.js'),
+    import('./adapters/state/lmdb-vector-cache.js'),
     import('./adapters/state/file-lock.js'),
     import('./adapters/git/git-audit.js'),
     import('./adapters/state/json-access-stats.js'),
@@ -118,7 +118,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     files: new FsMemoryFiles(config.root),
     index,
     embedder,
-    cache: new FileVectorCache(layout.dir, sha256(model).slice(0, 16)),
+    cache: new LmdbVectorCache(layout.dir, sha256(model).slice(0, 16)),
     // One manifest per (index, model): switching MILVUS_URI or model never trusts the other's.
     manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
     lock: new FileLock(layout.dir),
@@ -143,6 +143,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   return createMemory(deps, async () => {
     await deps.access.settle();
     await index.close();
+    await deps.cache.close?.();
   });
 }
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { FileVectorCache, LOCAL_EMBEDDING, parseMemory, sha256, stateLayout, toChunkRecords } from 'memdir/bench';
+import { LmdbVectorCache, LOCAL_EMBEDDING, parseMemory, sha256, stateLayout, toChunkRecords } from 'memdir/bench';
 
 import { prng } from './corpus.mjs';
 import { round } from './stats.mjs';
@@ -22,8 +22,8 @@ export async function chunkTexts(root, files) {
 /** Random unit vectors (seeded) for every chunk text, written where memdir's sync looks for cached vectors. */
 export async function fillCacheWithRandomVectors(root, chunked) {
   // The same cache key as the composition root (src/open-memory.ts) derives for the local model.
-  // FileVectorCache takes the state folder (the root's .mem/), not the root.
-  const cache = new FileVectorCache(stateLayout(root).dir, sha256(`${LOCAL_EMBEDDING.name}@${LOCAL_EMBEDDING.dimension}`).slice(0, 16));
+  // LmdbVectorCache takes the state folder (the root's .mem/), not the root.
+  const cache = new LmdbVectorCache(stateLayout(root).dir, sha256(`${LOCAL_EMBEDDING.name}@${LOCAL_EMBEDDING.dimension}`).slice(0, 16));
   const rand = prng(7).next;
   const t0 = performance.now();
   let batch = new Map();
@@ -42,5 +42,6 @@ export async function fillCacheWithRandomVectors(root, chunked) {
     }
   }
   await cache.putMany(batch);
+  await cache.close();
   return { vectors: n, seconds: round((performance.now() - t0) / 1000, 2) };
 }

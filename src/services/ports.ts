@@ -82,6 +82,8 @@ export interface VectorCache {
   removeMany(hashes: string[]): Promise<void>;
   /** Removes every cached vector whose hash is not in `keep`; returns how many went. */
   retain(keep: Set<string>): Promise<number>;
+  /** Releases the store (optional: a cache that holds nothing open has nothing to release). */
+  close?(): Promise<void>;
 }
 
 export interface FileStat {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { cachedVectors } from '../support/cached-vectors.js';
 import { eventually } from '../support/eventually.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
@@ -38,24 +39,18 @@ function objectsHolding(repo: string, needle: string): number {
   return hits;
 }
 
-/** The first 16 floats of every cached vector of the memory's text: what its dense row holds. */
+/** The first 16 floats of every vector cached since `before`: what the memory's dense row holds. */
 async function vectorsOf(root: string, before: Set<string>): Promise<Buffer[]> {
-  const entries = await readdir(join(root, '.mem', 'vectors'), { recursive: true, withFileTypes: true });
-  const files = entries
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .filter((f) => !before.has(f));
-  return Promise.all(files.map(async (f) => (await readFile(f)).subarray(0, 64)));
+  return [...(await cachedVectors(root))].filter(([hash]) => !before.has(hash)).map(([, bytes]) => bytes.subarray(0, 64));
 }
 
-async function cachedVectorFiles(root: string): Promise<Set<string>> {
-  const entries = await readdir(join(root, '.mem', 'vectors'), { recursive: true, withFileTypes: true }).catch(() => []);
-  return new Set(entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)));
+async function cachedHashes(root: string): Promise<Set<string>> {
+  return new Set((await cachedVectors(root)).keys());
 }
 
 /** Adds a memory and returns it with the bytes a copy of it would be found by (its text and its vector). */
 async function addSecretMemory(root: string, text: string) {
-  const before = await cachedVectorFiles(root);
+  const before = await cachedHashes(root);
   const added = await runMem(['add', text, '-u', 'alice', '--json'], { root });
   expect(added.json.action).toBe('ADD');
   const vectors = await vectorsOf(root, before);

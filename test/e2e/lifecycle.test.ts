@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { cachedVectors } from '../support/cached-vectors.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
 
@@ -148,7 +149,7 @@ describe('memory lifecycle, end to end', () => {
   });
 
   it('forgetting a user leaves no file, row, summary, status count or cached vector of theirs', async () => {
-    const vectorsBefore = (await filesUnder(join(root, '.mem', 'vectors'))).length;
+    const vectorsBefore = (await cachedVectors(root)).size;
     const res = await runMem(['forget', '--user', 'wei', '--json'], { root });
     expect(res.code).toBe(0);
     expect(res.json.removed.length).toBeGreaterThanOrEqual(5);
@@ -159,7 +160,7 @@ describe('memory lifecycle, end to end', () => {
     expect(all.json.results.filter((r: { user: string }) => r.user === 'wei')).toEqual([]);
     const status = await runMem(['status', '--json'], { root });
     expect(status.json.users.wei).toBeUndefined();
-    expect((await filesUnder(join(root, '.mem', 'vectors'))).length).toBeLessThan(vectorsBefore);
+    expect((await cachedVectors(root)).size).toBeLessThan(vectorsBefore);
     expect(await readFile(join(root, '.mem', 'access.json'), 'utf8').catch(() => '')).not.toContain('wei');
   });
 

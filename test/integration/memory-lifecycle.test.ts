@@ -4,6 +4,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { cachedVectors } from '../support/cached-vectors.js';
 import { openTestMemory, type TestMemory } from '../support/harness.js';
 
 const fm = (fields: Record<string, string | number>) =>
@@ -106,12 +107,11 @@ describe('memory lifecycle on real Milvus Lite and the local model', () => {
   });
 
   it('forgets a user everywhere: files, rows, access statistics and cached vectors', async () => {
-    const vectorFiles = async () => (await readdir(join(t.root, '.mem/vectors'), { recursive: true })).filter((f) => String(f).endsWith('.f32')).length;
-    const vectorsBefore = await vectorFiles();
+    const vectorsBefore = (await cachedVectors(t.root)).size;
     expect(await readFile(join(t.root, '.mem/access.json'), 'utf8')).toContain('wei');
     const result = await t.memory.forget({ user: 'wei' });
     // Wei's three, and any vector of text no file holds any more (edited away by earlier steps): forget purges those too.
-    expect(await vectorFiles()).toBeLessThanOrEqual(vectorsBefore - 3);
+    expect((await cachedVectors(t.root)).size).toBeLessThanOrEqual(vectorsBefore - 3);
     expect(result.verified).toMatchObject({ indexRows: 0, index: 'rebuilt', stateHits: [] });
     expect(await readFile(join(t.root, '.mem/access.json'), 'utf8')).not.toContain('wei');
     expect(result.removed.map((r) => r.id).sort()).toEqual(['wei-diet', 'wei-move', 'wei-risk']);

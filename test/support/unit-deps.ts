@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
 import { FileLock } from '../../src/adapters/state/file-lock.js';
-import { FileVectorCache } from '../../src/adapters/state/file-vector-cache.js';
+import { LmdbVectorCache } from '../../src/adapters/state/lmdb-vector-cache.js';
 import { JsonAccessStats } from '../../src/adapters/state/json-access-stats.js';
 import { JsonManifest } from '../../src/adapters/state/json-manifest.js';
 import { JsonWriteJournal } from '../../src/adapters/state/json-write-journal.js';
@@ -43,7 +43,7 @@ export function unitDeps(root: string, overrides: Partial<MemoryDeps> = {}): Mem
     files: new FsMemoryFiles(root),
     index: new InMemoryIndex(),
     embedder: new HashEmbedder(8),
-    cache: new FileVectorCache(join(root, STATE_DIR), 'hash-test-8'),
+    cache: new LmdbVectorCache(join(root, STATE_DIR), 'hash-test-8'),
     manifest: new JsonManifest(join(root, STATE_DIR), 'test'),
     lock: new FileLock(join(root, '.mem'), 'write', 10_000),
     chunking: { maxChars: 1500 },

@@ -5,6 +5,7 @@ import type { MemoryDeps } from '../core/deps.js';
 import { loadDoc } from '../core/documents.js';
 import type { ManifestEntry } from '../ports.js';
 import type { Candidate } from './decision.js';
+import { incomingVector } from './incoming-vector.js';
 
 const MAX_SIMILAR = 5;
 
@@ -18,11 +19,11 @@ export interface CandidateQuery {
 export async function findCandidates(deps: MemoryDeps, query: CandidateQuery, manifest: Map<string, ManifestEntry>, now: Date): Promise<Candidate[]> {
   await deps.index.open(deps.embedder.identity);
   // Passage mode on both sides: this compares two statements, not a question with an answer.
-  const [vector] = await deps.embedder.embedDocuments([query.text]);
+  const vector = await incomingVector(deps, query.text);
   const hits = await deps.index.search({
     mode: 'dense',
     scope: { users: [query.user], statuses: ['active'], types: [query.type], notExpiredAt: now.getTime() },
-    queryVector: vector!,
+    queryVector: vector,
     limit: MAX_SIMILAR * 4,
   });
   const best = new Map<string, { path: string; similarity: number }>();

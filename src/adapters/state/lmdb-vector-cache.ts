@@ -1,0 +1,210 @@
+// VectorCache in one LMDB file per embedding model under `.mem/vectors/`, read and written in bulk; a removal
+// rewrites the live vectors into a new file (a generation), so no removed vector's bytes stay in freed pages.
+import { statSync } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+import { open, type RootDatabase } from 'lmdb';
+
+import { stateLayoutAt } from '../../memory/layout.js';
+import type { VectorCache } from '../../services/ports.js';
+import { FileLock } from './file-lock.js';
+import { importLegacyVectors } from './legacy-vector-files.js';
+
+type Db = RootDatabase<Buffer, Buffer>;
+
+// 8 KiB pages hold five 1.5 KB vectors where 4 KiB pages hold two (measured: docs/benchmarks.md section 13).
+const OPTIONS = { noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false, pageSize: 8192 } as const;
+
+/** Entries per write transaction: bounds the dirty pages LMDB holds in memory (5,000 × 1.5 KB at 384 dims). */
+const PER_TRANSACTION = 5_000;
+
+// Keys are the text hashes as written (hex): they hold nothing of the text.
+const keyOf = (hash: string) => Buffer.from(hash, 'utf8');
+const hashOf = (key: Buffer) => key.toString('utf8');
+const bytesOf = (vector: number[]) => Buffer.from(new Float32Array(vector).buffer);
+/** Copied out (LMDB's buffers may point into its map; Float32Array needs 4-byte alignment); a plain loop: Array.from is 5× slower here. */
+function vectorOf(bytes: Buffer): number[] {
+  const floats = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const vector = new Array<number>(floats.length);
+  for (let i = 0; i < floats.length; i++) vector[i] = floats[i]!;
+  return vector;
+}
+
+/**
+ * Several processes of one root (an add, a watch) share the file: LMDB's own locking covers their reads and
+ * writes; writes and rewrites also hold the `vectors` lock, so no write goes to a generation being replaced.
+ */
+export class LmdbVectorCache implements VectorCache {
+  private readonly dir: string;
+  private readonly base: string;
+  /** The per-file cache of earlier versions (`.mem/vectors/<model>/<xx>/<hash>.f32`), imported on first use. */
+  private readonly legacyDir: string;
+  private readonly lock: FileLock;
+  private db: Db | null = null;
+  private generation = -1;
+  private inode = -1;
+
+  /** `stateDir`: the root's `.mem/` (see stateDirOf). */
+  constructor(stateDir: string, modelKey: string) {
+    this.legacyDir = stateLayoutAt(stateDir).vectors(modelKey);
+    this.dir = dirname(this.legacyDir);
+    this.base = basename(this.legacyDir);
+    this.lock = new FileLock(stateDir, 'vectors');
+  }
+
+  async getMany(hashes: string[]): Promise<Map<string, number[]>> {
+    const found = new Map<string, number[]>();
+    const db = await this.current({ create: false });
+    if (!db || hashes.length === 0) return found;
+    const values = await db.getMany(hashes.map(keyOf));
+    values.forEach((bytes, i) => {
+      if (bytes) found.set(hashes[i]!, vectorOf(bytes));
+    });
+    return found;
+  }
+
+  async putMany(entries: Map<string, number[]>): Promise<void> {
+    if (entries.size === 0) return;
+    await this.lock.run(async () => {
+      const db = (await this.current({ create: true }))!;
+      const all = [...entries];
+      for (let i = 0; i < all.length; i += PER_TRANSACTION) {
+        db.transactionSync(() => {
+          for (const [hash, vector] of all.slice(i, i + PER_TRANSACTION)) db.putSync(keyOf(hash), bytesOf(vector));
+        });
+      }
+    });
+  }
+
+  async removeMany(hashes: string[]): Promise<void> {
+    const gone = new Set(hashes);
+    await this.rewrite((hash) => !gone.has(hash));
+  }
+
+  async retain(keep: Set<string>): Promise<number> {
+    return this.rewrite((hash) => keep.has(hash));
+  }
+
+  async close(): Promise<void> {
+    const db = this.db;
+    this.db = null;
+    this.generation = -1;
+    await db?.close();
+  }
+
+  private fileOf(generation: number): string {
+    return join(this.dir, `${this.base}.${generation}.mdb`);
+  }
+
+  /** The generations on disk, newest first. */
+  private async generations(): Promise<number[]> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const prefix = `${this.base}.`;
+    return names
+      .filter((n) => n.startsWith(prefix) && n.endsWith('.mdb'))
+      .map((n) => Number(n.slice(prefix.length, -'.mdb'.length)))
+      .filter((g) => Number.isInteger(g) && g >= 0)
+      .sort((a, b) => b - a);
+  }
+
+  /** The store, once the per-file cache of an earlier version (if any) has moved into it. */
+  private async current(options: { create: boolean }): Promise<Db | null> {
+    if (await this.hasLegacy()) await this.lock.run(() => this.importLegacy());
+    return this.newest(options);
+  }
+
+  /**
+   * The newest generation, opened (re-opened when another process replaced it since). Without `create`, null
+   * when there is none yet; with it (under the lock), creates it and sweeps older generations and leftovers.
+   */
+  private async newest(options: { create: boolean }): Promise<Db | null> {
+    const [newest] = await this.generations();
+    if (newest === undefined && !options.create) return null;
+    const generation = newest ?? 0;
+    const file = this.fileOf(generation);
+    const inode = inodeOf(file);
+    if (!this.db || this.generation !== generation || this.inode !== inode || inode === -1) {
+      await this.close();
+      await mkdir(this.dir, { recursive: true });
+      this.db = open<Buffer, Buffer>({ path: file, ...OPTIONS });
+      this.generation = generation;
+      this.inode = inodeOf(file);
+    }
+    if (options.create) await this.sweep(generation);
+    return this.db;
+  }
+
+  /** Under the lock: files of older generations and of interrupted rewrites hold vectors too, and nobody writes them. */
+  private async sweep(keep: number): Promise<void> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const live = new Set([`${this.base}.${keep}.mdb`, `${this.base}.${keep}.mdb-lock`]);
+    const stale = names.filter((n) => n.startsWith(`${this.base}.`) && !live.has(n));
+    await Promise.all(stale.map((n) => rm(join(this.dir, n), { force: true })));
+  }
+
+  /**
+   * Writes the kept vectors into a new generation and removes the old one: LMDB reuses freed pages but does
+   * not clear them, so a removed vector would otherwise stay readable in the file (forget's scan looks for it).
+   */
+  private async rewrite(keeps: (hash: string) => boolean): Promise<number> {
+    return this.lock.run(async () => {
+      const db = await this.current({ create: false });
+      if (!db) return 0;
+      // What a rewrite killed after its switch left (the replaced generation) goes even when nothing is removed now.
+      await this.sweep(this.generation);
+      let removed = 0;
+      for (const key of db.getKeys()) if (!keeps(hashOf(key as Buffer))) removed++;
+      if (removed === 0) return 0;
+      const next = this.generation + 1;
+      const temp = `${this.fileOf(next)}.tmp`;
+      await rm(temp, { force: true });
+      await rm(`${temp}-lock`, { force: true });
+      const out = open<Buffer, Buffer>({ path: temp, ...OPTIONS });
+      let batch: [Buffer, Buffer][] = [];
+      const flush = () => {
+        out.transactionSync(() => {
+          // In key order into an empty file: appended, pages filled whole (a rewrite also compacts).
+          for (const [key, value] of batch) out.putSync(key, value, { append: true });
+        });
+        batch = [];
+      };
+      for (const { key, value } of db.getRange()) {
+        if (!keeps(hashOf(key as Buffer))) continue;
+        batch.push([Buffer.from(key as Buffer), Buffer.from(value)]);
+        if (batch.length >= PER_TRANSACTION) flush();
+      }
+      if (batch.length > 0) flush();
+      await out.close();
+      await rm(`${temp}-lock`, { force: true });
+      // The rename is the switch: killed before it, the old generation stays whole; after it, the new one is.
+      await rename(temp, this.fileOf(next));
+      await this.newest({ create: true });
+      return removed;
+    });
+  }
+
+  private async hasLegacy(): Promise<boolean> {
+    return (await readdir(this.legacyDir).catch(() => null)) !== null;
+  }
+
+  /** Under the lock: moves the per-file cache into the store (no vector is embedded again), then removes it. */
+  private async importLegacy(): Promise<void> {
+    if (!(await this.hasLegacy())) return; // another process did it while this one waited
+    const db = (await this.newest({ create: true }))!;
+    await importLegacyVectors(this.legacyDir, (entries) =>
+      db.transactionSync(() => {
+        for (const [hash, vector] of entries) db.putSync(keyOf(hash), vector);
+      }),
+    );
+    await rm(this.legacyDir, { recursive: true, force: true });
+  }
+}
+
+function inodeOf(file: string): number {
+  try {
+    return statSync(file).ino;
+  } catch {
+    return -1;
+  }
+}
