@@ -167,6 +167,20 @@ export class MilvusIndex implements VectorIndex {
     }
   }
 
+  async insert(rows: IndexedChunk[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
+      const data = rows.slice(i, i + UPSERT_BATCH).map(toRow);
+      await this.call('insert', async () => check(await this.client.insert({ collection_name: this.name, data }), 'insert'));
+    }
+  }
+
+  async deleteChunks(chunkIds: string[]): Promise<void> {
+    for (let i = 0; i < chunkIds.length; i += UPSERT_BATCH) {
+      const filter = buildFilter({ users: 'all', chunkIds: chunkIds.slice(i, i + UPSERT_BATCH) });
+      await this.call('delete', async () => check(await this.client.delete({ collection_name: this.name, filter }), 'delete'));
+    }
+  }
+
   async deleteStale(paths: string[], keep: string[]): Promise<void> {
     if (paths.length === 0) return;
     const filter = buildFilter({ users: 'all', paths, excludeChunkIds: keep });

@@ -28,6 +28,8 @@ export interface SyncDeps {
   residue: StateResidue;
   /** How often a long sync saves its progress (default 5 s; tests use 0: after every batch). */
   manifestSaveIntervalMs?: number;
+  /** Rows written per batch (default 500; tests use fewer, so that a few files make several batches). */
+  writeBatchRows?: number;
 }
 
 export interface FileError {
@@ -61,16 +63,29 @@ interface ParsedFile {
   entry: ManifestEntry;
 }
 
-// Bounds memory and request sizes, and sets how often progress moves: embedding 64 chunks takes
-// about 10 s with the local model on 2 cores.
+// A batch closes at 64 texts to embed (about 10 s with the local model on 2 cores: how often progress
+// moves) or at 500 rows (vectors from the cache: one insert request of the size Milvus takes well).
 const RECORDS_PER_BATCH = 64;
+const WRITE_BATCH_ROWS = 500;
 const MANIFEST_SAVE_INTERVAL_MS = 5_000;
+// A save rewrites the whole manifest: at most about a tenth of a long sync's time goes to saving progress.
+const SAVE_TIME_SHARE = 10;
 
 /** The hash of an entry that vouches for nothing: its file is re-read by the next sync, even a partial one. */
 const UNSURE_SHA = '';
 
 /** A path the index holds but no manifest describes: matches no file, so the file is re-read or its rows removed. */
-const UNKNOWN_ENTRY: ManifestEntry = { size: -1, mtimeMs: -1, sha: UNSURE_SHA, memoryId: '', user: '', type: 'semantic', status: 'active', chunks: [] };
+const UNKNOWN_ENTRY: ManifestEntry = {
+  size: -1,
+  mtimeMs: -1,
+  sha: UNSURE_SHA,
+  memoryId: '',
+  user: '',
+  type: 'semantic',
+  status: 'active',
+  chunks: [],
+  unknownRows: true,
+};
 
 /** Runs under the write lock; the lock is re-entrant, so a use case that already holds it (add, forget) calls this too. */
 export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
@@ -107,21 +122,24 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   progress.start(files.length, 'indexing');
 
   let lastSave = Date.now();
-  let batch: ParsedFile[] = [];
-  let batchRecords = 0;
+  let lastSaveMs = 0;
+  const saveInterval = deps.manifestSaveIntervalMs ?? MANIFEST_SAVE_INTERVAL_MS;
+  let batch = emptyBatch();
   // Files removed while this sync ran: their rows go too, though the scan listed them.
   const vanished = new Set<string>();
   const writePending = async () => {
-    await writeBatch(deps, batch, previous, report);
-    for (const f of batch) next.set(f.stat.path, f.entry);
-    progress.tick(batch.length);
-    batch = [];
-    batchRecords = 0;
-    if (Date.now() - lastSave >= (deps.manifestSaveIntervalMs ?? MANIFEST_SAVE_INTERVAL_MS)) {
+    await writeBatch(deps, batch, notYetSynced, previous, report);
+    for (const f of batch.files) next.set(f.stat.path, f.entry);
+    progress.tick(batch.files.length);
+    batch = emptyBatch();
+    if (Date.now() - lastSave >= (saveInterval === 0 ? 0 : Math.max(saveInterval, SAVE_TIME_SHARE * lastSaveMs))) {
+      const started = Date.now();
       await deps.manifest.save(new Map([...notYetSynced, ...next]));
       lastSave = Date.now();
+      lastSaveMs = lastSave - started;
     }
   };
+  const batchRows = deps.writeBatchRows ?? WRITE_BATCH_ROWS;
 
   for (const stat of files) {
     const prev = previous?.get(stat.path);
@@ -141,11 +159,10 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
       progress.tick();
       continue;
     }
-    batch.push(parsed);
-    batchRecords += parsed.records.length;
-    if (batchRecords >= RECORDS_PER_BATCH) await writePending();
+    await addToBatch(deps, batch, parsed);
+    if (batch.rows >= batchRows || batch.missing.size >= RECORDS_PER_BATCH) await writePending();
   }
-  if (batch.length > 0) await writePending();
+  if (batch.files.length > 0) await writePending();
   progress.stop();
 
   await removeDeleted(
@@ -161,7 +178,9 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   // A delete only marks rows: their text stays in index storage until a purge rewrites it (services/purge.ts).
   if (report.deleted > 0 && !options.rebuild) await deps.residue.markDeleted();
-  await deps.manifest.save(next);
+  // A no-op sync leaves the manifest as it was: rewriting megabytes to say the same costs a no-op its time.
+  const same = previous && !options.rebuild && next.size === previous.size && [...next].every(([path, e]) => previous.get(path) === e);
+  if (!same) await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
   // Two files of one user with one id both stay indexed; each is reported where its id is (a partial sync: its own).
   const duplicates = await duplicateIdErrors(deps, next);
@@ -331,30 +350,84 @@ async function linkError(deps: SyncDeps, problem: LinkProblem): Promise<FileErro
   return { path: problem.path, line, message: problem.message };
 }
 
-/** Embeds what the cache lacks, upserts all rows of the batch's files, then deletes their stale rows. */
-async function writeBatch(deps: SyncDeps, batch: ParsedFile[], previous: Map<string, ManifestEntry> | null, report: ReindexReport): Promise<void> {
-  const records = batch.flatMap((f) => f.records);
-  const vectors = await vectorsFor(deps, records, report);
-  if (records.length > 0) {
-    await deps.index.upsert(records.map((r) => ({ ...r, vector: vectors.get(r.textHash)! })));
-    report.upserted += records.length;
-  }
-  // Only after the new rows are in: a failure above leaves the old rows searchable.
-  // One request for the whole batch: chunk ids embed their path, so "these paths, not these ids" is exact.
-  await deps.index.deleteStale(
-    batch.map((f) => f.stat.path),
-    records.map((r) => r.chunkId),
-  );
-  for (const file of batch) {
-    const keep = new Set(file.records.map((r) => r.chunkId));
-    const prev = previous?.get(file.stat.path);
-    if (prev) report.deleted += prev.chunks.filter((c) => !keep.has(c.id)).length;
+/** Parsed files waiting to be written, with the cached vectors of their texts and the texts still to embed. */
+interface Batch {
+  files: ParsedFile[];
+  rows: number;
+  vectors: Map<string, number[]>;
+  missing: Set<string>;
+}
+
+function emptyBatch(): Batch {
+  return { files: [], rows: 0, vectors: new Map(), missing: new Set() };
+}
+
+/** Looks the file's texts up in the cache as it joins, so the batch knows how much it must embed. */
+async function addToBatch(deps: SyncDeps, batch: Batch, file: ParsedFile): Promise<void> {
+  batch.files.push(file);
+  batch.rows += file.records.length;
+  const lookup = [...new Set(file.records.map((r) => r.textHash))].filter((h) => !batch.vectors.has(h) && !batch.missing.has(h));
+  if (lookup.length === 0) return;
+  const found = await deps.cache.getMany(lookup);
+  for (const h of lookup) {
+    const vector = found.get(h);
+    if (vector) batch.vectors.set(h, vector);
+    else batch.missing.add(h);
   }
 }
 
-async function vectorsFor(deps: SyncDeps, records: ChunkRecord[], report: ReindexReport): Promise<Map<string, number[]>> {
+/**
+ * Embeds what the cache lacks and writes the batch's rows; each file's old rows are found without a scan
+ * of the index. A path the index holds no rows of (no entry before this sync, none left by a killed one:
+ * see ManifestStore.markPending) gets plain inserts. A known entry's stale rows go by chunk id; an entry
+ * whose rows are unknown gets upserts and a delete by path. Deletes come after the writes: a failure
+ * between them leaves the old rows searchable.
+ */
+async function writeBatch(
+  deps: SyncDeps,
+  batch: Batch,
+  before: Map<string, ManifestEntry>,
+  previous: Map<string, ManifestEntry> | null,
+  report: ReindexReport,
+): Promise<void> {
+  const records = batch.files.flatMap((f) => f.records);
+  const vectors = await vectorsFor(deps, records, report, batch.vectors);
+  await deps.manifest.markPending(batch.files.map((f) => f.stat.path));
+  const inserts: ChunkRecord[] = [];
+  const upserts: ChunkRecord[] = [];
+  const staleIds: string[] = [];
+  const unknownPaths: string[] = [];
+  const unknownKeep: string[] = [];
+  for (const file of batch.files) {
+    const old = before.get(file.stat.path);
+    const keep = new Set(file.records.map((r) => r.chunkId));
+    if (!old) inserts.push(...file.records);
+    else upserts.push(...file.records);
+    if (old?.unknownRows) {
+      unknownPaths.push(file.stat.path);
+      unknownKeep.push(...keep);
+    } else if (old) staleIds.push(...old.chunks.filter((c) => !keep.has(c.id)).map((c) => c.id));
+    const prev = previous?.get(file.stat.path);
+    if (prev) report.deleted += prev.chunks.filter((c) => !keep.has(c.id)).length;
+  }
+  const withVectors = (rows: ChunkRecord[]) => rows.map((r) => ({ ...r, vector: vectors.get(r.textHash)! }));
+  if (inserts.length > 0) await deps.index.insert(withVectors(inserts));
+  if (upserts.length > 0) await deps.index.upsert(withVectors(upserts));
+  report.upserted += records.length;
+  if (staleIds.length > 0) await deps.index.deleteChunks(staleIds);
+  // One request for these files: chunk ids embed their path, so "these paths, not these ids" is exact.
+  if (unknownPaths.length > 0) await deps.index.deleteStale(unknownPaths, unknownKeep);
+}
+
+async function vectorsFor(
+  deps: SyncDeps,
+  records: ChunkRecord[],
+  report: ReindexReport,
+  vectors = new Map<string, number[]>(),
+): Promise<Map<string, number[]>> {
   const texts = new Map(records.map((r) => [r.textHash, r.content]));
-  const vectors = await deps.cache.getMany([...texts.keys()]);
+  const lookup = [...texts.keys()].filter((h) => !vectors.has(h));
+  if (lookup.length > 0) for (const [h, v] of await deps.cache.getMany(lookup)) vectors.set(h, v);
   const missing = [...texts.keys()].filter((h) => !vectors.has(h));
   for (let i = 0; i < missing.length; i += deps.embedBatchSize) {
     const hashes = missing.slice(i, i + deps.embedBatchSize);
