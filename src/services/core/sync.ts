@@ -127,11 +127,10 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   let batch = emptyBatch();
   // Files removed while this sync ran: their rows go too, though the scan listed them.
   const vanished = new Set<string>();
-  const writePending = async () => {
-    await writeBatch(deps, batch, notYetSynced, previous, report);
-    for (const f of batch.files) next.set(f.stat.path, f.entry);
-    progress.tick(batch.files.length);
-    batch = emptyBatch();
+  const write = async (full: Batch) => {
+    await writeBatch(deps, full, notYetSynced, previous, report);
+    for (const f of full.files) next.set(f.stat.path, f.entry);
+    progress.tick(full.files.length);
     if (Date.now() - lastSave >= (saveInterval === 0 ? 0 : Math.max(saveInterval, SAVE_TIME_SHARE * lastSaveMs))) {
       const started = Date.now();
       await deps.manifest.save(new Map([...notYetSynced, ...next]));
@@ -139,30 +138,48 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
       lastSaveMs = lastSave - started;
     }
   };
+  // One batch is written while the next is read and parsed: the index server works while this process does.
+  // Only one at a time, so entries and saves follow the order of the writes.
+  let inFlight: Promise<void> = Promise.resolve();
+  const writePending = async () => {
+    await lookUpVectors(deps, batch);
+    const full = batch;
+    batch = emptyBatch();
+    await inFlight;
+    inFlight = write(full);
+    // Its failure surfaces where it is awaited (the next batch, or the end of the scan), not as an unhandled rejection.
+    inFlight.catch(() => undefined);
+  };
   const batchRows = deps.writeBatchRows ?? WRITE_BATCH_ROWS;
 
-  for (const stat of files) {
-    const prev = previous?.get(stat.path);
-    if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs) {
-      next.set(stat.path, prev);
-      report.skipped++;
-      progress.tick();
-      continue;
+  try {
+    for (const stat of files) {
+      const prev = previous?.get(stat.path);
+      if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs) {
+        next.set(stat.path, prev);
+        report.skipped++;
+        progress.tick();
+        continue;
+      }
+      const parsed = stat.size > deps.maxFileBytes ? tooLarge(stat, deps.maxFileBytes, report) : await readAndParse(deps, stat, prev, report);
+      if (parsed === 'gone' || parsed === 'misplaced') vanished.add(stat.path);
+      if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'misplaced' || parsed === 'invalid') {
+        // An invalid file keeps its last good rows (nothing is lost); it is retried on the next run.
+        if (parsed !== 'gone' && parsed !== 'misplaced' && prev)
+          next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
+        if (parsed === 'unchanged') report.skipped++;
+        progress.tick();
+        continue;
+      }
+      await addToBatch(deps, batch, parsed);
+      if (batch.rows >= batchRows || batch.missing.size >= RECORDS_PER_BATCH) await writePending();
     }
-    const parsed = stat.size > deps.maxFileBytes ? tooLarge(stat, deps.maxFileBytes, report) : await readAndParse(deps, stat, prev, report);
-    if (parsed === 'gone' || parsed === 'misplaced') vanished.add(stat.path);
-    if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'misplaced' || parsed === 'invalid') {
-      // An invalid file keeps its last good rows (nothing is lost); it is retried on the next run.
-      if (parsed !== 'gone' && parsed !== 'misplaced' && prev)
-        next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
-      if (parsed === 'unchanged') report.skipped++;
-      progress.tick();
-      continue;
-    }
-    await addToBatch(deps, batch, parsed);
-    if (batch.rows >= batchRows || batch.missing.size >= RECORDS_PER_BATCH) await writePending();
+    if (batch.files.length > 0) await writePending();
+  } finally {
+    // A batch in flight ends before anything else happens, even on an error here: no write outlives the lock.
+    await inFlight.catch(() => undefined);
   }
-  if (batch.files.length > 0) await writePending();
+  await inFlight;
   progress.stop();
 
   await removeDeleted(
@@ -356,17 +373,25 @@ interface Batch {
   rows: number;
   vectors: Map<string, number[]>;
   missing: Set<string>;
+  /** Texts not looked up in the cache yet: looked up together, a few dozen at a time. */
+  unlooked: Set<string>;
 }
 
 function emptyBatch(): Batch {
-  return { files: [], rows: 0, vectors: new Map(), missing: new Set() };
+  return { files: [], rows: 0, vectors: new Map(), missing: new Set(), unlooked: new Set() };
 }
 
-/** Looks the file's texts up in the cache as it joins, so the batch knows how much it must embed. */
+/** Adds a file; its texts are looked up in the cache in groups, so the batch knows how much it must embed. */
 async function addToBatch(deps: SyncDeps, batch: Batch, file: ParsedFile): Promise<void> {
   batch.files.push(file);
   batch.rows += file.records.length;
-  const lookup = [...new Set(file.records.map((r) => r.textHash))].filter((h) => !batch.vectors.has(h) && !batch.missing.has(h));
+  for (const r of file.records) if (!batch.vectors.has(r.textHash) && !batch.missing.has(r.textHash)) batch.unlooked.add(r.textHash);
+  if (batch.unlooked.size >= RECORDS_PER_BATCH) await lookUpVectors(deps, batch);
+}
+
+async function lookUpVectors(deps: SyncDeps, batch: Batch): Promise<void> {
+  const lookup = [...batch.unlooked];
+  batch.unlooked.clear();
   if (lookup.length === 0) return;
   const found = await deps.cache.getMany(lookup);
   for (const h of lookup) {
