@@ -92,19 +92,24 @@ function fromRow(row: Record<string, unknown>): Omit<ChunkRecord, 'textHash'> {
 const COMPACTION_WAIT_MS = 60_000;
 
 export class MilvusIndex implements VectorIndex {
-  private readonly client: MilvusClient;
+  private sdk: MilvusClient | undefined;
   private opened = false;
   readonly location: string;
 
   constructor(private readonly options: MilvusIndexOptions) {
     this.location = `${options.address} (collection ${options.collection})`;
-    this.client = new MilvusClient({
-      address: options.address,
-      ...(options.token ? { token: options.token } : {}),
+  }
+
+  /** Made on first use: loading the SDK's protocol definitions takes a command 0.2-2 s, wasted when it needs no index. */
+  private get client(): MilvusClient {
+    this.sdk ??= new MilvusClient({
+      address: this.options.address,
+      ...(this.options.token ? { token: this.options.token } : {}),
       // The SDK's default 10 s keepalive pings make Python gRPC servers (Milvus Lite) drop the connection.
       channelOptions: { 'grpc.keepalive_time_ms': 2147483647, 'grpc.keepalive_permit_without_calls': 0 },
       timeout: 60_000,
     });
+    return this.sdk;
   }
 
   private get name() {
@@ -278,7 +283,7 @@ export class MilvusIndex implements VectorIndex {
   }
 
   async close(): Promise<void> {
-    await this.client.closeConnection().catch(() => undefined);
+    await this.sdk?.closeConnection().catch(() => undefined);
   }
 }
 

@@ -8,7 +8,19 @@ import { frontMatterLine, parseMemory } from '../../memory/parse.js';
 import type { MemoryMeta, MemoryStatus } from '../../memory/model.js';
 import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
 import { resolveLinks, withStatus, type LinkProblem } from './links.js';
-import type { Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, StateResidue, VectorCache, VectorIndex, WriteLock } from '../ports.js';
+import type {
+  Embedder,
+  EmbeddingModelIdentity,
+  FileStat,
+  ManifestEntry,
+  ManifestStore,
+  MemoryFiles,
+  Progress,
+  StateResidue,
+  VectorCache,
+  VectorIndex,
+  WriteLock,
+} from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
 
@@ -98,8 +110,9 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
     // Manifest first: killed between the two, the next sync must not trust it for an index that is gone.
     await deps.manifest.clear();
     await deps.index.drop();
+    await deps.index.open(deps.embedder.identity);
   }
-  await deps.index.open(deps.embedder.identity);
+  deps = { ...deps, index: openedOnFirstUse(deps.index, deps.embedder.identity) };
   const previous = options.rebuild ? null : await deps.manifest.load();
   // Without a manifest a partial sync cannot know what else is indexed: do a full one.
   if (!previous) options = { ...options, only: undefined };
@@ -203,6 +216,23 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   const duplicates = await duplicateIdErrors(deps, next);
   report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
   return report;
+}
+
+/** The index, opened (collection created or its model checked) on first use: a sync with nothing to write never asks it. */
+function openedOnFirstUse(index: VectorIndex, model: EmbeddingModelIdentity): VectorIndex {
+  let opened: Promise<void> | undefined;
+  return new Proxy(index, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      if (prop === 'open' || prop === 'close' || prop === 'drop') return method.bind(target);
+      return async (...args: unknown[]) => {
+        await (opened ??= target.open(model));
+        return method.apply(target, args);
+      };
+    },
+  });
 }
 
 async function listFiles(deps: SyncDeps, only?: string[]) {
