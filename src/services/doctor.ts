@@ -288,11 +288,8 @@ async function repair(deps: MemoryDeps, problems: DoctorProblem[]): Promise<void
 
 async function resync(deps: MemoryDeps, paths: string[]): Promise<void> {
   if (paths.length === 0) return;
-  const manifest = await deps.manifest.load();
-  if (manifest) {
-    // An entry may vouch for rows the index lacks: without it, the sync re-reads the file and rewrites its rows.
-    for (const path of paths) manifest.delete(path);
-    await deps.manifest.save(manifest);
-  }
+  // An entry may vouch for rows the index lacks or not list rows it has: marked pending, the sync re-reads
+  // the file, rewrites its rows and removes the others by path.
+  await deps.manifest.markPending(paths);
   await syncIndex(deps, { only: paths });
 }

@@ -42,6 +42,10 @@ export interface VectorIndex {
   /** Drops everything (for a rebuild). */
   drop(): Promise<void>;
   upsert(rows: IndexedChunk[]): Promise<void>;
+  /** Adds rows whose chunk ids the collection does not hold (a bulk load into a fresh collection): no lookup of existing rows. */
+  insert(rows: IndexedChunk[]): Promise<void>;
+  /** Deletes the rows with these chunk ids (by primary key: no scan of other rows). */
+  deleteChunks(chunkIds: string[]): Promise<void>;
   /** Deletes the rows of these paths whose chunk id is not in `keep` (chunk ids are unique per path). */
   deleteStale(paths: string[], keep: string[]): Promise<void>;
   delete(scope: IndexScope): Promise<void>;
@@ -125,6 +129,8 @@ export interface ManifestEntry {
   supersededBy?: string;
   consolidatedInto?: string;
   chunks: { id: string; textHash: string }[];
+  /** The index may hold rows of this path that `chunks` does not list (a sync was killed writing it, or no manifest said): remove them by path. */
+  unknownRows?: true;
 }
 
 export interface ManifestStore {
@@ -132,6 +138,11 @@ export interface ManifestStore {
   exists(): Promise<boolean>;
   load(): Promise<Map<string, ManifestEntry> | null>;
   save(entries: Map<string, ManifestEntry>): Promise<void>;
+  /**
+   * Records, before their rows are written, paths whose rows the saved entries do not describe; until the
+   * next save, load() returns them with `unknownRows`. Appends only: cheap enough for every batch of a sync.
+   */
+  markPending(paths: string[]): Promise<void>;
   /** Forgets everything, so the next sync asks the index what it holds (done before an index is dropped). */
   clear(): Promise<void>;
 }

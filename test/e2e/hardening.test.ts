@@ -41,10 +41,10 @@ const FILES: Record<string, string> = {
 const git = (root: string, ...args: string[]) =>
   execFileSync('git', ['-C', root, '-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { encoding: 'utf8' });
 
-/** `mem add` that SIGKILLs itself at its first Milvus upsert: its file is written, neither indexed nor committed. */
+/** `mem add` that SIGKILLs itself at its first Milvus insert (a new path's rows): its file is written, neither indexed nor committed. */
 function killedAdd(root: string, args: string[]): Promise<NodeJS.Signals | null> {
   const child = spawn(process.execPath, ['--import', KILL_HOOK, MEM_BIN, '--root', root, 'add', ...args], {
-    env: cleanEnv({ MEMDIR_KILL_ON: 'upsert' }),
+    env: cleanEnv({ MEMDIR_KILL_ON: 'insert' }),
     stdio: 'ignore',
   });
   return new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));

@@ -80,8 +80,8 @@ describe('Milvus Lite killed during a command', () => {
   });
 
   it('add: clear error, the files are put back as they were, and the same add then succeeds once', async () => {
-    // At the upsert of the new memory's rows: the file is written, the index write fails.
-    const killed = await memKillingMilvus(root, ['add', 'Alice bought a new cello bow in Leipzig', '--user', 'alice'], 'upsert');
+    // At the insert of the new memory's rows (a path the index holds nothing of): the file is written, the index write fails.
+    const killed = await memKillingMilvus(root, ['add', 'Alice bought a new cello bow in Leipzig', '--user', 'alice'], 'insert');
     expectClearIndexError(killed);
     const { stdout: status } = await runMem(['status', '--json'], { root });
     expect(JSON.parse(status).drift.unindexed).toEqual([]);

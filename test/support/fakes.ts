@@ -32,7 +32,20 @@ export class InMemoryIndex implements VectorIndex {
   readonly location = 'memory://test';
   readonly rows = new Map<string, IndexedChunk>();
   model: EmbeddingModelIdentity | null = null;
-  readonly calls = { open: 0, drop: 0, upsert: 0, deleteStale: 0, delete: 0, flush: 0, search: 0, count: 0, listPaths: 0, listChunks: 0 };
+  readonly calls = {
+    open: 0,
+    drop: 0,
+    upsert: 0,
+    insert: 0,
+    deleteChunks: 0,
+    deleteStale: 0,
+    delete: 0,
+    flush: 0,
+    search: 0,
+    count: 0,
+    listPaths: 0,
+    listChunks: 0,
+  };
 
   async open(model: EmbeddingModelIdentity): Promise<void> {
     this.calls.open++;
@@ -56,6 +69,19 @@ export class InMemoryIndex implements VectorIndex {
       }
       this.rows.set(row.chunkId, { ...row, tags: [...row.tags], vector: [...row.vector] });
     }
+  }
+
+  /** Milvus would keep both rows of a repeated primary key: here that misuse fails loudly. */
+  async insert(rows: IndexedChunk[]): Promise<void> {
+    this.calls.insert++;
+    for (const row of rows) if (this.rows.has(row.chunkId)) throw new Error(`insert of chunk ${row.chunkId}, which the index already holds`);
+    this.calls.upsert--;
+    await this.upsert(rows);
+  }
+
+  async deleteChunks(chunkIds: string[]): Promise<void> {
+    this.calls.deleteChunks++;
+    for (const id of chunkIds) this.rows.delete(id);
   }
 
   async deleteStale(paths: string[], keep: string[]): Promise<void> {

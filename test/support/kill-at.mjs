@@ -45,6 +45,7 @@ for (const name of [
   'describeCollection',
   'loadCollection',
   'dropCollection',
+  'insert',
   'upsert',
   'delete',
   'flush',

@@ -7,6 +7,8 @@ import type { IndexScope } from '../../services/ports.js';
 export interface FilterSpec extends IndexScope {
   /** Rows whose chunk id is NOT among these (used to delete a file's stale chunks). */
   excludeChunkIds?: string[];
+  /** Rows with one of these chunk ids (used to delete a file's stale chunks by primary key). */
+  chunkIds?: string[];
   /** Rows whose chunk id starts with this hex prefix (used to page through the whole index). */
   chunkIdPrefix?: string;
 }
@@ -33,6 +35,13 @@ function list(values: readonly string[], check?: (v: string) => boolean, what = 
 const isStatus = (v: string) => (MEMORY_STATUSES as readonly string[]).includes(v);
 const isType = (v: string) => (MEMORY_TYPES as readonly string[]).includes(v);
 
+/** Chunk ids are memdir's own hashes: anything else is a bug upstream, not the caller's input. */
+function chunkIdList(ids: readonly string[]): string {
+  const bad = ids.find((v) => !/^[0-9a-f]{1,64}$/.test(v));
+  if (bad !== undefined) throw new InternalError(`invalid chunk id ${JSON.stringify(bad).slice(0, 80)}`);
+  return list(ids, undefined, 'chunk id');
+}
+
 /** Builds the boolean expression for a scope; every clause narrows. Returns "" for "everything". */
 export function buildFilter(spec: FilterSpec): string {
   const clauses: string[] = [];
@@ -49,12 +58,8 @@ export function buildFilter(spec: FilterSpec): string {
   if (spec.paths) clauses.push(`path in ${list(spec.paths, undefined, 'path')}`);
   if (spec.memoryIds) clauses.push(`memory_id in ${list(spec.memoryIds, undefined, 'memory id')}`);
   if (spec.tags) clauses.push(`array_contains_any(tags, ${list(spec.tags, undefined, 'tag')})`);
-  if (spec.excludeChunkIds && spec.excludeChunkIds.length > 0) {
-    // Chunk ids are memdir's own hashes: anything else is a bug upstream, not the caller's input.
-    const bad = spec.excludeChunkIds.find((v) => !/^[0-9a-f]{1,64}$/.test(v));
-    if (bad !== undefined) throw new InternalError(`invalid chunk id ${JSON.stringify(bad).slice(0, 80)}`);
-    clauses.push(`chunk_id not in ${list(spec.excludeChunkIds, undefined, 'chunk id')}`);
-  }
+  if (spec.excludeChunkIds && spec.excludeChunkIds.length > 0) clauses.push(`chunk_id not in ${chunkIdList(spec.excludeChunkIds)}`);
+  if (spec.chunkIds) clauses.push(`chunk_id in ${chunkIdList(spec.chunkIds)}`);
   if (spec.chunkIdPrefix !== undefined) {
     if (!/^[0-9a-f]{1,8}$/.test(spec.chunkIdPrefix)) throw new InternalError('invalid chunk id prefix');
     clauses.push(`chunk_id like "${spec.chunkIdPrefix}%"`);

@@ -100,19 +100,24 @@ const COMPACTION_WAIT_MS = 60_000;
 const READ_CONSISTENCY = 'Strong' as unknown as ConsistencyLevelEnum;
 
 export class MilvusIndex implements VectorIndex {
-  private readonly client: MilvusClient;
+  private sdk: MilvusClient | undefined;
   private opened = false;
   readonly location: string;
 
   constructor(private readonly options: MilvusIndexOptions) {
     this.location = `${options.address} (collection ${options.collection})`;
-    this.client = new MilvusClient({
-      address: options.address,
-      ...(options.token ? { token: options.token } : {}),
+  }
+
+  /** Made on first use: loading the SDK's protocol definitions takes a command 0.2-2 s, wasted when it needs no index. */
+  private get client(): MilvusClient {
+    this.sdk ??= new MilvusClient({
+      address: this.options.address,
+      ...(this.options.token ? { token: this.options.token } : {}),
       // The SDK's default 10 s keepalive pings make Python gRPC servers (Milvus Lite) drop the connection.
       channelOptions: { 'grpc.keepalive_time_ms': 2147483647, 'grpc.keepalive_permit_without_calls': 0 },
       timeout: 60_000,
     });
+    return this.sdk;
   }
 
   private get name() {
@@ -172,6 +177,20 @@ export class MilvusIndex implements VectorIndex {
     for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
       const data = rows.slice(i, i + UPSERT_BATCH).map(toRow);
       await this.call('upsert', async () => check(await this.client.upsert({ collection_name: this.name, data }), 'upsert'));
+    }
+  }
+
+  async insert(rows: IndexedChunk[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
+      const data = rows.slice(i, i + UPSERT_BATCH).map(toRow);
+      await this.call('insert', async () => check(await this.client.insert({ collection_name: this.name, data }), 'insert'));
+    }
+  }
+
+  async deleteChunks(chunkIds: string[]): Promise<void> {
+    for (let i = 0; i < chunkIds.length; i += UPSERT_BATCH) {
+      const filter = buildFilter({ users: 'all', chunkIds: chunkIds.slice(i, i + UPSERT_BATCH) });
+      await this.call('delete', async () => check(await this.client.delete({ collection_name: this.name, filter }), 'delete'));
     }
   }
 
@@ -282,7 +301,7 @@ export class MilvusIndex implements VectorIndex {
   }
 
   async close(): Promise<void> {
-    await this.client.closeConnection().catch(() => undefined);
+    await this.sdk?.closeConnection().catch(() => undefined);
   }
 }
 

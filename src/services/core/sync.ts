@@ -8,7 +8,19 @@ import { frontMatterLine, parseMemory } from '../../memory/parse.js';
 import type { MemoryMeta, MemoryStatus } from '../../memory/model.js';
 import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
 import { resolveLinks, withStatus, type LinkProblem } from './links.js';
-import type { Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, StateResidue, VectorCache, VectorIndex, WriteLock } from '../ports.js';
+import type {
+  Embedder,
+  EmbeddingModelIdentity,
+  FileStat,
+  ManifestEntry,
+  ManifestStore,
+  MemoryFiles,
+  Progress,
+  StateResidue,
+  VectorCache,
+  VectorIndex,
+  WriteLock,
+} from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
 
@@ -28,6 +40,8 @@ export interface SyncDeps {
   residue: StateResidue;
   /** How often a long sync saves its progress (default 5 s; tests use 0: after every batch). */
   manifestSaveIntervalMs?: number;
+  /** Rows written per batch (default 500; tests use fewer, so that a few files make several batches). */
+  writeBatchRows?: number;
 }
 
 export interface FileError {
@@ -61,16 +75,29 @@ interface ParsedFile {
   entry: ManifestEntry;
 }
 
-// Bounds memory and request sizes, and sets how often progress moves: embedding 64 chunks takes
-// about 10 s with the local model on 2 cores.
+// A batch closes at 64 texts to embed (about 10 s with the local model on 2 cores: how often progress
+// moves) or at 500 rows (vectors from the cache: one insert request of the size Milvus takes well).
 const RECORDS_PER_BATCH = 64;
+const WRITE_BATCH_ROWS = 500;
 const MANIFEST_SAVE_INTERVAL_MS = 5_000;
+// A save rewrites the whole manifest: at most about a tenth of a long sync's time goes to saving progress.
+const SAVE_TIME_SHARE = 10;
 
 /** The hash of an entry that vouches for nothing: its file is re-read by the next sync, even a partial one. */
 const UNSURE_SHA = '';
 
 /** A path the index holds but no manifest describes: matches no file, so the file is re-read or its rows removed. */
-const UNKNOWN_ENTRY: ManifestEntry = { size: -1, mtimeMs: -1, sha: UNSURE_SHA, memoryId: '', user: '', type: 'semantic', status: 'active', chunks: [] };
+const UNKNOWN_ENTRY: ManifestEntry = {
+  size: -1,
+  mtimeMs: -1,
+  sha: UNSURE_SHA,
+  memoryId: '',
+  user: '',
+  type: 'semantic',
+  status: 'active',
+  chunks: [],
+  unknownRows: true,
+};
 
 /** Runs under the write lock; the lock is re-entrant, so a use case that already holds it (add, forget) calls this too. */
 export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
@@ -83,8 +110,9 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
     // Manifest first: killed between the two, the next sync must not trust it for an index that is gone.
     await deps.manifest.clear();
     await deps.index.drop();
+    await deps.index.open(deps.embedder.identity);
   }
-  await deps.index.open(deps.embedder.identity);
+  deps = { ...deps, index: openedOnFirstUse(deps.index, deps.embedder.identity) };
   const previous = options.rebuild ? null : await deps.manifest.load();
   // Without a manifest a partial sync cannot know what else is indexed: do a full one.
   if (!previous) options = { ...options, only: undefined };
@@ -107,45 +135,64 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   progress.start(files.length, 'indexing');
 
   let lastSave = Date.now();
-  let batch: ParsedFile[] = [];
-  let batchRecords = 0;
+  let lastSaveMs = 0;
+  const saveInterval = deps.manifestSaveIntervalMs ?? MANIFEST_SAVE_INTERVAL_MS;
+  let batch = emptyBatch();
   // Files removed while this sync ran: their rows go too, though the scan listed them.
   const vanished = new Set<string>();
-  const writePending = async () => {
-    await writeBatch(deps, batch, previous, report);
-    for (const f of batch) next.set(f.stat.path, f.entry);
-    progress.tick(batch.length);
-    batch = [];
-    batchRecords = 0;
-    if (Date.now() - lastSave >= (deps.manifestSaveIntervalMs ?? MANIFEST_SAVE_INTERVAL_MS)) {
+  const write = async (full: Batch) => {
+    await writeBatch(deps, full, notYetSynced, previous, report);
+    for (const f of full.files) next.set(f.stat.path, f.entry);
+    progress.tick(full.files.length);
+    if (Date.now() - lastSave >= (saveInterval === 0 ? 0 : Math.max(saveInterval, SAVE_TIME_SHARE * lastSaveMs))) {
+      const started = Date.now();
       await deps.manifest.save(new Map([...notYetSynced, ...next]));
       lastSave = Date.now();
+      lastSaveMs = lastSave - started;
     }
   };
+  // One batch is written while the next is read and parsed: the index server works while this process does.
+  // Only one at a time, so entries and saves follow the order of the writes.
+  let inFlight: Promise<void> = Promise.resolve();
+  const writePending = async () => {
+    await lookUpVectors(deps, batch);
+    const full = batch;
+    batch = emptyBatch();
+    await inFlight;
+    inFlight = write(full);
+    // Its failure surfaces where it is awaited (the next batch, or the end of the scan), not as an unhandled rejection.
+    inFlight.catch(() => undefined);
+  };
+  const batchRows = deps.writeBatchRows ?? WRITE_BATCH_ROWS;
 
-  for (const stat of files) {
-    const prev = previous?.get(stat.path);
-    if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs) {
-      next.set(stat.path, prev);
-      report.skipped++;
-      progress.tick();
-      continue;
+  try {
+    for (const stat of files) {
+      const prev = previous?.get(stat.path);
+      if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs) {
+        next.set(stat.path, prev);
+        report.skipped++;
+        progress.tick();
+        continue;
+      }
+      const parsed = stat.size > deps.maxFileBytes ? tooLarge(stat, deps.maxFileBytes, report) : await readAndParse(deps, stat, prev, report);
+      if (parsed === 'gone' || parsed === 'misplaced') vanished.add(stat.path);
+      if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'misplaced' || parsed === 'invalid') {
+        // An invalid file keeps its last good rows (nothing is lost); it is retried on the next run.
+        if (parsed !== 'gone' && parsed !== 'misplaced' && prev)
+          next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
+        if (parsed === 'unchanged') report.skipped++;
+        progress.tick();
+        continue;
+      }
+      await addToBatch(deps, batch, parsed);
+      if (batch.rows >= batchRows || batch.missing.size >= RECORDS_PER_BATCH) await writePending();
     }
-    const parsed = stat.size > deps.maxFileBytes ? tooLarge(stat, deps.maxFileBytes, report) : await readAndParse(deps, stat, prev, report);
-    if (parsed === 'gone' || parsed === 'misplaced') vanished.add(stat.path);
-    if (parsed === 'unchanged' || parsed === 'gone' || parsed === 'misplaced' || parsed === 'invalid') {
-      // An invalid file keeps its last good rows (nothing is lost); it is retried on the next run.
-      if (parsed !== 'gone' && parsed !== 'misplaced' && prev)
-        next.set(stat.path, parsed === 'unchanged' ? { ...prev, size: stat.size, mtimeMs: stat.mtimeMs } : prev);
-      if (parsed === 'unchanged') report.skipped++;
-      progress.tick();
-      continue;
-    }
-    batch.push(parsed);
-    batchRecords += parsed.records.length;
-    if (batchRecords >= RECORDS_PER_BATCH) await writePending();
+    if (batch.files.length > 0) await writePending();
+  } finally {
+    // A batch in flight ends before anything else happens, even on an error here: no write outlives the lock.
+    await inFlight.catch(() => undefined);
   }
-  if (batch.length > 0) await writePending();
+  await inFlight;
   progress.stop();
 
   await removeDeleted(
@@ -161,12 +208,31 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
   // A delete only marks rows: their text stays in index storage until a purge rewrites it (services/purge.ts).
   if (report.deleted > 0 && !options.rebuild) await deps.residue.markDeleted();
-  await deps.manifest.save(next);
+  // A no-op sync leaves the manifest as it was: rewriting megabytes to say the same costs a no-op its time.
+  const same = previous && !options.rebuild && next.size === previous.size && [...next].every(([path, e]) => previous.get(path) === e);
+  if (!same) await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
   // Two files of one user with one id both stay indexed; each is reported where its id is (a partial sync: its own).
   const duplicates = await duplicateIdErrors(deps, next);
   report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
   return report;
+}
+
+/** The index, opened (collection created or its model checked) on first use: a sync with nothing to write never asks it. */
+function openedOnFirstUse(index: VectorIndex, model: EmbeddingModelIdentity): VectorIndex {
+  let opened: Promise<void> | undefined;
+  return new Proxy(index, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      if (prop === 'open' || prop === 'close' || prop === 'drop') return method.bind(target);
+      return async (...args: unknown[]) => {
+        await (opened ??= target.open(model));
+        return method.apply(target, args);
+      };
+    },
+  });
 }
 
 async function listFiles(deps: SyncDeps, only?: string[]) {
@@ -331,30 +397,92 @@ async function linkError(deps: SyncDeps, problem: LinkProblem): Promise<FileErro
   return { path: problem.path, line, message: problem.message };
 }
 
-/** Embeds what the cache lacks, upserts all rows of the batch's files, then deletes their stale rows. */
-async function writeBatch(deps: SyncDeps, batch: ParsedFile[], previous: Map<string, ManifestEntry> | null, report: ReindexReport): Promise<void> {
-  const records = batch.flatMap((f) => f.records);
-  const vectors = await vectorsFor(deps, records, report);
-  if (records.length > 0) {
-    await deps.index.upsert(records.map((r) => ({ ...r, vector: vectors.get(r.textHash)! })));
-    report.upserted += records.length;
-  }
-  // Only after the new rows are in: a failure above leaves the old rows searchable.
-  // One request for the whole batch: chunk ids embed their path, so "these paths, not these ids" is exact.
-  await deps.index.deleteStale(
-    batch.map((f) => f.stat.path),
-    records.map((r) => r.chunkId),
-  );
-  for (const file of batch) {
-    const keep = new Set(file.records.map((r) => r.chunkId));
-    const prev = previous?.get(file.stat.path);
-    if (prev) report.deleted += prev.chunks.filter((c) => !keep.has(c.id)).length;
+/** Parsed files waiting to be written, with the cached vectors of their texts and the texts still to embed. */
+interface Batch {
+  files: ParsedFile[];
+  rows: number;
+  vectors: Map<string, number[]>;
+  missing: Set<string>;
+  /** Texts not looked up in the cache yet: looked up together, a few dozen at a time. */
+  unlooked: Set<string>;
+}
+
+function emptyBatch(): Batch {
+  return { files: [], rows: 0, vectors: new Map(), missing: new Set(), unlooked: new Set() };
+}
+
+/** Adds a file; its texts are looked up in the cache in groups, so the batch knows how much it must embed. */
+async function addToBatch(deps: SyncDeps, batch: Batch, file: ParsedFile): Promise<void> {
+  batch.files.push(file);
+  batch.rows += file.records.length;
+  for (const r of file.records) if (!batch.vectors.has(r.textHash) && !batch.missing.has(r.textHash)) batch.unlooked.add(r.textHash);
+  if (batch.unlooked.size >= RECORDS_PER_BATCH) await lookUpVectors(deps, batch);
+}
+
+async function lookUpVectors(deps: SyncDeps, batch: Batch): Promise<void> {
+  const lookup = [...batch.unlooked];
+  batch.unlooked.clear();
+  if (lookup.length === 0) return;
+  const found = await deps.cache.getMany(lookup);
+  for (const h of lookup) {
+    const vector = found.get(h);
+    if (vector) batch.vectors.set(h, vector);
+    else batch.missing.add(h);
   }
 }
 
-async function vectorsFor(deps: SyncDeps, records: ChunkRecord[], report: ReindexReport): Promise<Map<string, number[]>> {
+/**
+ * Embeds what the cache lacks and writes the batch's rows; each file's old rows are found without a scan
+ * of the index. A path the index holds no rows of (no entry before this sync, none left by a killed one:
+ * see ManifestStore.markPending) gets plain inserts. A known entry's stale rows go by chunk id; an entry
+ * whose rows are unknown gets upserts and a delete by path. Deletes come after the writes: a failure
+ * between them leaves the old rows searchable.
+ */
+async function writeBatch(
+  deps: SyncDeps,
+  batch: Batch,
+  before: Map<string, ManifestEntry>,
+  previous: Map<string, ManifestEntry> | null,
+  report: ReindexReport,
+): Promise<void> {
+  const records = batch.files.flatMap((f) => f.records);
+  const vectors = await vectorsFor(deps, records, report, batch.vectors);
+  await deps.manifest.markPending(batch.files.map((f) => f.stat.path));
+  const inserts: ChunkRecord[] = [];
+  const upserts: ChunkRecord[] = [];
+  const staleIds: string[] = [];
+  const unknownPaths: string[] = [];
+  const unknownKeep: string[] = [];
+  for (const file of batch.files) {
+    const old = before.get(file.stat.path);
+    const keep = new Set(file.records.map((r) => r.chunkId));
+    if (!old) inserts.push(...file.records);
+    else upserts.push(...file.records);
+    if (old?.unknownRows) {
+      unknownPaths.push(file.stat.path);
+      unknownKeep.push(...keep);
+    } else if (old) staleIds.push(...old.chunks.filter((c) => !keep.has(c.id)).map((c) => c.id));
+    const prev = previous?.get(file.stat.path);
+    if (prev) report.deleted += prev.chunks.filter((c) => !keep.has(c.id)).length;
+  }
+  const withVectors = (rows: ChunkRecord[]) => rows.map((r) => ({ ...r, vector: vectors.get(r.textHash)! }));
+  if (inserts.length > 0) await deps.index.insert(withVectors(inserts));
+  if (upserts.length > 0) await deps.index.upsert(withVectors(upserts));
+  report.upserted += records.length;
+  if (staleIds.length > 0) await deps.index.deleteChunks(staleIds);
+  // One request for these files: chunk ids embed their path, so "these paths, not these ids" is exact.
+  if (unknownPaths.length > 0) await deps.index.deleteStale(unknownPaths, unknownKeep);
+}
+
+async function vectorsFor(
+  deps: SyncDeps,
+  records: ChunkRecord[],
+  report: ReindexReport,
+  vectors = new Map<string, number[]>(),
+): Promise<Map<string, number[]>> {
   const texts = new Map(records.map((r) => [r.textHash, r.content]));
-  const vectors = await deps.cache.getMany([...texts.keys()]);
+  const lookup = [...texts.keys()].filter((h) => !vectors.has(h));
+  if (lookup.length > 0) for (const [h, v] of await deps.cache.getMany(lookup)) vectors.set(h, v);
   const missing = [...texts.keys()].filter((h) => !vectors.has(h));
   for (let i = 0; i < missing.length; i += deps.embedBatchSize) {
     const hashes = missing.slice(i, i + deps.embedBatchSize);

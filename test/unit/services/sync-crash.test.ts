@@ -33,12 +33,13 @@ function crashingAt(deps: SyncDeps, at: number): { deps: SyncDeps; steps: () => 
   return {
     deps: {
       ...deps,
-      index: wrap(deps.index, ['open', 'drop', 'upsert', 'deleteStale', 'delete', 'flush', 'listPaths']),
+      index: wrap(deps.index, ['open', 'drop', 'insert', 'upsert', 'deleteChunks', 'deleteStale', 'delete', 'flush', 'listPaths']),
       embedder: wrap(deps.embedder, ['embedDocuments']),
       cache: wrap(deps.cache, ['putMany']),
-      manifest: wrap(deps.manifest, ['save', 'clear']),
-      // Save progress after every batch, so kills land between saves too.
+      manifest: wrap(deps.manifest, ['save', 'markPending', 'clear']),
+      // Save progress after every batch, so kills land between saves too; batches as small as with embedding.
       manifestSaveIntervalMs: 0,
+      writeBatchRows: 64,
     },
     steps: () => step,
   };
@@ -132,20 +133,32 @@ class MapCache implements VectorCache {
   }
 }
 
-/** The manifest in memory, saved as a copy (as a file would be). */
+/** The manifest in memory, saved as a copy (as a file would be), with its pending paths as JsonManifest keeps them. */
 class MapManifest implements ManifestStore {
   private saved: Map<string, ManifestEntry> | null = null;
+  private pending: string[] = [];
   async exists() {
     return this.saved !== null;
   }
   async load() {
-    return this.saved && structuredClone(this.saved);
+    if (!this.saved) return null;
+    const entries = structuredClone(this.saved);
+    for (const path of this.pending) {
+      const known = entries.get(path) ?? { memoryId: '', user: '', type: 'semantic' as const, status: 'active' as const, chunks: [] };
+      entries.set(path, { ...known, size: -1, mtimeMs: -1, sha: '', unknownRows: true });
+    }
+    return entries;
+  }
+  async markPending(paths: string[]) {
+    this.pending.push(...paths);
   }
   async save(entries: Map<string, ManifestEntry>) {
     this.saved = structuredClone(entries);
+    this.pending = [];
   }
   async clear() {
     this.saved = null;
+    this.pending = [];
   }
 }
 

@@ -325,6 +325,21 @@ describe('syncIndex', () => {
     expect(after).toEqual(before);
     expect(Object.keys(before).length).toBe(8);
   });
+
+  it('writes without scanning the index: inserts new files, deletes the old chunks of an edited file by id', async () => {
+    const { root, deps, index } = await setup(TREE);
+    await syncIndex(deps);
+    // A fresh index holds no rows of any path: plain inserts, no delete of any kind.
+    expect(index.calls).toMatchObject({ insert: 1, upsert: 0, deleteChunks: 0, deleteStale: 0 });
+
+    await edit(root, 'alice/semantic/tea.md', `${P[0]}\n\n${P[1]} Not any more.\n`);
+    await edit(root, 'alice/semantic/new.md', 'A memory that was not there before, long enough.\n');
+    const report = await syncIndex(deps);
+    expect(report).toMatchObject({ upserted: 3, deleted: 2, errors: [] });
+    // The known entry's stale chunks go by primary key; the new file is inserted; nothing deletes by path.
+    expect(index.calls).toMatchObject({ insert: 2, upsert: 1, deleteChunks: 1, deleteStale: 0 });
+    expect(index.rowsOf('alice/semantic/tea.md').map((r) => r.content)).toEqual([P[0], `${P[1]} Not any more.`]);
+  });
 });
 
 async function firstRow(deps: SyncDeps) {

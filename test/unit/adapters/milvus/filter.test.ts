@@ -126,6 +126,10 @@ describe('buildFilter', () => {
     );
   });
 
+  it('builds the delete of stale chunks by primary key', () => {
+    expect(buildFilter({ users: 'all', chunkIds: ['0a1b', 'ff'] })).toBe('(chunk_id in ["0a1b", "ff"])');
+  });
+
   it('omits the chunk clause for an empty keep list (deletes all rows of the path)', () => {
     expect(buildFilter({ users: 'all', paths: ['a.md'], excludeChunkIds: [] })).toBe('(path in ["a.md"])');
   });
@@ -191,6 +195,8 @@ describe('buildFilter', () => {
     expect(() => buildFilter({ users: 'all', excludeChunkIds: ['abc"'] })).toThrow(InternalError);
     expect(() => buildFilter({ users: 'all', excludeChunkIds: ['ABC'] })).toThrow(InternalError);
     expect(() => buildFilter({ users: 'all', excludeChunkIds: ['a'.repeat(65)] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', chunkIds: ['0a', 'x" or 1==1'] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: 'all', chunkIds: [] })).toThrow(InternalError);
     for (const p of ['', 'g', '0f%', '0123456789', 'a"']) {
       expect(() => buildFilter({ users: 'all', chunkIdPrefix: p })).toThrow(InternalError);
     }
