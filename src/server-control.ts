@@ -88,9 +88,10 @@ export async function localServerStatus(config: MemConfig): Promise<LocalServerS
 
 /**
  * Stops the shared servers (under their start locks, so none is started meanwhile) and returns once none runs;
- * the names of those that were running.
+ * the names of those that were running. `unlessUsedBeside`: unless a root other than this one (null: any root)
+ * uses them; undefined: whatever roots use them.
  */
-async function stopShared(config: MemConfig, onlyIfUnused: boolean): Promise<string[]> {
+async function stopShared(config: MemConfig, unlessUsedBeside: string | null | undefined): Promise<string[]> {
   const [{ stopServer }, { SERVER_NAMES }, { listRoots }, { FileLock }] = await Promise.all([
     import('./adapters/runtime/managed-server.js'),
     import('./adapters/runtime/local-servers.js'),
@@ -102,7 +103,8 @@ async function stopShared(config: MemConfig, onlyIfUnused: boolean): Promise<str
   for (const name of SERVER_NAMES) {
     await new FileLock(layout.servers, `${name}-start`, 180_000).run(async () => {
       // Checked under the lock: a root that registered since then keeps its server.
-      if (onlyIfUnused && (await listRoots(layout)).some((r) => r.state === 'active')) return;
+      const used = async () => (await listRoots(layout)).some((r) => r.state === 'active' && r.collection !== unlessUsedBeside);
+      if (unlessUsedBeside !== undefined && (await used())) return;
       if (await stopServer({ stateDir: layout.servers, name, stopSignal: 'SIGINT' })) stopped.push(name);
     });
   }
@@ -121,8 +123,9 @@ export async function stopLocalServers(config: MemConfig, options: { all?: boole
     import('./adapters/runtime/managed-server.js'),
   ]);
   const collection = await currentCollection(config);
+  // Stopped before the root is released: released first, they could stop by themselves meanwhile (no root in use).
+  const stopped = await stopShared(config, options.all ? undefined : collection);
   if (collection) await releaseRoot(serverLayout(config.serverHome), collection);
-  const stopped = await stopShared(config, !options.all);
   for (const name of SERVER_NAMES) {
     if (await stopServer({ stateDir: stateLayoutOf(config).legacyServers, name, stopSignal: 'SIGINT' })) stopped.push(`${name} (own)`);
   }
