@@ -44,10 +44,19 @@ describe('root identity and the registry of roots', () => {
     expect((await readFile(stateLayout(copy).rootId, 'utf8')).trim()).toBe(copied.collection.slice('memdir_'.length));
     expect(await rootCollection(stateLayout(moved), moved, servers)).toEqual(first);
 
+    // The copy's `.mem/` deleted: a new id again, and its old entry, once registered, is an orphan.
+    await registerRoot(servers, { collection: copied.collection, root: copy, stateDir: stateLayout(copy).dir });
+    await rm(stateLayout(copy).dir, { recursive: true, force: true });
+    const renewed = await rootCollection(stateLayout(copy), copy, servers);
+    expect(renewed.collection).not.toBe(copied.collection);
+    expect((await listRoots(servers)).find((r) => r.collection === copied.collection)?.state).toBe('orphan');
+    await rm(copy, { recursive: true, force: true });
+
     // Released by `mem server stop`, then deleted on disk: reported, not active.
     await releaseRoot(servers, first.collection);
-    expect((await listRoots(servers)).map((r) => r.state)).toEqual(['released']);
+    const stateOf = async (collection: string) => (await listRoots(servers)).find((r) => r.collection === collection)?.state;
+    expect(await stateOf(first.collection)).toBe('released');
     await rm(moved, { recursive: true, force: true });
-    expect((await listRoots(servers)).map((r) => [r.collection, r.state])).toEqual([[first.collection, 'orphan']]);
+    expect(await stateOf(first.collection)).toBe('orphan');
   });
 });

@@ -50,7 +50,12 @@ def _root_in_use():
                 entry = _json.load(f)
         except (OSError, ValueError):
             return True  # unreadable: not a reason to stop
-        if not entry.get("released") and _os.path.isdir(entry.get("stateDir") or ""):
+        try:
+            with open(_os.path.join(entry.get("stateDir") or "", "root-id")) as f:
+                same = "memdir_" + f.read().strip() == entry.get("collection")
+        except OSError:
+            same = False  # the root deleted or moved away
+        if same and not entry.get("released"):
             return True
     return False
 def _leased():

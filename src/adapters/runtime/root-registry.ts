@@ -1,13 +1,13 @@
 // The roots the shared servers serve: one small JSON file each under the servers folder, written when a root is
 // opened, marked released by `mem server stop`. The servers stop once no root in use remains (owner-only.ts), and
 // `mem server status` lists them, including the collections of roots deleted or moved away on disk (orphans).
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
 
-import type { ServerLayout } from '../../memory/layout.js';
+import { stateLayoutAt, type ServerLayout } from '../../memory/layout.js';
 import { readJsonOrNull } from '../state/read-json.js';
 import { isAlive } from '../state/process-alive.js';
 
@@ -55,9 +55,18 @@ export async function removeRoot(servers: ServerLayout, collection: string): Pro
   await rm(entryFile(servers, collection), { force: true });
 }
 
-/** Active: on disk and not released; released: on disk, stopped by `mem server stop`; orphan: its state folder is gone. */
+/**
+ * Active: on disk and not released; released: on disk, stopped by `mem server stop`; orphan: its state folder is gone
+ * (the root deleted or moved away) or names another collection now (its `.mem/` was deleted and a new id made).
+ */
 export function rootState(entry: RootEntry): RootState {
-  if (!existsSync(entry.stateDir)) return 'orphan';
+  let id = '';
+  try {
+    id = readFileSync(stateLayoutAt(entry.stateDir).rootId, 'utf8').trim();
+  } catch {
+    return 'orphan';
+  }
+  if (`memdir_${id}` !== entry.collection) return 'orphan';
   return entry.released ? 'released' : 'active';
 }
 
