@@ -35,6 +35,13 @@ export interface MemConfig {
   llm?: LlmConfig;
   /** Where the embedded runtime (Python venv) lives. */
   runtimeHome: string;
+  /**
+   * Where the shared local servers of all roots keep their records, logs and Milvus Lite data
+   * ($MEMDIR_SERVER_HOME, default the runtime home): one Milvus Lite and one embedding server per folder.
+   */
+  serverHome: string;
+  /** How long the shared local servers stay up with no call and no memdir process using them ($MEM_SERVER_IDLE, default 15m; none: 0). */
+  serverIdleMs: number;
   /** Owner-only folder of the search daemons' sockets: short, so any root works (socket paths hold 107 bytes). */
   socketDir: string;
   /** Python used to create the runtime venv. */
@@ -160,6 +167,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
   const llm = llmFrom(env);
   const uri = env.MILVUS_URI;
   const collection = env.MEM_COLLECTION;
+  const serverIdle = duration(env, 'MEM_SERVER_IDLE');
+  const runtimeHome = env.MEMDIR_HOME || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memdir');
   if (collection && !/^[A-Za-z_][A-Za-z0-9_]{0,254}$/.test(collection)) {
     throw new ConfigError('MEM_COLLECTION must be letters, digits and underscores, starting with a letter or underscore');
   }
@@ -172,7 +181,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     embedding: embeddingFrom(env),
     ...(llm ? { llm } : {}),
     lifecycle: lifecycleFrom(env),
-    runtimeHome: env.MEMDIR_HOME || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'memdir'),
+    runtimeHome,
+    serverHome: env.MEMDIR_SERVER_HOME ? resolve(env.MEMDIR_SERVER_HOME) : runtimeHome,
+    serverIdleMs: serverIdle === undefined ? 15 * 60_000 : (serverIdle ?? 0),
     socketDir: socketDirFrom(env),
     python: env.MEM_PYTHON || 'python3',
     chunkMaxChars: positiveInt(env, 'MEM_CHUNK_MAX_CHARS', 1500),

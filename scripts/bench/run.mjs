@@ -92,7 +92,7 @@ async function serverPeaks(root) {
   const out = {};
   for (const name of ['milvus-lite', 'embedder']) {
     try {
-      const rec = JSON.parse(await readFile(join(root, '.mem', 'servers', `${name}.json`), 'utf8'));
+      const rec = JSON.parse(await readFile(join(`${root}-servers`, 'servers', `${name}.json`), 'utf8'));
       const status = await readFile(`/proc/${rec.pid}/status`, 'utf8');
       const kb = /VmHWM:\s+(\d+)/.exec(status);
       if (kb) out[name] = round(Number(kb[1]) / 1024, 0);
@@ -112,6 +112,8 @@ async function main() {
   const startedAt = new Date().toISOString();
   const loadBefore = os.loadavg().map((x) => round(x, 2));
   const root = await mkdtemp(join(os.tmpdir(), 'memdir-bench-'));
+  // The run's own shared servers (records and Milvus Lite data), beside the root: measured alone, removed with it.
+  childEnv.MEMDIR_SERVER_HOME = `${root}-servers`;
   const out = {
     date: startedAt,
     command: `node scripts/bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
@@ -171,7 +173,7 @@ async function main() {
     serversMayRun = true;
     const setup = await mem(root, ['setup']);
     out.setup = { seconds: round(setup.ms / 1000, 2), servers: setup.result.servers };
-    const embedderRec = JSON.parse(await readFile(join(root, '.mem', 'servers', 'embedder.json'), 'utf8'));
+    const embedderRec = JSON.parse(await readFile(join(`${root}-servers`, 'servers', 'embedder.json'), 'utf8'));
 
     // 2. Full index.
     log('full reindex');
@@ -318,7 +320,7 @@ async function main() {
     };
     check('index rows equal chunks after the run', st.result.indexRows === st.result.chunks, `rows ${st.result.indexRows}, chunks ${st.result.chunks}`);
 
-    const [vec, milvus] = await Promise.all([du(join(root, '.mem', 'vectors')), du(join(root, '.mem', 'milvus'))]);
+    const [vec, milvus] = await Promise.all([du(join(root, '.mem', 'vectors')), du(join(`${root}-servers`, 'milvus'))]);
     out.disk = { corpusBytes: summary.bytes, vectorCacheBytes: vec.bytes, vectorCacheFiles: vec.files, milvusBytes: milvus.bytes };
     out.serverPeakRssMiB = await serverPeaks(root);
   } catch (err) {
@@ -330,7 +332,7 @@ async function main() {
     }
     out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
     if (args.keep) log(`kept ${root}`);
-    else await rm(root, { recursive: true, force: true });
+    else for (const dir of [root, `${root}-servers`]) await rm(dir, { recursive: true, force: true });
   }
 
   if (args.out) await writeFile(args.out, `${JSON.stringify(out, null, 2)}\n`);

@@ -35,7 +35,7 @@ import {
   milvusLiteSpec,
   parseMemory,
   searchMemories,
-  stateLayout,
+  serverLayout,
   stopServer,
   toChunkRecords,
 } from 'memdir/bench';
@@ -260,8 +260,8 @@ async function main() {
     const config = loadConfig(process.env, { root });
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, onLog: log });
     const [milvus, embedderServer] = await Promise.all([
-      ensureServer(milvusLiteSpec(runtime, stateLayout(root))),
-      ensureServer(embeddingServerSpec(runtime, stateLayout(root))),
+      ensureServer(milvusLiteSpec(runtime, serverLayout(stateDir), 0)),
+      ensureServer(embeddingServerSpec(runtime, serverLayout(stateDir), 0)),
     ]);
     out.setup = { seconds: round((performance.now() - t) / 1000, 2), milvusPort: milvus.port, embedderPort: embedderServer.port };
 

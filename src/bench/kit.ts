@@ -5,7 +5,7 @@
 export { parseMemory } from '../memory/parse.js';
 export { toChunkRecords, NO_EXPIRY } from '../memory/records.js';
 export { sha256 } from '../memory/hash.js';
-export { stateLayout } from '../memory/layout.js';
+export { serverLayout, stateLayout } from '../memory/layout.js';
 export { LmdbVectorCache } from '../adapters/state/lmdb-vector-cache.js';
 
 // Link resolution over a manifest (links.mjs).

@@ -222,18 +222,19 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .description('serve searches for this root over a local socket (started by `mem search`)')
     .action(run(() => import('./commands/server.js').then((m) => m.daemonCommand)));
 
-  const server = program.command('server').description('control the local servers of the embedded default');
+  const server = program.command('server').description('control the local servers of the embedded default (one of each, shared by all roots)');
   server
     .command('start')
     .description('start them (installing the runtime if needed)')
     .action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
   server
     .command('stop')
-    .description('stop them')
+    .description("stop this root's use of them (they stop when no other root uses them) and its search daemon")
+    .option('--all', 'stop the shared servers and every root’s search daemon, whatever roots use them')
     .action(run(() => import('./commands/server.js').then((m) => m.serverStopCommand)));
   server
     .command('status')
-    .description('show whether they run')
+    .description('show whether they run, and the roots (collections) they serve')
     .action(run(() => import('./commands/server.js').then((m) => m.serverStatusCommand)));
   return program;
 }

@@ -29,10 +29,12 @@ export interface StateLayout {
   pendingWrite: string;
   /** Present while index rows were deleted but their bytes not yet purged from index storage. */
   purgePending: string;
-  /** Records and logs of the local servers (the search daemon's socket lives elsewhere: see daemon/protocol.ts). */
-  servers: string;
-  /** Milvus Lite's data folder. */
-  milvusData: string;
+  /** The root's identity: names its collection in the shared Milvus Lite, and moves with the root. */
+  rootId: string;
+  /** Before the shared servers: records and logs of the root's own local servers (stopped and removed on migration). */
+  legacyServers: string;
+  /** Before the shared servers: the root's own Milvus Lite data (removed once re-indexed into the shared server). */
+  legacyMilvusData: string;
   /** Agent hooks: capture cursors, the hook log, the background capture's output. */
   hooks: string;
   hookLog: string;
@@ -47,7 +49,6 @@ export function stateLayout(root: string): StateLayout {
 
 /** The same layout in a state folder given directly (a read-only root keeps it under the runtime home). */
 export function stateLayoutAt(dir: string): StateLayout {
-  const servers = join(dir, 'servers');
   return {
     dir,
     manifest: (scope) => join(dir, `manifest-${scope}.json`),
@@ -55,11 +56,29 @@ export function stateLayoutAt(dir: string): StateLayout {
     access: join(dir, 'access.json'),
     pendingWrite: join(dir, 'pending-write.json'),
     purgePending: join(dir, 'purge-pending'),
-    servers,
-    milvusData: join(dir, 'milvus'),
+    rootId: join(dir, 'root-id'),
+    legacyServers: join(dir, 'servers'),
+    legacyMilvusData: join(dir, 'milvus'),
     hooks: join(dir, 'hooks'),
     hookLog: join(dir, 'hooks', 'log.jsonl'),
     captureOutput: join(dir, 'hooks', 'capture.out'),
     integrations: join(dir, 'integrations'),
   };
+}
+
+/** What the shared local servers of one user keep under the server home (by default the runtime home). */
+export interface ServerLayout {
+  /** Records (0600), logs and start locks of the shared servers: an owner-only folder. */
+  servers: string;
+  /** One file per root served (its collection, root and state folder): `mem server status` lists them. */
+  roots: string;
+  /** One file per memdir process using the servers (named by its pid): the servers do not idle-stop under it. */
+  leases: string;
+  /** The shared Milvus Lite's data folder (a collection per root under `collections/`). */
+  milvusData: string;
+}
+
+export function serverLayout(home: string): ServerLayout {
+  const servers = join(home, 'servers');
+  return { servers, roots: join(servers, 'roots'), leases: join(servers, 'leases'), milvusData: join(home, 'milvus') };
 }

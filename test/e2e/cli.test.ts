@@ -7,10 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
+import { ownServerHome } from '../support/server-home.js';
 
 const git = (root: string, ...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
 
 describe('mem CLI end to end', () => {
+  // Its last test stops the servers: its own, not those the test files running beside it use.
+  ownServerHome();
   let root: string;
   let id: string;
   let path: string;

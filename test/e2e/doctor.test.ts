@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
-import { liteClient } from '../support/index-truth.js';
+import { liteClient, rootCollection } from '../support/index-truth.js';
 
 /** Deletes a path's rows straight in Milvus Lite, as a crash or a manual edit might. */
 async function dropRowsBehindOurBack(root: string, path: string): Promise<void> {
   const client = await liteClient(root);
-  await client.delete({ collection_name: 'memdir', filter: `path == "${path}"` });
+  await client.delete({ collection_name: await rootCollection(root), filter: `path == "${path}"` });
   await client.closeConnection();
 }
 

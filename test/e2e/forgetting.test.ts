@@ -1,4 +1,5 @@
-// Forgetting leaves no copy: byte scans of `.mem/` (index data, vector cache, statistics, manifests, logs) and of
+// Forgetting leaves no copy: byte scans of `.mem/` (vector cache, statistics, manifests, logs), of the whole data
+// folder of the shared Milvus Lite (the index data: the root's collection and anything the server keeps beside it) and of
 // every git object, after `mem forget`, after a hand deletion + `mem gc`, and after `mem watch` picks up a deletion;
 // the commit is an audit record without the text; a history rewrite never reaches a project's files.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -8,22 +9,29 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cachedVectors } from '../support/cached-vectors.js';
+import { loadConfig } from '../../src/config.js';
+import { serverLayout } from '../../src/memory/layout.js';
 import { eventually } from '../support/eventually.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
-/** Files under `.mem/` holding any of the needles (relative paths): read byte by byte, as a copy of the folder would be. */
-async function stateHolding(root: string, needles: Buffer[]): Promise<string[]> {
-  const dir = join(root, '.mem');
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+/** Files under a folder holding any of the needles (relative paths): read byte by byte, as a copy of the folder would be. */
+async function holding(dir: string, needles: Buffer[]): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
   const hits: string[] = [];
   for (const e of entries.filter((x) => x.isFile())) {
     const bytes = await readFile(join(e.parentPath, e.name)).catch(() => null);
     if (bytes && needles.some((n) => bytes.includes(n))) hits.push(join(e.parentPath, e.name).slice(dir.length + 1));
   }
   return hits;
+}
+
+/** Files of the root's state holding any needle: under `.mem/`, and (as `milvus/...`) anywhere in the shared Milvus Lite data. */
+async function stateHolding(root: string, needles: Buffer[]): Promise<string[]> {
+  const shared = serverLayout(loadConfig(cleanEnv(), { root }).serverHome).milvusData;
+  return [...(await holding(join(root, '.mem'), needles)), ...(await holding(shared, needles)).map((f) => `milvus/${f}`)];
 }
 
 /** How many objects of the repository's store (loose, packed, reachable or not) contain the needle. */

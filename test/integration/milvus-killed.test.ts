@@ -9,6 +9,7 @@ import { loadConfig, type MemConfig } from '../../src/config.js';
 import { cleanEnv, runMem, type MemRun } from '../support/harness.js';
 import { expectedChunks, indexedChunks } from '../support/index-truth.js';
 import { memKillingServer } from '../support/kill-server.js';
+import { ownServerHome, serverRecord } from '../support/server-home.js';
 import { tempRoot } from '../support/temp-root.js';
 
 const note = (i: number, v: number) => `# Note ${i}\n\nAlice practised the cello, session ${i}, version ${v}.\n`;
@@ -16,10 +17,6 @@ const note = (i: number, v: number) => `# Note ${i}\n\nAlice practised the cello
 /** Runs `mem <args> --json`; at step `killAt` (or the first call of that Milvus method) the root's Milvus Lite server is killed. */
 function memKillingMilvus(root: string, args: string[], killAt: number | string, stepsFile?: string): Promise<MemRun> {
   return memKillingServer(root, 'milvus-lite', args, killAt, stepsFile);
-}
-
-async function milvusPid(root: string): Promise<number> {
-  return (JSON.parse(await readFile(join(root, '.mem', 'servers', 'milvus-lite.json'), 'utf8')) as { pid: number }).pid;
 }
 
 async function expectConverged(config: MemConfig): Promise<void> {
@@ -32,11 +29,13 @@ async function expectConverged(config: MemConfig): Promise<void> {
 function expectClearIndexError(run: MemRun): void {
   expect(run.code).toBe(1);
   expect(run.json.error.code).toBe('INDEX_UNAVAILABLE');
-  expect(run.json.error.message).toMatch(/Milvus Lite server of this root stopped/);
+  expect(run.json.error.message).toMatch(/shared Milvus Lite server stopped/);
   expect(run.json.error.message).toMatch(/run the command again/);
 }
 
 describe('Milvus Lite killed during a command', () => {
+  const home = ownServerHome();
+  const milvusPid = async () => (await serverRecord(home(), 'milvus-lite')).pid;
   let root: string;
   let config: MemConfig;
 
@@ -59,12 +58,12 @@ describe('Milvus Lite killed during a command', () => {
     const steps = Number(await readFile(stepsFile, 'utf8'));
     for (let i = 0; i < 3; i++) await writeFile(join(root, `alice/semantic/n${i}.md`), note(i, 2));
 
-    const before = await milvusPid(root);
+    const before = await milvusPid();
     const killed = await memKillingMilvus(root, ['reindex'], Math.ceil(steps / 2));
     expectClearIndexError(killed);
     const again = await runMem(['reindex', '--json'], { root });
     expect(again.code).toBe(0);
-    expect(await milvusPid(root)).not.toBe(before);
+    expect(await milvusPid()).not.toBe(before);
     // The restarted server (on a new port) keeps the same manifest: unchanged files are not read again.
     expect(again.json.skipped).toBeGreaterThanOrEqual(2);
     await expectConverged(config);

@@ -7,6 +7,7 @@ import { MilvusClient } from '@zilliz/milvus2-sdk-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openTestMemory, runMem, type TestMemory } from '../support/harness.js';
+import { ownServerHome } from '../support/server-home.js';
 
 interface Rec {
   pid: number;
@@ -15,10 +16,11 @@ interface Rec {
 }
 
 describe('owner-only embedded servers', () => {
+  const home = ownServerHome();
   let t: TestMemory;
   let milvus: Rec;
   let embedder: Rec;
-  const record = async (name: string) => JSON.parse(await readFile(join(t.root, '.mem', 'servers', `${name}.json`), 'utf8')) as Rec;
+  const record = async (name: string) => JSON.parse(await readFile(join(home(), 'servers', `${name}.json`), 'utf8')) as Rec;
 
   beforeAll(async () => {
     t = await openTestMemory({ 'ann/semantic/tea.md': 'Ann drinks green tea every morning.\n' });
@@ -52,7 +54,7 @@ describe('owner-only embedded servers', () => {
   it('Milvus Lite refuses a client without the secret, or with a wrong one, and answers with it', async () => {
     expect(await listWith()).toMatch(/^refused: .*(owner|UNAUTHENTICATED|16)/);
     expect(await listWith('0'.repeat(64))).toMatch(/^refused: /);
-    expect(await listWith(milvus.secret)).toBe('ok: memdir');
+    expect(await listWith(milvus.secret)).toMatch(/^ok: memdir_[0-9a-f]{16}$/);
   });
 
   it('the embedding server refuses a request without the secret, or with a wrong one, and answers with it', async () => {
@@ -79,10 +81,12 @@ describe('owner-only embedded servers', () => {
   });
 
   it('the secret is only in its 0600 record inside a 0700 folder: not on a command line, not in status output', async () => {
-    expect((await stat(join(t.root, '.mem', 'servers'))).mode & 0o777).toBe(0o700);
+    expect((await stat(join(home(), 'servers'))).mode & 0o777).toBe(0o700);
     for (const name of ['milvus-lite', 'embedder']) {
-      expect((await stat(join(t.root, '.mem', 'servers', `${name}.json`))).mode & 0o777).toBe(0o600);
+      expect((await stat(join(home(), 'servers', `${name}.json`))).mode & 0o777).toBe(0o600);
     }
+    // The index data (the memories' text) is owner-only too.
+    expect((await stat(join(home(), 'milvus'))).mode & 0o777).toBe(0o700);
     expect(milvus.secret).toMatch(/^[0-9a-f]{64}$/);
     expect(embedder.secret).not.toBe(milvus.secret);
     for (const rec of [milvus, embedder]) expect(await readFile(`/proc/${rec.pid}/cmdline`, 'utf8')).not.toContain(rec.secret);

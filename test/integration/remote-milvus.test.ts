@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { embeddingServerSpec, milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
-import { stateLayout } from '../../src/memory/layout.js';
+import { serverLayout } from '../../src/memory/layout.js';
 import { ensureServer, stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { loadConfig } from '../../src/config.js';
@@ -29,17 +29,17 @@ describe('MILVUS_URI points memdir at an existing Milvus', () => {
     root = await tempRoot({ 'ann/semantic/pet.md': 'Ann has a grey cat called Miso.\n' }, 'memdir-it-remote-');
     const config = loadConfig(cleanEnv(), { root });
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
-    const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(serverDir)));
+    const server = await ensureServer(milvusLiteSpec(runtime, serverLayout(serverDir), 0));
     uri = `http://127.0.0.1:${server.port}`;
     token = server.secret;
-    const embedder = await ensureServer(embeddingServerSpec(runtime, stateLayout(serverDir)));
+    const embedder = await ensureServer(embeddingServerSpec(runtime, serverLayout(serverDir), 0));
     embedURL = `http://127.0.0.1:${embedder.port}/v1`;
     embedKey = embedder.secret;
   });
   afterAll(async () => {
     await runMem(['server', 'stop'], { root });
-    await stopServer({ stateDir: join(serverDir, '.mem', 'servers'), name: 'milvus-lite', stopSignal: 'SIGINT' });
-    await stopServer({ stateDir: join(serverDir, '.mem', 'servers'), name: 'embedder', stopSignal: 'SIGINT' });
+    await stopServer({ stateDir: serverLayout(serverDir).servers, name: 'milvus-lite', stopSignal: 'SIGINT' });
+    await stopServer({ stateDir: serverLayout(serverDir).servers, name: 'embedder', stopSignal: 'SIGINT' });
     await rm(root, { recursive: true, force: true });
     await rm(serverDir, { recursive: true, force: true });
   });

@@ -1,13 +1,16 @@
 // Integration suite set-up: provision the embedded runtime once (so tests don't race to install it),
-// give this run its own temporary folder, and at the end stop every local server started under it
-// (and only those: other runs and benchmarks on the machine keep theirs).
+// give this run its own temporary folder and its own home for the shared local servers (MEMDIR_SERVER_HOME,
+// inherited by the test workers and the `mem` they run), and at the end stop every server started under it
+// (and only those: other runs, benchmarks and the user's own servers on the machine keep theirs).
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { TestProject } from 'vitest/node';
 
+import { SERVER_NAMES } from '../../src/adapters/runtime/local-servers.js';
 import { stopServer } from '../../src/adapters/runtime/managed-server.js';
+import { serverLayout } from '../../src/memory/layout.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { askDaemon } from '../../src/daemon/client.js';
 import { loadConfig } from '../../src/config.js';
@@ -24,6 +27,8 @@ export async function setup(project: TestProject): Promise<void> {
   const config = loadConfig(process.env, { root: tmpdir() });
   await ensureRuntime({ home: config.runtimeHome, python: config.python, onLog: (l) => console.log(l) });
   runDir = await mkdtemp(join(tmpdir(), 'memdir-run-'));
+  // Workers start after the global set-up and inherit this environment.
+  process.env.MEMDIR_SERVER_HOME = join(runDir, 'server-home');
   project.provide('runTmpDir', runDir);
 }
 
@@ -35,10 +40,11 @@ export async function teardown(): Promise<void> {
     roots.push(join(runDir, name));
     for (const inner of await readdir(join(runDir, name)).catch(() => [])) roots.push(join(runDir, name, inner));
   }
-  for (const root of roots) {
-    const stateDir = join(root, '.mem', 'servers');
-    await askDaemon(loadConfig(process.env, { root }), 'stop', undefined, 2_000);
-    for (const server of ['milvus-lite', 'embedder']) await stopServer({ stateDir, name: server, stopSignal: 'SIGINT' }).catch(() => undefined);
+  for (const root of roots) await askDaemon(loadConfig(process.env, { root }), 'stop', undefined, 2_000);
+  // The run's shared servers, then any server a test started under a home of its own inside the run folder.
+  const homes = [join(runDir, 'server-home'), ...roots];
+  for (const home of homes) {
+    for (const name of SERVER_NAMES) await stopServer({ stateDir: serverLayout(home).servers, name, stopSignal: 'SIGINT' }).catch(() => undefined);
   }
   await rm(runDir, { recursive: true, force: true });
 }

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
-import type { MemConfig } from '../../src/config.js';
+import { loadConfig, type MemConfig } from '../../src/config.js';
+import { serverLayout } from '../../src/memory/layout.js';
+import { cleanEnv } from './harness.js';
 import { decodeMemoryText } from '../../src/memory/decode.js';
 import { parseMemory } from '../../src/memory/parse.js';
 import { toChunkRecords } from '../../src/memory/records.js';
@@ -25,9 +27,15 @@ export async function expectedChunks(config: MemConfig): Promise<Map<string, str
 // The SDK logs every request to stdout at debug level under NODE_ENV=test.
 sdkLogger.silent = true;
 
-/** A client of the root's embedded Milvus Lite server, for looking behind memdir's back. */
+/** The root's collection in the shared Milvus Lite (named from the id in its state folder). */
+export async function rootCollection(root: string): Promise<string> {
+  return `memdir_${(await readFile(join(root, '.mem', 'root-id'), 'utf8')).trim()}`;
+}
+
+/** A client of the shared Milvus Lite server the root uses, for looking behind memdir's back. */
 export async function liteClient(root: string): Promise<MilvusClient> {
-  const { port, secret } = JSON.parse(await readFile(join(root, '.mem', 'servers', 'milvus-lite.json'), 'utf8')) as { port: number; secret: string };
+  const servers = serverLayout(loadConfig(cleanEnv(), { root }).serverHome).servers;
+  const { port, secret } = JSON.parse(await readFile(join(servers, 'milvus-lite.json'), 'utf8')) as { port: number; secret: string };
   return new MilvusClient({
     address: `127.0.0.1:${port}`,
     token: secret,
@@ -35,8 +43,9 @@ export async function liteClient(root: string): Promise<MilvusClient> {
   });
 }
 
-/** chunk id -> path of every row in the root's embedded Milvus Lite collection. */
-export async function indexedChunks(root: string, collection = 'memdir'): Promise<Map<string, string>> {
+/** chunk id -> path of every row in the root's collection in the shared Milvus Lite. */
+export async function indexedChunks(root: string, collection?: string): Promise<Map<string, string>> {
+  collection ??= await rootCollection(root);
   const client = await liteClient(root);
   try {
     const res = await client.query({ collection_name: collection, filter: 'chunk_id != ""', output_fields: ['chunk_id', 'path'], limit: 16_384 });

@@ -1,8 +1,10 @@
-// Runs `mem` with the step counter of kill-at.mjs preloaded, killing one of the root's managed servers at a chosen step.
+// Runs `mem` with the step counter of kill-at.mjs preloaded, killing one of the shared managed servers at a chosen step.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { loadConfig } from '../../src/config.js';
+import { serverLayout } from '../../src/memory/layout.js';
 import { MEM_BIN, cleanEnv, type MemRun } from './harness.js';
 
 const KILL_HOOK = fileURLToPath(new URL('./kill-at.mjs', import.meta.url));
@@ -20,7 +22,8 @@ export function memKillingServer(
 ): Promise<MemRun> {
   const env = cleanEnv({
     ...(typeof killAt === 'number' ? { MEMDIR_KILL_AT: String(killAt) } : { MEMDIR_KILL_ON: killAt }),
-    MEMDIR_KILL_PID_FILE: join(root, '.mem', 'servers', `${server}.json`),
+    // The shared server the root uses (a test that kills one has a server home of its own: server-home.ts).
+    MEMDIR_KILL_PID_FILE: join(serverLayout(loadConfig(cleanEnv(), { root }).serverHome).servers, `${server}.json`),
     ...(stepsFile ? { MEMDIR_STEPS_FILE: stepsFile } : {}),
   });
   const child = spawn(process.execPath, ['--import', KILL_HOOK, MEM_BIN, '--root', root, ...args, '--json'], { env });

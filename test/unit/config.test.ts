@@ -21,6 +21,8 @@ describe('loadConfig defaults', () => {
       index: { kind: 'embedded' },
       embedding: { kind: 'local' },
       runtimeHome: join(homedir(), '.cache', 'memdir'),
+      serverHome: join(homedir(), '.cache', 'memdir'),
+      serverIdleMs: 15 * 60_000,
       socketDir: join(tmpdir(), `memdir-${process.getuid!()}`),
       python: 'python3',
       chunkMaxChars: 1500,
@@ -254,6 +256,17 @@ describe('loadConfig runtime', () => {
     expect(loadConfig({ MEMDIR_HOME: '/opt/memdir' }).runtimeHome).toBe('/opt/memdir');
     expect(loadConfig({ XDG_CACHE_HOME: '/xdg' }).runtimeHome).toBe(join('/xdg', 'memdir'));
     expect(loadConfig({ MEMDIR_HOME: '/opt/memdir', XDG_CACHE_HOME: '/xdg' }).runtimeHome).toBe('/opt/memdir');
+  });
+
+  it('keeps the shared servers under the runtime home unless MEMDIR_SERVER_HOME says otherwise', () => {
+    expect(loadConfig({ MEMDIR_HOME: '/opt/memdir' }).serverHome).toBe('/opt/memdir');
+    expect(loadConfig({ MEMDIR_HOME: '/opt/memdir', MEMDIR_SERVER_HOME: '/srv/mem' }).serverHome).toBe('/srv/mem');
+  });
+
+  it('reads the servers idle time from MEM_SERVER_IDLE (none: never)', () => {
+    expect(loadConfig({ MEM_SERVER_IDLE: '30s' }).serverIdleMs).toBe(30_000);
+    expect(loadConfig({ MEM_SERVER_IDLE: 'none' }).serverIdleMs).toBe(0);
+    expect(() => loadConfig({ MEM_SERVER_IDLE: 'soon' })).toThrow(/MEM_SERVER_IDLE/);
   });
 
   it('reads MEM_PYTHON', () => {

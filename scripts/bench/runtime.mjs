@@ -1,0 +1,119 @@
+// One runtime per machine: five memory roots in use at once (each indexed, searched, and its search daemon up),
+// then the processes memdir runs for them and their total resident memory, read from /proc. Target: at most one
+// Milvus Lite and one embedding server, and at most 1 GiB resident in all.
+//
+// Usage: node scripts/bench/runtime.mjs [--roots 5] [--json]   (or `npm run bench:runtime`). Needs a build.
+// The servers run under a server home of the run's own (MEMDIR_SERVER_HOME), stopped and removed at the end.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { defaultsEnv } from './local.mjs';
+import { machine, round } from './stats.mjs';
+
+const { values: args } = parseArgs({ options: { roots: { type: 'string', default: '5' }, json: { type: 'boolean', default: false } } });
+const ROOTS = Number(args.roots);
+const MEM = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));
+const log = (msg) => process.stderr.write(`[bench:runtime] ${msg}\n`);
+
+function mem(root, cliArgs, env) {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [MEM, '--root', root, '--json', ...cliArgs], { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      if (err && !stdout) reject(new Error(`mem ${cliArgs.join(' ')} failed: ${stderr}`));
+      else resolve(JSON.parse(stdout));
+    }),
+  );
+}
+
+/** Resident memory (VmRSS) and command of a process, from /proc. */
+async function proc(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+  return { pid, rssMiB: kb ? round(Number(kb[1]) / 1024, 0) : null };
+}
+
+/** The shared servers of this server home: their environment names its records folder. */
+async function sharedServers(home) {
+  const found = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const environ = await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '');
+    if (!environ.split('\0').includes(`MEMDIR_SERVER_WATCH=${join(home, 'servers')}`)) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    found.push({ kind: cmdline.includes('milvus_lite') ? 'milvus-lite' : 'embedder', ...(await proc(Number(name))) });
+  }
+  return found;
+}
+
+async function main() {
+  const dir = await mkdtemp(join(os.tmpdir(), 'memdir-bench-runtime-'));
+  const home = join(dir, 'server-home');
+  const env = { ...defaultsEnv(), MEMDIR_SERVER_HOME: home, MEM_GIT: 'off', MEM_DAEMON: 'on' };
+  const roots = [];
+  try {
+    for (let i = 0; i < ROOTS; i++) {
+      const root = join(dir, `project-${i}`, 'memories');
+      await mkdir(join(root, 'ann', 'semantic'), { recursive: true });
+      for (let j = 0; j < 20; j++) {
+        await writeFile(join(root, 'ann', 'semantic', `note-${j}.md`), `# Note ${j} of project ${i}\n\nAnn decided on option ${j} for project ${i}.\n`);
+      }
+      roots.push(root);
+    }
+    for (const root of roots) {
+      log(`indexing and searching ${root}`);
+      await mem(root, ['reindex'], env);
+      await mem(root, ['search', 'which option did Ann decide on', '--user', 'ann'], env);
+    }
+    // Each root's search daemon starts in the background after its first search: wait for all of them.
+    const daemons = [];
+    for (const root of roots) {
+      for (let t = 0; t < 240; t++) {
+        const status = await mem(root, ['server', 'status'], env);
+        if (status.daemon?.running) {
+          daemons.push(await proc(status.daemon.pid));
+          break;
+        }
+        await sleep(500);
+      }
+    }
+    const servers = await sharedServers(home);
+    const status = await mem(roots[0], ['server', 'status'], env);
+    const total = [...servers, ...daemons].reduce((n, p) => n + (p.rssMiB ?? 0), 0);
+    const out = {
+      date: new Date().toISOString(),
+      command: `node scripts/bench/runtime.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+      machine: machine(),
+      loadAverage: os.loadavg().map((x) => round(x, 2)),
+      roots: ROOTS,
+      filesPerRoot: 20,
+      sharedServers: servers,
+      searchDaemons: daemons,
+      rootsServed: status.roots.map((r) => ({ collection: r.collection, state: r.state })),
+      processes: servers.length + daemons.length,
+      serversRssMiB: servers.reduce((n, p) => n + (p.rssMiB ?? 0), 0),
+      daemonsRssMiB: daemons.reduce((n, p) => n + (p.rssMiB ?? 0), 0),
+      totalRssMiB: total,
+      target: { maxServersOfEachKind: 1, maxTotalMiB: 1024 },
+      meetsTarget: servers.filter((s) => s.kind === 'milvus-lite').length <= 1 && servers.filter((s) => s.kind === 'embedder').length <= 1 && total <= 1024,
+    };
+    if (args.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    else {
+      process.stdout.write(
+        `${ROOTS} roots: ${servers.map((s) => `${s.kind} ${s.rssMiB} MiB`).join(', ')}; ${daemons.length} search daemons ${out.daemonsRssMiB} MiB; ` +
+          `${out.processes} processes, ${total} MiB resident in all (target: one server of each kind, <= 1024 MiB): ${out.meetsTarget ? 'met' : 'NOT met'}\n`,
+      );
+    }
+  } finally {
+    if (roots[0]) await mem(roots[0], ['server', 'stop', '--all'], env).catch((err) => log(String(err)));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack ?? err}\n`);
+  process.exit(1);
+});

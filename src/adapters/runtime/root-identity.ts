@@ -1,0 +1,40 @@
+// A root's identity in the shared Milvus Lite: a random id kept in its state folder, so the root's collection
+// follows the root when it is moved on disk, while a copy of the root (same id, original still in place) gets its own.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+
+import writeFileAtomic from 'write-file-atomic';
+
+import type { ServerLayout, StateLayout } from '../../memory/layout.js';
+import { stateLayoutAt } from '../../memory/layout.js';
+import { ensureStateDir } from '../state/state-dir.js';
+import { readRootEntry } from './root-registry.js';
+
+const ID = /^[0-9a-f]{16}$/;
+
+async function readId(file: string): Promise<string | null> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const id = text.trim();
+  return ID.test(id) ? id : null;
+}
+
+/** The collection name of a root id (letters, digits and underscores, as Milvus wants). */
+export const collectionOf = (id: string): string => `memdir_${id}`;
+
+/**
+ * The root's collection name, minting the id on first use. `minted` is true when this root had an id that another,
+ * still existing root holds (it was copied): its index must be built anew under the new name.
+ */
+export async function rootCollection(layout: StateLayout, root: string, servers: ServerLayout): Promise<{ collection: string; minted: boolean }> {
+  await ensureStateDir(layout.dir);
+  const id = await readId(layout.rootId);
+  if (id) {
+    const entry = await readRootEntry(servers, collectionOf(id));
+    const copied = entry !== null && entry.root !== root && existsSync(entry.stateDir) && (await readId(stateLayoutAt(entry.stateDir).rootId)) === id;
+    if (!copied) return { collection: collectionOf(id), minted: false };
+  }
+  const fresh = randomBytes(8).toString('hex');
+  await writeFileAtomic(layout.rootId, `${fresh}\n`);
+  return { collection: collectionOf(fresh), minted: id !== null };
+}
