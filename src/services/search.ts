@@ -10,6 +10,7 @@ import type { MemoryDeps } from './core/deps.js';
 import { successors } from './core/links.js';
 import { accessKey, type IndexHit, type IndexScope } from './ports.js';
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
+import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
 import { blendScore } from './retrieval/rescore.js';
@@ -31,6 +32,8 @@ export interface SearchInput {
   context?: ContextOptions;
   /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
   names?: number;
+  /** Share of relevance for a date in a period the query names (default DEFAULT_DATE_SHARE; 0 turns it off). */
+  dates?: number;
   /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
   candidates?: number;
   /** Blend in recency and importance (default true); false ranks by relevance alone. */
@@ -120,7 +123,7 @@ function validate(input: SearchInput): number {
   return k;
 }
 
-async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number): Promise<FusedCandidate[]> {
+async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
   const [dense, bm25] = await Promise.all([
     mode === 'bm25' ? [] : deps.embedder.embedQuery(input.query).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
@@ -128,8 +131,9 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   ]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
   const fused = fuseCandidates(keep(dense), keep(bm25), { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) });
-  // Names first, so a chunk's neighbours lend it their name-lifted relevance.
-  return withContext(withNames(fused, input.query, input.names ?? DEFAULT_NAME_SHARE), input.context ?? DEFAULT_CONTEXT);
+  // Names and dates first, so a chunk's neighbours lend it their lifted relevance.
+  const lifted = withDates(withNames(fused, input.query, input.names ?? DEFAULT_NAME_SHARE), input.query, at, input.dates ?? DEFAULT_DATE_SHARE);
+  return withContext(lifted, input.context ?? DEFAULT_CONTEXT);
 }
 
 export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {
@@ -141,7 +145,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   await deps.index.open(deps.embedder.identity);
 
   const unit = input.unit ?? 'memory';
-  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5));
+  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5), at);
   const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
 
   const scored = candidates.map((c) => {

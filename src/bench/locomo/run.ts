@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import type { MemConfig } from '../../config.js';
 import { openMemory } from '../../open-memory.js';
 import { stopLocalServers } from '../../server-control.js';
+import { DATE_SHARE } from '../../services/retrieval/dates.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
 import { DEFAULT_CONTEXT, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
@@ -17,9 +18,9 @@ import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
 
-export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'candidates'>;
+export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates'>;
 
-const PLAIN = { context: NO_CONTEXT, names: 0 };
+const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0 };
 const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
 
 // Each "+" row switches one signal on over hybrid+rescore; the last row is `mem search`'s default.
@@ -32,6 +33,10 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: DEFAULT_CONTEXT.neighbour } },
   '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: DEFAULT_CONTEXT.file } },
   '+names': { ...RESCORED, ...PLAIN, names: NAME_SHARE },
+  '+dates': { ...RESCORED, ...PLAIN, dates: DATE_SHARE },
+  // The file prior on chunks of any length (a long chunk of a day log too), over the default.
+  'default+file-all': { ...RESCORED, context: { ...DEFAULT_CONTEXT, fileMaxChars: Number.POSITIVE_INFINITY } },
+  'default+dates': { ...RESCORED, dates: DATE_SHARE },
   default: { ...RESCORED },
 };
 
