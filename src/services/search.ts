@@ -13,7 +13,9 @@ import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from
 import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
+import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
 import { blendScore } from './retrieval/rescore.js';
+import { retrievalText } from './retrieval/rewrite.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
@@ -36,6 +38,9 @@ export interface SearchInput {
   dates?: number;
   /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
   candidates?: number;
+  /** Send the best results to the configured reranker and rewrite the query with the configured model (default true; only when configured). */
+  rerank?: boolean;
+  rewrite?: boolean;
   /** Blend in recency and importance (default true); false ranks by relevance alone. */
   rescore?: boolean;
   /** One result per memory (default), or one per chunk. */
@@ -54,6 +59,8 @@ export interface ScoreComponents {
   dense?: number;
   /** BM25 score of the best chunk, when BM25 found it. */
   bm25?: number;
+  /** The reranker's score in [0, 1] (then the relevance), when a reranker is configured and answered. */
+  rerank?: number;
   recency: number;
   importance: number;
 }
@@ -125,9 +132,10 @@ function validate(input: SearchInput): number {
 
 async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
+  const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
   const [dense, bm25] = await Promise.all([
-    mode === 'bm25' ? [] : deps.embedder.embedQuery(input.query).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
-    mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: input.query, limit }),
+    mode === 'bm25' ? [] : deps.embedder.embedQuery(text).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
+    mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit }),
   ]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
   const fused = fuseCandidates(keep(dense), keep(bm25), { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) });
@@ -148,16 +156,15 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5), at);
   const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
 
-  const scored = candidates.map((c) => {
+  const partsOf = (relevance: number, c: FusedCandidate) => {
     const r = c.hit.record;
     const touched = Math.max(r.updated, access.get(accessKey(r.user, r.memoryId))?.lastAccessed ?? 0);
-    const parts =
-      input.rescore === false
-        ? { relevance: c.relevance, recency: 0, importance: r.importance, score: c.relevance }
-        : blendScore(c.relevance, touched, r.importance, at.getTime(), deps.scoring[r.type]);
-    return { c, parts };
-  });
-  const best = new Map<string, (typeof scored)[number]>();
+    return input.rescore === false
+      ? { relevance, recency: 0, importance: r.importance, score: relevance }
+      : blendScore(relevance, touched, r.importance, at.getTime(), deps.scoring[r.type]);
+  };
+  const scored: Ranked[] = candidates.map((c) => ({ c, parts: partsOf(c.relevance, c) }));
+  const best = new Map<string, Ranked>();
   for (const s of scored) {
     const r = s.c.hit.record;
     // One result per file: two files that (wrongly) share an id stay two results, and sync reports the clash.
@@ -165,14 +172,19 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
     const seen = best.get(key);
     if (!seen || s.parts.score > seen.parts.score) best.set(key, s);
   }
-  const top = [...best.values()].sort((a, b) => b.parts.score - a.parts.score).slice(0, k);
+  const ranked = [...best.values()].sort((a, b) => b.parts.score - a.parts.score);
+  const reranker = input.rerank === false ? undefined : deps.reranker;
+  const top = (await rerankRanked(reranker, input.query, ranked, Math.max(k, deps.rerankDepth ?? DEFAULT_RERANK_DEPTH), (rel, t) => partsOf(rel, t.c))).slice(
+    0,
+    k,
+  );
   if (input.track !== false && top.length > 0) {
     deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
   }
   // The chain, for a history search that returns memories taken out of search by a link.
   const replaced =
     input.history && top.some((t) => t.c.hit.record.status !== 'active') ? successors((await deps.manifest.load()) ?? new Map()) : new Map<string, string>();
-  return top.map(({ c, parts }) => {
+  return top.map(({ c, parts, rerank }) => {
     const r = c.hit.record;
     const replacedBy = replaced.get(r.path);
     return {
@@ -194,6 +206,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
         relevance: parts.relevance,
         ...(c.dense !== undefined ? { dense: c.dense } : {}),
         ...(c.bm25 !== undefined ? { bm25: c.bm25 } : {}),
+        ...(rerank !== undefined ? { rerank } : {}),
         recency: parts.recency,
         importance: parts.importance,
       },
