@@ -3,7 +3,8 @@
 // (a date in the file name, as day logs have; a date in the section heading, as ingested sessions
 // have; the memory's `created`) gain a share of relevance. A signal, never a filter: a query's date
 // may be about the event, not the day it was written down. Pure and monotone.
-import * as chrono from 'chrono-node';
+// English only: the whole package loads every locale's patterns, several times slower to start.
+import * as chrono from 'chrono-node/en';
 
 import type { FusedCandidate } from './fuse.js';
 
@@ -23,11 +24,17 @@ const NOT_A_PERIOD = /^(right )?now$/i;
 // chrono reads a bare year only with a day or month; "in 2022", "during 2021" are common enough to read here.
 const BARE_YEAR = /\b(?:in|during|since|of|from)\s+((?:19|20)\d{2})\b/gi;
 
+// The words a date or relative time needs; a query without any is not parsed at all (parsing costs
+// milliseconds, its first call in a process far more).
+const MAY_NAME_A_DATE =
+  /\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\b(?:mon|tue|wed|thu|fri|sat|sun)|\b(?:yesterday|today|tonight|tomorrow|week|weekend|fortnight|month|year|ago|last|next)\b/i;
+
 const utcDay = (d: Date) => Date.UTC(d.getFullYear(), d.getMonth(), d.getDate());
 
 /** The periods a query names, widened to the precision it names them at (day, week, month, year). */
 export function queryPeriods(query: string, at: Date): Period[] {
   const periods: Period[] = [];
+  if (!MAY_NAME_A_DATE.test(query)) return periods;
   for (const r of chrono.parse(query, at)) {
     if (NOT_A_PERIOD.test(r.text.trim())) continue;
     const s = r.start;
