@@ -1,7 +1,7 @@
 // Use case: find a user's eligible memories for a query. Eligibility is a filter (user, active,
-// unexpired); candidates come from dense and BM25 retrieval, fused, lifted by their neighbours' and
-// file's relevance, then rescored with recency and importance, one result per memory (or per
-// chunk), and access statistics are updated.
+// unexpired); candidates come from dense and BM25 retrieval, fused, lifted by a date the query names
+// and by their neighbours' and file's relevance, optionally reranked, then rescored with recency and
+// importance, one result per memory (or per chunk), and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';

@@ -36,7 +36,8 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   '+dates': { ...RESCORED, ...PLAIN, dates: DATE_SHARE },
   // The file prior on chunks of any length (a long chunk of a day log too), over the default.
   'default+file-all': { ...RESCORED, context: { ...DEFAULT_CONTEXT, fileMaxChars: Number.POSITIVE_INFINITY } },
-  'default+dates': { ...RESCORED, dates: DATE_SHARE },
+  // The default without the date signal, so its share of the default stays measured.
+  'default-dates': { ...RESCORED, dates: 0 },
   default: { ...RESCORED },
 };
 
