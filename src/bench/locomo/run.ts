@@ -58,6 +58,11 @@ export interface LocomoOptions {
   layouts?: Layout[];
   /** Also search all conversations in one scope. */
   pooled?: boolean;
+  /**
+   * Index file by file, one sync per file written, as a memory grows day by day (the default is one
+   * bulk sync of everything): Milvus Lite computes BM25 statistics per segment, so the two can rank apart.
+   */
+  incremental?: boolean;
   onProgress?: (message: string) => void;
 }
 
@@ -73,12 +78,13 @@ export interface LocomoReport {
   runs: Record<string, Record<string, Metrics>>;
 }
 
-/** Writes a file only when its content differs, so a reused work folder re-embeds nothing. */
-async function writeIfChanged(path: string, text: string): Promise<void> {
+/** Writes a file only when its content differs, so a reused work folder re-embeds nothing; true when written. */
+async function writeIfChanged(path: string, text: string): Promise<boolean> {
   const current = await readFile(path, 'utf8').catch(() => null);
-  if (current === text) return;
+  if (current === text) return false;
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, text);
+  return true;
 }
 
 /** Questions the benchmark scores: categories 1-4 with at least one evidence turn. */
@@ -99,7 +105,13 @@ const userFor = (layout: Layout, scope: Scope, conv: Conversation) =>
 /** How each written file maps a result back to conversation-qualified turn ids ("conv-26/D3:7"). */
 type FileMap = Map<string, { conv: string; log?: LogFile }>;
 
-async function writeLayouts(root: string, conversations: Conversation[], layouts: Layout[], scopes: Scope[]): Promise<FileMap> {
+async function writeLayouts(
+  root: string,
+  conversations: Conversation[],
+  layouts: Layout[],
+  scopes: Scope[],
+  afterWrite: () => Promise<void> = async () => {},
+): Promise<FileMap> {
   const files: FileMap = new Map();
   for (const layout of layouts) {
     for (const scope of scopes) {
@@ -109,7 +121,7 @@ async function writeLayouts(root: string, conversations: Conversation[], layouts
           const pooled = scope === 'pooled' ? user : undefined;
           for (const session of conv.sessions) {
             const path = sessionPath(conv, session, pooled);
-            await writeIfChanged(join(root, path), sessionMarkdown(conv, session, pooled));
+            if (await writeIfChanged(join(root, path), sessionMarkdown(conv, session, pooled))) await afterWrite();
             files.set(path, { conv: conv.id });
           }
         } else {
@@ -117,7 +129,7 @@ async function writeLayouts(root: string, conversations: Conversation[], layouts
           for (const log of conversationLogs(conv, user)) {
             const path = scope === 'pooled' ? log.path.replace(`${user}/episodic/`, `${user}/episodic/${userOf(conv)}/`) : log.path;
             const text = scope === 'pooled' ? log.text.replace(/^id: .*$/m, `id: ${path.replace(/\.md$/, '')}`) : log.text;
-            await writeIfChanged(join(root, path), text);
+            if (await writeIfChanged(join(root, path), text)) await afterWrite();
             files.set(path, { conv: conv.id, log });
           }
         }
@@ -149,11 +161,18 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
   const config: MemConfig = { ...base, root, git: false };
   const layouts = options.layouts ?? LAYOUTS;
   const scopes: Scope[] = options.pooled ? ['conversation', 'pooled'] : ['conversation'];
-  const files = await writeLayouts(root, conversations, layouts, scopes);
   const memory = await openMemory(config, { onLog: log });
   try {
-    log(`indexing ${conversations.length} conversations (${layouts.join(', ')}; ${scopes.join(', ')}) in ${root}`);
+    log(
+      `indexing ${conversations.length} conversations (${layouts.join(', ')}; ${scopes.join(', ')}) in ${root}${options.incremental ? ', file by file' : ''}`,
+    );
     const started = performance.now();
+    let syncs = 0;
+    const files = await writeLayouts(root, conversations, layouts, scopes, async () => {
+      if (!options.incremental) return;
+      await memory.reindex();
+      if (++syncs % 20 === 0) log(`${syncs} files synced one by one`);
+    });
     const indexed = await memory.reindex();
     const seconds = (performance.now() - started) / 1000;
     const names = options.ablations ?? Object.keys(ABLATIONS);
