@@ -21,6 +21,16 @@ export interface LlmConfig {
   model: string;
 }
 
+/** An optional `/rerank` endpoint (Cohere, Jina, vLLM, TEI…) that reorders the best results of a search. */
+export interface RerankConfig {
+  url: string;
+  model?: string;
+  apiKey?: string;
+  timeoutMs: number;
+  /** How many of the best results are sent (at least k). */
+  depth: number;
+}
+
 export interface MemConfig {
   /** Absolute path of the memory root (the folder of Markdown files). */
   root: string;
@@ -33,6 +43,10 @@ export interface MemConfig {
   collection?: string;
   embedding: EmbeddingConfig;
   llm?: LlmConfig;
+  /** Rerank stage of search ($MEM_RERANK_URL); absent = off. */
+  rerank?: RerankConfig;
+  /** Rewrite search queries with the chat model ($MEM_QUERY_REWRITE=on, needs MEM_LLM_MODEL); absent = off. */
+  rewrite?: { timeoutMs: number };
   /** Where the embedded runtime (Python venv) lives. */
   runtimeHome: string;
   /**
@@ -120,6 +134,28 @@ function llmFrom(env: NodeJS.ProcessEnv): LlmConfig | undefined {
   };
 }
 
+function rerankFrom(env: NodeJS.ProcessEnv): RerankConfig | undefined {
+  const url = env.MEM_RERANK_URL;
+  if (!url) {
+    if (env.MEM_RERANK_MODEL) throw new ConfigError('MEM_RERANK_MODEL is set but MEM_RERANK_URL is not: give the rerank endpoint');
+    return undefined;
+  }
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`MEM_RERANK_URL must be an http(s) URL, got ${JSON.stringify(url)}`);
+  return {
+    url,
+    ...(env.MEM_RERANK_MODEL ? { model: env.MEM_RERANK_MODEL } : {}),
+    ...(env.MEM_RERANK_API_KEY ? { apiKey: env.MEM_RERANK_API_KEY } : {}),
+    timeoutMs: duration(env, 'MEM_RERANK_TIMEOUT') ?? 2_000,
+    depth: positiveInt(env, 'MEM_RERANK_DEPTH', 30),
+  };
+}
+
+function rewriteFrom(env: NodeJS.ProcessEnv, llm: LlmConfig | undefined): MemConfig['rewrite'] {
+  if (!flag(env, 'MEM_QUERY_REWRITE', false)) return undefined;
+  if (!llm) throw new ConfigError('MEM_QUERY_REWRITE is on but MEM_LLM_MODEL is not set: name the chat model that rewrites queries');
+  return { timeoutMs: duration(env, 'MEM_QUERY_REWRITE_TIMEOUT') ?? 3_000 };
+}
+
 function duration(env: NodeJS.ProcessEnv, name: string): number | null | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -165,6 +201,8 @@ function socketDirFrom(env: NodeJS.ProcessEnv): string {
 export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): MemConfig {
   const root = resolve(flags.root ?? env.MEM_ROOT ?? 'memories');
   const llm = llmFrom(env);
+  const rerank = rerankFrom(env);
+  const rewrite = rewriteFrom(env, llm);
   const uri = env.MILVUS_URI;
   const collection = env.MEM_COLLECTION;
   const serverIdle = duration(env, 'MEM_SERVER_IDLE');
@@ -180,6 +218,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     ...(collection ? { collection } : {}),
     embedding: embeddingFrom(env),
     ...(llm ? { llm } : {}),
+    ...(rerank ? { rerank } : {}),
+    ...(rewrite ? { rewrite } : {}),
     lifecycle: lifecycleFrom(env),
     runtimeHome,
     serverHome: env.MEMDIR_SERVER_HOME ? resolve(env.MEMDIR_SERVER_HOME) : runtimeHome,

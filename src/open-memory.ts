@@ -165,6 +165,11 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   const { index, indexIdentity, local, rebuild, release, sharedIndexData } = await connect(config, options, layout);
   const embedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
+  const reranker = config.rerank ? new (await import('./adapters/rerank/http-reranker.js')).HttpReranker(config.rerank) : undefined;
+  const rewriter =
+    config.rewrite && config.llm
+      ? new (await import('./adapters/llm/openai-rewriter.js')).OpenAIRewriter({ ...config.llm, timeoutMs: config.rewrite.timeoutMs })
+      : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
   const deps: MemoryDeps = {
     files: new FsMemoryFiles(config.root),
@@ -181,6 +186,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),
+    ...(reranker ? { reranker, rerankDepth: config.rerank!.depth } : {}),
+    ...(rewriter ? { rewriter } : {}),
     lifecycle: config.lifecycle,
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),

@@ -73,6 +73,19 @@ export interface Llm {
   completeJson(request: { system: string; user: string }): Promise<unknown>;
 }
 
+/** A relevance model over (query, document) pairs, e.g. a cross-encoder behind a `/rerank` endpoint. */
+export interface Reranker {
+  readonly model: string;
+  /** One score per document, in the documents' order, higher = more relevant; throws on failure or timeout. */
+  rerank(query: string, documents: string[]): Promise<number[]>;
+}
+
+/** Rewrites a search query into one that retrieves better (a chat model); throws on failure or timeout. */
+export interface QueryRewriter {
+  readonly model: string;
+  rewrite(query: string): Promise<string>;
+}
+
 export interface Embedder {
   readonly identity: EmbeddingModelIdentity;
   embedDocuments(texts: string[]): Promise<number[][]>;

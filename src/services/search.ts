@@ -1,7 +1,7 @@
 // Use case: find a user's eligible memories for a query. Eligibility is a filter (user, active,
-// unexpired); candidates come from dense and BM25 retrieval, fused, lifted by their neighbours' and
-// file's relevance, then rescored with recency and importance, one result per memory (or per
-// chunk), and access statistics are updated.
+// unexpired); candidates come from dense and BM25 retrieval, fused, lifted by a date the query names
+// and by their neighbours' and file's relevance, optionally reranked, then rescored with recency and
+// importance, one result per memory (or per chunk), and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
@@ -10,9 +10,12 @@ import type { MemoryDeps } from './core/deps.js';
 import { successors } from './core/links.js';
 import { accessKey, type IndexHit, type IndexScope } from './ports.js';
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
+import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
+import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
 import { blendScore } from './retrieval/rescore.js';
+import { retrievalText } from './retrieval/rewrite.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
@@ -31,8 +34,13 @@ export interface SearchInput {
   context?: ContextOptions;
   /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
   names?: number;
+  /** Share of relevance for a date in a period the query names (default DEFAULT_DATE_SHARE; 0 turns it off). */
+  dates?: number;
   /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
   candidates?: number;
+  /** Send the best results to the configured reranker and rewrite the query with the configured model (default true; only when configured). */
+  rerank?: boolean;
+  rewrite?: boolean;
   /** Blend in recency and importance (default true); false ranks by relevance alone. */
   rescore?: boolean;
   /** One result per memory (default), or one per chunk. */
@@ -51,6 +59,8 @@ export interface ScoreComponents {
   dense?: number;
   /** BM25 score of the best chunk, when BM25 found it. */
   bm25?: number;
+  /** The reranker's score in [0, 1] (then the relevance), when a reranker is configured and answered. */
+  rerank?: number;
   recency: number;
   importance: number;
 }
@@ -120,16 +130,18 @@ function validate(input: SearchInput): number {
   return k;
 }
 
-async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number): Promise<FusedCandidate[]> {
+async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
+  const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
   const [dense, bm25] = await Promise.all([
-    mode === 'bm25' ? [] : deps.embedder.embedQuery(input.query).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
-    mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: input.query, limit }),
+    mode === 'bm25' ? [] : deps.embedder.embedQuery(text).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
+    mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit }),
   ]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
   const fused = fuseCandidates(keep(dense), keep(bm25), { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) });
-  // Names first, so a chunk's neighbours lend it their name-lifted relevance.
-  return withContext(withNames(fused, input.query, input.names ?? DEFAULT_NAME_SHARE), input.context ?? DEFAULT_CONTEXT);
+  // Names and dates first, so a chunk's neighbours lend it their lifted relevance.
+  const lifted = withDates(withNames(fused, input.query, input.names ?? DEFAULT_NAME_SHARE), input.query, at, input.dates ?? DEFAULT_DATE_SHARE);
+  return withContext(lifted, input.context ?? DEFAULT_CONTEXT);
 }
 
 export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {
@@ -141,19 +153,18 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   await deps.index.open(deps.embedder.identity);
 
   const unit = input.unit ?? 'memory';
-  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5));
+  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5), at);
   const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
 
-  const scored = candidates.map((c) => {
+  const partsOf = (relevance: number, c: FusedCandidate) => {
     const r = c.hit.record;
     const touched = Math.max(r.updated, access.get(accessKey(r.user, r.memoryId))?.lastAccessed ?? 0);
-    const parts =
-      input.rescore === false
-        ? { relevance: c.relevance, recency: 0, importance: r.importance, score: c.relevance }
-        : blendScore(c.relevance, touched, r.importance, at.getTime(), deps.scoring[r.type]);
-    return { c, parts };
-  });
-  const best = new Map<string, (typeof scored)[number]>();
+    return input.rescore === false
+      ? { relevance, recency: 0, importance: r.importance, score: relevance }
+      : blendScore(relevance, touched, r.importance, at.getTime(), deps.scoring[r.type]);
+  };
+  const scored: Ranked[] = candidates.map((c) => ({ c, parts: partsOf(c.relevance, c) }));
+  const best = new Map<string, Ranked>();
   for (const s of scored) {
     const r = s.c.hit.record;
     // One result per file: two files that (wrongly) share an id stay two results, and sync reports the clash.
@@ -161,14 +172,19 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
     const seen = best.get(key);
     if (!seen || s.parts.score > seen.parts.score) best.set(key, s);
   }
-  const top = [...best.values()].sort((a, b) => b.parts.score - a.parts.score).slice(0, k);
+  const ranked = [...best.values()].sort((a, b) => b.parts.score - a.parts.score);
+  const reranker = input.rerank === false ? undefined : deps.reranker;
+  const top = (await rerankRanked(reranker, input.query, ranked, Math.max(k, deps.rerankDepth ?? DEFAULT_RERANK_DEPTH), (rel, t) => partsOf(rel, t.c))).slice(
+    0,
+    k,
+  );
   if (input.track !== false && top.length > 0) {
     deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
   }
   // The chain, for a history search that returns memories taken out of search by a link.
   const replaced =
     input.history && top.some((t) => t.c.hit.record.status !== 'active') ? successors((await deps.manifest.load()) ?? new Map()) : new Map<string, string>();
-  return top.map(({ c, parts }) => {
+  return top.map(({ c, parts, rerank }) => {
     const r = c.hit.record;
     const replacedBy = replaced.get(r.path);
     return {
@@ -190,6 +206,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
         relevance: parts.relevance,
         ...(c.dense !== undefined ? { dense: c.dense } : {}),
         ...(c.bm25 !== undefined ? { bm25: c.bm25 } : {}),
+        ...(rerank !== undefined ? { rerank } : {}),
         recency: parts.recency,
         importance: parts.importance,
       },

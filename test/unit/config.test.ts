@@ -251,6 +251,35 @@ describe('loadConfig LLM', () => {
   });
 });
 
+describe('loadConfig search stages', () => {
+  it('has no rerank stage unless MEM_RERANK_URL names one; reads model, key, timeout and depth', () => {
+    expect(loadConfig({}).rerank).toBeUndefined();
+    expect(loadConfig({ MEM_RERANK_URL: 'http://127.0.0.1:8080/v1/rerank' }).rerank).toEqual({
+      url: 'http://127.0.0.1:8080/v1/rerank',
+      timeoutMs: 2_000,
+      depth: 30,
+    });
+    expect(
+      loadConfig({
+        MEM_RERANK_URL: 'https://api.example.com/v2/rerank',
+        MEM_RERANK_MODEL: 'rerank-v3.5',
+        MEM_RERANK_API_KEY: 'k',
+        MEM_RERANK_TIMEOUT: '500ms',
+        MEM_RERANK_DEPTH: '50',
+      }).rerank,
+    ).toEqual({ url: 'https://api.example.com/v2/rerank', model: 'rerank-v3.5', apiKey: 'k', timeoutMs: 500, depth: 50 });
+    expect(configError({ MEM_RERANK_MODEL: 'm' }).message).toMatch(/MEM_RERANK_URL/);
+    expect(configError({ MEM_RERANK_URL: 'localhost:8080' }).exitCode).toBe(2);
+  });
+
+  it('rewrites queries only when MEM_QUERY_REWRITE is on, and only with a chat model', () => {
+    expect(loadConfig({ MEM_LLM_MODEL: 'm' }).rewrite).toBeUndefined();
+    expect(loadConfig({ MEM_LLM_MODEL: 'm', MEM_QUERY_REWRITE: 'on' }).rewrite).toEqual({ timeoutMs: 3_000 });
+    expect(loadConfig({ MEM_LLM_MODEL: 'm', MEM_QUERY_REWRITE: 'on', MEM_QUERY_REWRITE_TIMEOUT: '1s' }).rewrite).toEqual({ timeoutMs: 1_000 });
+    expect(configError({ MEM_QUERY_REWRITE: 'on' }).message).toMatch(/MEM_LLM_MODEL/);
+  });
+});
+
 describe('loadConfig runtime', () => {
   it('puts the runtime under MEMDIR_HOME, else XDG_CACHE_HOME/memdir', () => {
     expect(loadConfig({ MEMDIR_HOME: '/opt/memdir' }).runtimeHome).toBe('/opt/memdir');

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import type { MemConfig } from '../../config.js';
 import { openMemory } from '../../open-memory.js';
 import { stopLocalServers } from '../../server-control.js';
+import { DATE_SHARE } from '../../services/retrieval/dates.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
 import { DEFAULT_CONTEXT, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
@@ -17,9 +18,9 @@ import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
 
-export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'candidates'>;
+export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates'>;
 
-const PLAIN = { context: NO_CONTEXT, names: 0 };
+const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0 };
 const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
 
 // Each "+" row switches one signal on over hybrid+rescore; the last row is `mem search`'s default.
@@ -32,6 +33,11 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: DEFAULT_CONTEXT.neighbour } },
   '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: DEFAULT_CONTEXT.file } },
   '+names': { ...RESCORED, ...PLAIN, names: NAME_SHARE },
+  '+dates': { ...RESCORED, ...PLAIN, dates: DATE_SHARE },
+  // The file prior on chunks of any length (a long chunk of a day log too), over the default.
+  'default+file-all': { ...RESCORED, context: { ...DEFAULT_CONTEXT, fileMaxChars: Number.POSITIVE_INFINITY } },
+  // The default without the date signal, so its share of the default stays measured.
+  'default-dates': { ...RESCORED, dates: 0 },
   default: { ...RESCORED },
 };
 
@@ -52,6 +58,11 @@ export interface LocomoOptions {
   layouts?: Layout[];
   /** Also search all conversations in one scope. */
   pooled?: boolean;
+  /**
+   * Index file by file, one sync per file written, as a memory grows day by day (the default is one
+   * bulk sync of everything): Milvus Lite computes BM25 statistics per segment, so the two can rank apart.
+   */
+  incremental?: boolean;
   onProgress?: (message: string) => void;
 }
 
@@ -67,12 +78,13 @@ export interface LocomoReport {
   runs: Record<string, Record<string, Metrics>>;
 }
 
-/** Writes a file only when its content differs, so a reused work folder re-embeds nothing. */
-async function writeIfChanged(path: string, text: string): Promise<void> {
+/** Writes a file only when its content differs, so a reused work folder re-embeds nothing; true when written. */
+async function writeIfChanged(path: string, text: string): Promise<boolean> {
   const current = await readFile(path, 'utf8').catch(() => null);
-  if (current === text) return;
+  if (current === text) return false;
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, text);
+  return true;
 }
 
 /** Questions the benchmark scores: categories 1-4 with at least one evidence turn. */
@@ -93,7 +105,13 @@ const userFor = (layout: Layout, scope: Scope, conv: Conversation) =>
 /** How each written file maps a result back to conversation-qualified turn ids ("conv-26/D3:7"). */
 type FileMap = Map<string, { conv: string; log?: LogFile }>;
 
-async function writeLayouts(root: string, conversations: Conversation[], layouts: Layout[], scopes: Scope[]): Promise<FileMap> {
+async function writeLayouts(
+  root: string,
+  conversations: Conversation[],
+  layouts: Layout[],
+  scopes: Scope[],
+  afterWrite: () => Promise<void> = async () => {},
+): Promise<FileMap> {
   const files: FileMap = new Map();
   for (const layout of layouts) {
     for (const scope of scopes) {
@@ -103,7 +121,7 @@ async function writeLayouts(root: string, conversations: Conversation[], layouts
           const pooled = scope === 'pooled' ? user : undefined;
           for (const session of conv.sessions) {
             const path = sessionPath(conv, session, pooled);
-            await writeIfChanged(join(root, path), sessionMarkdown(conv, session, pooled));
+            if (await writeIfChanged(join(root, path), sessionMarkdown(conv, session, pooled))) await afterWrite();
             files.set(path, { conv: conv.id });
           }
         } else {
@@ -111,7 +129,7 @@ async function writeLayouts(root: string, conversations: Conversation[], layouts
           for (const log of conversationLogs(conv, user)) {
             const path = scope === 'pooled' ? log.path.replace(`${user}/episodic/`, `${user}/episodic/${userOf(conv)}/`) : log.path;
             const text = scope === 'pooled' ? log.text.replace(/^id: .*$/m, `id: ${path.replace(/\.md$/, '')}`) : log.text;
-            await writeIfChanged(join(root, path), text);
+            if (await writeIfChanged(join(root, path), text)) await afterWrite();
             files.set(path, { conv: conv.id, log });
           }
         }
@@ -143,11 +161,18 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
   const config: MemConfig = { ...base, root, git: false };
   const layouts = options.layouts ?? LAYOUTS;
   const scopes: Scope[] = options.pooled ? ['conversation', 'pooled'] : ['conversation'];
-  const files = await writeLayouts(root, conversations, layouts, scopes);
   const memory = await openMemory(config, { onLog: log });
   try {
-    log(`indexing ${conversations.length} conversations (${layouts.join(', ')}; ${scopes.join(', ')}) in ${root}`);
+    log(
+      `indexing ${conversations.length} conversations (${layouts.join(', ')}; ${scopes.join(', ')}) in ${root}${options.incremental ? ', file by file' : ''}`,
+    );
     const started = performance.now();
+    let syncs = 0;
+    const files = await writeLayouts(root, conversations, layouts, scopes, async () => {
+      if (!options.incremental) return;
+      await memory.reindex();
+      if (++syncs % 20 === 0) log(`${syncs} files synced one by one`);
+    });
     const indexed = await memory.reindex();
     const seconds = (performance.now() - started) / 1000;
     const names = options.ablations ?? Object.keys(ABLATIONS);

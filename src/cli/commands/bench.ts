@@ -15,6 +15,7 @@ export interface BenchOptions extends GlobalOptions {
   ablations?: string;
   layouts?: string;
   pooled?: boolean;
+  incremental?: boolean;
 }
 
 const pct = (n: number) => n.toFixed(3);
@@ -66,6 +67,7 @@ export async function benchLocomoCommand(opts: BenchOptions, io: Io): Promise<vo
     ...(ablations ? { ablations } : {}),
     ...(layouts ? { layouts: layouts as Layout[] } : {}),
     pooled: opts.pooled === true,
+    incremental: opts.incremental === true,
     onProgress: (m) => io.note(m),
   });
   io.result(report, () => table(report));

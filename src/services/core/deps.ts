@@ -1,5 +1,5 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog, Llm, WatchFiles, WriteJournal } from '../ports.js';
+import type { AccessStats, AuditLog, Llm, QueryRewriter, Reranker, WatchFiles, WriteJournal } from '../ports.js';
 import type { LifecycleConfig } from '../../memory/lifecycle.js';
 import type { FusionOptions } from '../retrieval/fuse.js';
 import type { ScoringConfig } from '../retrieval/rescore.js';
@@ -15,6 +15,11 @@ export interface MemoryDeps extends SyncDeps {
   lifecycle: LifecycleConfig;
   /** Decides reconciliation, summarises and extracts when configured; absent = deterministic offline rules. */
   llm?: Llm;
+  /** Optional search stages: a reranker over the best results, and a query rewrite; absent = off. */
+  reranker?: Reranker;
+  /** How many of the best results go to the reranker (default DEFAULT_RERANK_DEPTH). */
+  rerankDepth?: number;
+  rewriter?: QueryRewriter;
   /** Watches the root's files for `watch` (absent: watching is not available). */
   watchFiles?: WatchFiles;
   /** Injected so tests can move time (expiry). */

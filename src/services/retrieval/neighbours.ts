@@ -16,6 +16,8 @@ export interface ContextOptions {
    * a log) lacks it, a long one carries its own, and its neighbour is as long and about other things.
    */
   maxChars: number;
+  /** The same gate for the file's share alone (default maxChars): a long chunk of a matching log may still gain from its file. */
+  fileMaxChars?: number;
 }
 
 // Measured on the LoCoMo dev split in both layouts (docs/benchmarks.md).
@@ -57,9 +59,9 @@ export function withContext(candidates: FusedCandidate[], options: ContextOption
     .map((c) => {
       // Context only lifts: a chunk whose neighbours and file match worse than it does (an isolated
       // fact, a long chunk) keeps its own relevance, so short memories are not pushed below logs.
-      const short = c.hit.record.content.length <= options.maxChars;
-      const near = short ? Math.max(c.relevance, neighbourOf.get(c)!) : c.relevance;
-      const file = short ? Math.max(c.relevance, fileOf.get(c.hit.record.path)!) : c.relevance;
+      const length = c.hit.record.content.length;
+      const near = length <= options.maxChars ? Math.max(c.relevance, neighbourOf.get(c)!) : c.relevance;
+      const file = length <= (options.fileMaxChars ?? options.maxChars) ? Math.max(c.relevance, fileOf.get(c.hit.record.path)!) : c.relevance;
       return { ...c, relevance: (c.relevance + options.neighbour * near + options.file * file) / total };
     })
     .sort((a, b) => b.relevance - a.relevance);

@@ -72,6 +72,17 @@ describe('withContext', () => {
     expect(rel(out, 'q')).toBeCloseTo(0.9, 12);
   });
 
+  it('with its own gate lifted, the file share reaches a long chunk of a matching file (and only lifts it)', () => {
+    const long = { ...cand('long', 'log.md', [5, 9], 0.3) };
+    long.hit = { ...long.hit, record: { ...long.hit.record, content: 'x'.repeat(DEFAULT_CONTEXT.maxChars + 1) } };
+    const other = { ...cand('other', 'other.md', [5, 9], 0.3) };
+    other.hit = { ...other.hit, record: { ...other.hit.record, content: 'y'.repeat(DEFAULT_CONTEXT.maxChars + 1) } };
+    const options = { ...DEFAULT_CONTEXT, fileMaxChars: Number.POSITIVE_INFINITY };
+    const out = withContext([cand('q', 'log.md', [1, 3], 0.9), long, other], options);
+    expect(rel(out, 'long')).toBeGreaterThan(rel(out, 'other'));
+    expect(rel(out, 'other')).toBeCloseTo(0.3, 12);
+  });
+
   it('switched off, it changes nothing', () => {
     const input = [cand('a', 'f.md', [1, 1], 0.4), cand('b', 'f.md', [3, 3], 0.9)];
     expect(withContext(input, NO_CONTEXT)).toBe(input);
