@@ -109,7 +109,7 @@ describe('two roots on one shared runtime', () => {
   });
 });
 
-describe('idle shared servers', () => {
+describe('idle shared servers, and `server stop --all`', () => {
   const home = ownServerHome();
   let root: string | undefined;
   afterAll(async () => {
@@ -126,6 +126,10 @@ describe('idle shared servers', () => {
     // The root is still there and usable: the next command starts them again.
     const again = await runMem(['search', 'what does Ann drink', '--user', 'ann', '--json'], { root, env });
     expect(again.json.results[0].path).toBe('ann/semantic/tea.md');
+    // `--all` stops them whatever roots use them, and returns once neither runs.
+    const all = await runMem(['server', 'stop', '--all', '--json'], { root, env });
+    expect(all.json.stopped.sort()).toEqual(['embedder', 'milvus-lite']);
+    expect(await serverProcesses(home())).toEqual({ milvus: [], embedder: [] });
   });
 });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MilvusIndex } from '../../src/adapters/milvus/milvus-index.js';
 import { ensureServer } from '../../src/adapters/runtime/managed-server.js';
 import { milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
-import { stateLayout } from '../../src/memory/layout.js';
+import { serverLayout } from '../../src/memory/layout.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { UsageError } from '../../src/errors.js';
 import { NO_EXPIRY } from '../../src/memory/records.js';
@@ -33,7 +33,7 @@ describe('isolation at the index: property over random rows', () => {
   beforeAll(async () => {
     tm = await openTestMemory();
     const runtime = await ensureRuntime({ home: tm.config.runtimeHome, python: tm.config.python });
-    const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(tm.root)));
+    const server = await ensureServer(milvusLiteSpec(runtime, serverLayout(`${tm.root}/.mem`), 0));
     index = new MilvusIndex({ address: `127.0.0.1:${server.port}`, token: server.secret, collection: 'isolation_rows' });
     await index.open({ name: 'random', dimension: 4 });
   });

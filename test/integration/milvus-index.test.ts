@@ -5,7 +5,7 @@ import { MilvusIndex } from '../../src/adapters/milvus/milvus-index.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { ensureServer, stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
-import { stateLayout } from '../../src/memory/layout.js';
+import { serverLayout } from '../../src/memory/layout.js';
 import { loadConfig } from '../../src/config.js';
 import { NO_EXPIRY } from '../../src/memory/records.js';
 import { ModelMismatchError } from '../../src/errors.js';
@@ -49,7 +49,7 @@ describe('MilvusIndex on Milvus Lite', () => {
     stateDir = `${root}/.mem`;
     const config = loadConfig(cleanEnv(), { root });
     const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
-    const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(root)));
+    const server = await ensureServer(milvusLiteSpec(runtime, serverLayout(`${root}/.mem`), 0));
     address = `127.0.0.1:${server.port}`;
     token = server.secret;
     index = new MilvusIndex({ address, token, collection: 'it_index' });

@@ -2,10 +2,12 @@
 // follows the root when it is moved on disk, while a copy of the root (same id, original still in place) gets its own.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import writeFileAtomic from 'write-file-atomic';
 
+import { MemError } from '../../errors.js';
 import type { ServerLayout, StateLayout } from '../../memory/layout.js';
 import { stateLayoutAt } from '../../memory/layout.js';
 import { ensureStateDir } from '../state/state-dir.js';
@@ -28,13 +30,32 @@ export const collectionOf = (id: string): string => `memdir_${id}`;
  */
 export async function rootCollection(layout: StateLayout, root: string, servers: ServerLayout): Promise<{ collection: string; minted: boolean }> {
   await ensureStateDir(layout.dir);
-  const id = await readId(layout.rootId);
-  if (id) {
-    const entry = await readRootEntry(servers, collectionOf(id));
-    const copied = entry !== null && entry.root !== root && existsSync(entry.stateDir) && (await readId(stateLayoutAt(entry.stateDir).rootId)) === id;
-    if (!copied) return { collection: collectionOf(id), minted: false };
-  }
+  const id = (await readId(layout.rootId)) ?? (await firstId(layout.rootId));
+  const entry = await readRootEntry(servers, collectionOf(id));
+  const copied = entry !== null && entry.root !== root && existsSync(entry.stateDir) && (await readId(stateLayoutAt(entry.stateDir).rootId)) === id;
+  if (!copied) return { collection: collectionOf(id), minted: false };
   const fresh = randomBytes(8).toString('hex');
   await writeFileAtomic(layout.rootId, `${fresh}\n`);
-  return { collection: collectionOf(fresh), minted: id !== null };
+  return { collection: collectionOf(fresh), minted: true };
+}
+
+/**
+ * The root's first id: several processes opening a new root at once (ten `mem add`, a watch and a search) must all
+ * take the same one, so only the first creates the file (exclusively) and the others read what it wrote.
+ */
+async function firstId(file: string): Promise<string> {
+  const mine = randomBytes(8).toString('hex');
+  try {
+    await writeFile(file, `${mine}\n`, { flag: 'wx', mode: 0o600 });
+    return mine;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  // Created by another process, which may not have written it yet.
+  for (let i = 0; i < 100; i++) {
+    const theirs = await readId(file);
+    if (theirs) return theirs;
+    await sleep(20);
+  }
+  throw new MemError(`${file} does not hold a root id (16 hex digits): delete it and run the command again`);
 }
