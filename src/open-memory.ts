@@ -132,7 +132,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     lifecycle: config.lifecycle,
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
-    chunking: { maxChars: config.chunkMaxChars },
+    chunking: { maxChars: config.chunkMaxChars, ...(config.chunkWindow !== undefined ? { window: config.chunkWindow } : {}) },
     defaultUser: config.defaultOwner,
     embedBatchSize: config.embedBatchSize,
     maxFileBytes: config.maxFileBytes,

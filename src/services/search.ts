@@ -1,7 +1,8 @@
 // Use case: find a user's eligible memories for a query. Eligibility is a filter (user, active,
-// unexpired); candidates come from dense and BM25 retrieval, fused, lifted by their neighbours' and
-// file's relevance, then rescored with recency and importance, one result per memory (or per
-// chunk), and access statistics are updated.
+// unexpired); candidate units (paragraphs, list items, turns) come from dense and BM25 retrieval, fused,
+// lifted by the best context window containing them (windows are searched the same way, never
+// returned) and by their neighbours' and file's relevance, then rescored with recency and importance,
+// one result per memory (or per unit), and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
@@ -13,6 +14,7 @@ import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
 import { blendScore } from './retrieval/rescore.js';
+import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
@@ -29,13 +31,17 @@ export interface SearchInput {
   fusion?: Fusion;
   /** Shares of adjacent chunks' and of the file's relevance (default DEFAULT_CONTEXT; NO_CONTEXT turns them off). */
   context?: ContextOptions;
+  /** Share of the best containing window's relevance (default DEFAULT_WINDOW_SHARE; 0 searches no windows). */
+  windows?: number;
+  /** Units of this many best windows join the candidates when neither list found them (default DEFAULT_EXPAND). */
+  expand?: number;
   /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
   names?: number;
   /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
   candidates?: number;
   /** Blend in recency and importance (default true); false ranks by relevance alone. */
   rescore?: boolean;
-  /** One result per memory (default), or one per chunk. */
+  /** One result per memory (default), or one per unit (the row: a paragraph, list item or turn). */
   unit?: 'memory' | 'chunk';
   /** Record this search in the access statistics (default true). */
   track?: boolean;
@@ -122,14 +128,30 @@ function validate(input: SearchInput): number {
 
 async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
-  const [dense, bm25] = await Promise.all([
-    mode === 'bm25' ? [] : deps.embedder.embedQuery(input.query).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
-    mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: input.query, limit }),
-  ]);
+  const share = input.windows ?? DEFAULT_WINDOW_SHARE;
+  const queryVector = mode === 'bm25' ? null : deps.embedder.embedQuery(input.query);
+  const signals = (kind: 'unit' | 'window') =>
+    Promise.all([
+      queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
+      mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: input.query, limit, kind }),
+    ]);
+  const [units, windows] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []]]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
-  const fused = fuseCandidates(keep(dense), keep(bm25), { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) });
-  // Names first, so a chunk's neighbours lend it their name-lifted relevance.
-  return withContext(withNames(fused, input.query, input.names ?? DEFAULT_NAME_SHARE), input.context ?? DEFAULT_CONTEXT);
+  const fusion = { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) };
+  const fused = fuseCandidates(keep(units[0]), keep(units[1]), fusion);
+  const spans = fuseCandidates(keep(windows[0]), keep(windows[1]), fusion).map(spanOf);
+  // A unit that matches nothing itself (the reply after the question) still joins through its best windows.
+  const top = spans.slice(0, input.expand ?? DEFAULT_EXPAND);
+  const extra =
+    top.length > 0
+      ? unseenUnits(
+          fused,
+          (await deps.index.unitsWithin(scope, top, top.length * 8)).filter((r) => isEligible({ record: r, score: 0 }, scope)),
+        )
+      : [];
+  const lifted = withWindows([...fused, ...extra], spans, share);
+  // Names first, so a unit's neighbours lend it their name-lifted relevance.
+  return withContext(withNames(lifted, input.query, input.names ?? DEFAULT_NAME_SHARE), input.context ?? DEFAULT_CONTEXT);
 }
 
 export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {
