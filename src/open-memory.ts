@@ -21,6 +21,8 @@ export function stateLayoutOf(config: MemConfig): StateLayout {
 export interface OpenOptions {
   /** Progress and set-up messages (provisioning the runtime, starting servers). */
   onLog?: (line: string) => void;
+  /** Wraps the configured embedder (the LoCoMo benchmark embeds each question once for all its ablations). */
+  wrapEmbedder?: (embedder: Embedder) => Embedder;
 }
 
 /** Connects to the index and embedder the configuration names, starting local ones if needed. */
@@ -111,7 +113,9 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/state-residue.js'),
   ]);
   const layout = stateLayoutOf(config);
-  const { index, embedder, indexIdentity } = await connect(config, options, layout);
+  const connected = await connect(config, options, layout);
+  const { index, indexIdentity } = connected;
+  const embedder = options.wrapEmbedder ? options.wrapEmbedder(connected.embedder) : connected.embedder;
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
   const deps: MemoryDeps = {

@@ -14,6 +14,7 @@ import { stopLocalServers } from '../../server-control.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
 import { DEFAULT_CONTEXT, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE } from '../../services/retrieval/windows.js';
+import type { Embedder } from '../../services/ports.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
 import type { ReindexReport } from '../../services/core/sync.js';
 import { loadLocomo, type Conversation, type Question } from './dataset.js';
@@ -79,6 +80,19 @@ export interface LocomoReport {
   ablations: Record<string, Metrics>;
   /** Every layout and scope measured, keyed "ingest/conversation", "turns/pooled", ... */
   runs: Record<string, Record<string, Metrics>>;
+}
+
+function memoQueries(embedder: Embedder): Embedder {
+  const seen = new Map<string, Promise<number[]>>();
+  return {
+    identity: embedder.identity,
+    embedDocuments: (texts) => embedder.embedDocuments(texts),
+    embedQuery: (text) => {
+      let vector = seen.get(text);
+      if (!vector) seen.set(text, (vector = embedder.embedQuery(text)));
+      return vector;
+    },
+  };
 }
 
 /** Writes a file only when its content differs, so a reused work folder re-embeds nothing. */
@@ -172,7 +186,8 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
   const layouts = options.layouts ?? LAYOUTS;
   const scopes: Scope[] = options.pooled ? ['conversation', 'pooled'] : ['conversation'];
   const files = await writeLayouts(root, conversations, layouts, scopes);
-  const memory = await openMemory(config, { onLog: log });
+  // Each question is embedded once and reused by every ablation: the vector does not depend on them.
+  const memory = await openMemory(config, { onLog: log, wrapEmbedder: memoQueries });
   try {
     log(`indexing ${conversations.length} conversations (${layouts.join(', ')}; ${scopes.join(', ')}) in ${root}`);
     const started = performance.now();
