@@ -57,6 +57,8 @@ export interface ScoreComponents {
   dense?: number;
   /** BM25 score of the best chunk, when BM25 found it. */
   bm25?: number;
+  /** Fused relevance of the best context window containing the unit, when a window search found one. */
+  window?: number;
   recency: number;
   importance: number;
 }
@@ -212,6 +214,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
         relevance: parts.relevance,
         ...(c.dense !== undefined ? { dense: c.dense } : {}),
         ...(c.bm25 !== undefined ? { bm25: c.bm25 } : {}),
+        ...(c.window !== undefined ? { window: c.window } : {}),
         recency: parts.recency,
         importance: parts.importance,
       },

@@ -11,11 +11,6 @@ export const DEFAULT_WINDOW_SHARE = 0.7;
 /** How many of the best windows bring in their units that neither signal returned. */
 export const DEFAULT_EXPAND = 5;
 
-export interface WindowedCandidate extends FusedCandidate {
-  /** Relevance of the best window containing the unit, when one was a candidate. */
-  window?: number;
-}
-
 /** A window's line range, for finding the units inside it. */
 export interface WindowSpan {
   path: string;
@@ -40,7 +35,7 @@ export function bestWindow(windows: WindowSpan[], path: string, lineStart: numbe
  * only lifts: a unit that no window contains (an atomic fact, alone in its file) keeps its own relevance,
  * so short memories are not pushed below log lines by their lack of neighbours.
  */
-export function withWindows(units: FusedCandidate[], windows: WindowSpan[], share: number): WindowedCandidate[] {
+export function withWindows(units: FusedCandidate[], windows: WindowSpan[], share: number): FusedCandidate[] {
   if (share <= 0 || windows.length === 0) return units;
   return units
     .map((c) => {
