@@ -450,7 +450,10 @@ function render(o) {
     const c = o.corpus;
     rows.push(
       ['index rows (synthetic)', undefined],
-      ['rows (units + windows) / memories / users', `${c.chunks} (${c.units} + ${c.windows}) / ${c.memories} / ${c.users} (avg ${c.avgChunkChars} chars per row)`],
+      [
+        'rows (units + windows) / memories / users',
+        `${c.chunks} (${c.units} + ${c.windows}) / ${c.memories} / ${c.users} (avg ${c.avgChunkChars} chars per row)`,
+      ],
       [
         'memory lifecycle',
         Object.entries(c.memoryLifecycle)
