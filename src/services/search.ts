@@ -140,8 +140,12 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   const [units, windows] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []]]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
   const fusion = { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) };
-  const fused = fuseCandidates(keep(units[0]), keep(units[1]), fusion);
-  const spans = fuseCandidates(keep(windows[0]), keep(windows[1]), fusion).map(spanOf);
+  // Units and windows are fused together, so a window's relevance is on the units' scale: normalised
+  // apart, the only window of a small scope would score 1 however poorly it matched.
+  const byScore = (a: IndexHit, b: IndexHit) => b.score - a.score;
+  const all = fuseCandidates(keep([...units[0], ...windows[0]]).sort(byScore), keep([...units[1], ...windows[1]]).sort(byScore), fusion);
+  const fused = all.filter((c) => c.hit.record.kind !== 'window');
+  const spans = all.filter((c) => c.hit.record.kind === 'window').map(spanOf);
   // A unit that matches nothing itself (the reply after the question) still joins through its best windows.
   const top = spans.slice(0, input.expand ?? DEFAULT_EXPAND);
   const extra =
