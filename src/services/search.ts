@@ -1,7 +1,7 @@
 // Use case: find a user's eligible memories for a query. Eligibility is a filter (user, active,
 // unexpired); candidate units (paragraphs, list items, turns) come from dense and BM25 retrieval, fused,
 // lifted by the best context window containing them (windows are searched the same way, never
-// returned) and by their neighbours' and file's relevance, then rescored with recency and importance,
+// returned; neighbour and file context are options, off by default), then rescored with recency and importance,
 // one result per memory (or per unit), and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';

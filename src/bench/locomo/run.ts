@@ -12,7 +12,7 @@ import { toChunkRecords } from '../../memory/records.js';
 import { openMemory } from '../../open-memory.js';
 import { stopLocalServers } from '../../server-control.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
-import { DEFAULT_CONTEXT, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
+import { CONTEXT_SHARES, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE } from '../../services/retrieval/windows.js';
 import type { Embedder } from '../../services/ports.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
@@ -36,16 +36,16 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'hybrid-rrf': { mode: 'hybrid', fusion: 'rrf', rescore: false, ...PLAIN },
   hybrid: { mode: 'hybrid', fusion: 'weighted', rescore: false, ...PLAIN },
   'hybrid+rescore': { ...RESCORED, ...PLAIN },
-  '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: DEFAULT_CONTEXT.neighbour } },
-  '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: DEFAULT_CONTEXT.file } },
+  '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
+  '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file } },
   '+names': { ...RESCORED, ...PLAIN, names: NAME_SHARE },
   '+windows': { ...RESCORED, ...PLAIN, ...WINDOWS },
   '+windows+expand': { ...RESCORED, ...PLAIN, ...EXPANDED },
   'windows 0.5': { ...RESCORED, ...PLAIN, ...EXPANDED, windows: 0.5 },
   'windows 1.0': { ...RESCORED, ...PLAIN, ...EXPANDED, windows: 1 },
   'expand 10': { ...RESCORED, ...PLAIN, ...EXPANDED, expand: 10 },
-  '+windows+neighbours': { ...RESCORED, ...PLAIN, ...EXPANDED, context: { ...NO_CONTEXT, neighbour: DEFAULT_CONTEXT.neighbour } },
-  '+windows+file': { ...RESCORED, ...PLAIN, ...EXPANDED, context: { ...NO_CONTEXT, file: DEFAULT_CONTEXT.file } },
+  '+windows+neighbours': { ...RESCORED, ...PLAIN, ...EXPANDED, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
+  '+windows+file': { ...RESCORED, ...PLAIN, ...EXPANDED, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file } },
   default: { ...RESCORED },
 };
 
