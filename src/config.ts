@@ -61,6 +61,8 @@ export interface MemConfig {
   /** Python used to create the runtime venv. */
   python: string;
   chunkMaxChars: number;
+  /** Context windows beside the units: units per window, 'chunks', or 0 (default memory/units.ts DEFAULT_WINDOW). */
+  chunkWindow?: number | 'chunks';
   maxFileBytes: number;
   embedBatchSize: number;
   /** How long one embedding request may take; one that times out is not sent again. */

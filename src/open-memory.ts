@@ -22,6 +22,8 @@ export function stateLayoutOf(config: MemConfig): StateLayout {
 export interface OpenOptions {
   /** Progress and set-up messages (provisioning the runtime, starting servers). */
   onLog?: (line: string) => void;
+  /** Wraps the configured embedder (the LoCoMo benchmark embeds each question once for all its ablations). */
+  wrapEmbedder?: (embedder: Embedder) => Embedder;
 }
 
 interface Connection {
@@ -163,7 +165,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   ]);
   const layout = stateLayoutOf(config);
   const { index, indexIdentity, local, rebuild, release, sharedIndexData } = await connect(config, options, layout);
-  const embedder = await embedderOf(config, local, serverLayout(config.serverHome));
+  const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));
+  const embedder = options.wrapEmbedder ? options.wrapEmbedder(baseEmbedder) : baseEmbedder;
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const reranker = config.rerank ? new (await import('./adapters/rerank/http-reranker.js')).HttpReranker(config.rerank) : undefined;
   const rewriter =
@@ -191,7 +194,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     lifecycle: config.lifecycle,
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
-    chunking: { maxChars: config.chunkMaxChars },
+    chunking: { maxChars: config.chunkMaxChars, ...(config.chunkWindow !== undefined ? { window: config.chunkWindow } : {}) },
     defaultUser: config.defaultOwner,
     embedBatchSize: config.embedBatchSize,
     maxFileBytes: config.maxFileBytes,

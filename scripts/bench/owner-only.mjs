@@ -84,6 +84,7 @@ async function main() {
       const v = await embedder.embedDocuments(['warm-up']);
       const rows = Array.from({ length: ROWS }, (_, i) => ({
         chunkId: `c${i}`,
+        kind: 'unit',
         textHash: `h${i}`,
         memoryId: `m${i}`,
         user: 'bench',

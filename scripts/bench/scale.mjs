@@ -55,8 +55,11 @@ const { values: args } = parseArgs({
     queries: { type: 'string', default: '100' },
     json: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    // Share of the context-window signal (0: units only, no window searches); default: memdir's.
+    windows: { type: 'string' },
   },
 });
+const WINDOWS = args.windows === undefined ? {} : { windows: Number(args.windows) };
 const CHUNKS = Number(args.chunks);
 const USER_COUNT = Number(args.users);
 const QUERY_COUNT = Number(args.queries);
@@ -195,7 +198,7 @@ function timed(label, target, names, sink, enabled) {
       try {
         return await target[name](...a);
       } finally {
-        const key = `${label}.${name}${typeof a[0]?.mode === 'string' ? ` ${a[0].mode}` : ''}`;
+        const key = `${label}.${name}${typeof a[0]?.mode === 'string' ? ` ${a[0].mode}` : ''}${a[0]?.kind === 'window' ? ' window' : ''}`;
         (sink[key] ??= []).push(performance.now() - t);
       }
     };
@@ -244,6 +247,8 @@ async function main() {
     const rows = corpus.records;
     out.corpus = {
       chunks: rows.length,
+      units: rows.filter((c) => c.kind === 'unit').length,
+      windows: rows.filter((c) => c.kind === 'window').length,
       memories: corpus.memories,
       users: users.length,
       corpusFilesWritten: corpus.files,
@@ -311,7 +316,7 @@ async function main() {
     const manifest = { exists: async () => true, load: async () => new Map(), save: async () => {} };
     const deps = {
       files: new FsMemoryFiles(root),
-      index: timed('index', index, ['open', 'search'], timing, timingOn),
+      index: timed('index', index, ['open', 'search', 'unitsWithin'], timing, timingOn),
       embedder: timed('embedder', embedder, ['embedQuery'], timing, timingOn),
       cache: new LmdbVectorCache(stateDir, 'scale-bench'),
       manifest,
@@ -330,7 +335,7 @@ async function main() {
     // 5. Warm-up, then the timed queries: one user each, rotating.
     log(`${WARMUP} warm-up queries, then ${QUERY_COUNT} timed`);
     for (const [i, q] of queryList(WARMUP, QUERY_COUNT).entries()) {
-      await searchMemories(deps, { query: q, user: users[i % users.length], k: K });
+      await searchMemories(deps, { query: q, user: users[i % users.length], k: K, ...WINDOWS });
       await embedder.embedQuery(q);
     }
     out.loadAverageBeforeQueries = os.loadavg().map((x) => round(x, 2));
@@ -346,7 +351,7 @@ async function main() {
       const user = users[i % users.length];
       timingOn.on = true;
       let t0 = performance.now();
-      const results = await searchMemories(deps, { query: q, user, k: K });
+      const results = await searchMemories(deps, { query: q, user, k: K, ...WINDOWS });
       full.push(performance.now() - t0);
       timingOn.on = false;
       hits.push(results.length);
@@ -445,7 +450,10 @@ function render(o) {
     const c = o.corpus;
     rows.push(
       ['index rows (synthetic)', undefined],
-      ['chunks / memories / users', `${c.chunks} / ${c.memories} / ${c.users} (avg ${c.avgChunkChars} chars per chunk)`],
+      [
+        'rows (units + windows) / memories / users',
+        `${c.chunks} (${c.units} + ${c.windows}) / ${c.memories} / ${c.users} (avg ${c.avgChunkChars} chars per row)`,
+      ],
       [
         'memory lifecycle',
         Object.entries(c.memoryLifecycle)

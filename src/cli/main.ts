@@ -216,6 +216,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('--layouts <a,b>', "ingest (mem ingest's day logs; the one reported first) and/or turns (one section per turn)")
     .option('--pooled', "also search all conversations in one user's scope")
     .option('--incremental', 'index file by file, one sync per file (default: one bulk sync)')
+    .option('--window <n|chunks>', 'context windows indexed beside the units: units per window, chunks, or 0 (use a work dir of its own)')
     .action(run(() => import('./commands/bench.js').then((m) => m.benchLocomoCommand)));
 
   program

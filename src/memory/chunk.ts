@@ -8,18 +8,26 @@ import type { Chunk } from './model.js';
 export interface ChunkOptions {
   /** Sections longer than this are split; pieces stay under it unless one line is longer. */
   maxChars: number;
+  /**
+   * The context windows indexed beside the units (memory/units.ts): this many neighbouring units of a
+   * section (stride 1), 'chunks' for the ~maxChars pieces of chunkMarkdown, 0 for none. Default DEFAULT_WINDOW.
+   */
+  window?: number | 'chunks';
 }
 
 export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500 };
 
-interface Block {
+export interface Block {
   start: number; // offset in body
   end: number;
   line: number; // 1-based line in body
   endLine: number;
+  heading?: boolean;
+  /** A list's items, each a unit of its own (a day log's entries). */
+  items?: Block[];
 }
 
-interface Section {
+export interface Section {
   heading: string;
   blocks: Block[];
 }
@@ -103,7 +111,7 @@ function headingText(source: string): string {
     .trim();
 }
 
-function toSections(body: string): Section[] {
+export function toSections(body: string): Section[] {
   if (nestingDepth(body) > MAX_NESTING) return plainBlocks(body);
   const tree = parser.parse(body);
   const sections: Section[] = [{ heading: '', blocks: [] }];
@@ -115,16 +123,21 @@ function toSections(body: string): Section[] {
     if (node.type === 'heading') {
       stack = stack.filter((h) => h.depth < node.depth);
       stack.push({ depth: node.depth, text: headingText(body.slice(block.start, block.end)) });
-      sections.push({ heading: stack.map((h) => h.text).join(' > '), blocks: [block] });
+      sections.push({ heading: stack.map((h) => h.text).join(' > '), blocks: [{ ...block, heading: true }] });
     } else {
+      if (node.type === 'list') block.items = node.children.flatMap((item) => (item.position ? [blockAt(item.position)] : []));
       sections[sections.length - 1]!.blocks.push(block);
     }
   }
   return sections.filter((s) => s.blocks.length > 0);
 }
 
+function blockAt(pos: { start: { offset?: number; line: number }; end: { offset?: number; line: number } }): Block {
+  return { start: pos.start.offset ?? 0, end: pos.end.offset ?? 0, line: pos.start.line, endLine: pos.end.line };
+}
+
 /** Splits one oversized block by lines, and a single overlong line by characters. */
-function splitBlock(body: string, block: Block, maxChars: number): Block[] {
+export function splitBlock(body: string, block: Block, maxChars: number): Block[] {
   const pieces: Block[] = [];
   let cur: Block | null = null;
   let offset = block.start;

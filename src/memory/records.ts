@@ -1,13 +1,19 @@
-// Derives the index records of a parsed memory: one per chunk, with the memory's lifecycle fields.
-import { chunkMarkdown, embedTextOf, type ChunkOptions } from './chunk.js';
+// Derives the index records of a parsed memory: one per unit and one per context window (memory/units.ts),
+// each with the memory's lifecycle fields.
+import { embedTextOf, type ChunkOptions } from './chunk.js';
 import { chunkId, textHash } from './hash.js';
-import type { MemoryDoc, MemoryStatus, MemoryType } from './model.js';
+import type { Chunk, MemoryDoc, MemoryStatus, MemoryType } from './model.js';
+import { unitsAndWindows } from './units.js';
 
 /** Stored for memories that never expire, so "not expired" is one comparison in a filter. */
 export const NO_EXPIRY = 253402300799000; // 9999-12-31T23:59:59Z
 
+/** unit: a row search ranks and returns; window: neighbouring units, only a signal for the units inside it. */
+export type RowKind = 'unit' | 'window';
+
 export interface ChunkRecord {
   chunkId: string;
+  kind: RowKind;
   /** Cache key of the chunk's vector. */
   textHash: string;
   memoryId: string;
@@ -36,12 +42,17 @@ export function toChunkRecords(doc: MemoryDoc, options: ChunkOptions, seenAtMs?:
   const { meta } = doc;
   const updated = seenAtMs === undefined ? Date.parse(meta.updated) : Math.min(Date.parse(meta.updated), seenAtMs);
   const seen = new Map<string, number>();
-  return chunkMarkdown(doc.body, doc.bodyStartLine, options).map((chunk) => {
+  const { units, windows } = unitsAndWindows(doc.body, doc.bodyStartLine, options);
+  const rows: [RowKind, Chunk][] = [...units.map((c) => ['unit', c] as [RowKind, Chunk]), ...windows.map((c) => ['window', c] as [RowKind, Chunk])];
+  return rows.map(([kind, chunk]) => {
     const content = embedTextOf(chunk);
-    const occurrence = seen.get(content) ?? 0;
-    seen.set(content, occurrence + 1);
+    // A unit's id is what a chunk's was (path, text, occurrence); a window's is marked, so it never equals a unit's.
+    const key = kind === 'unit' ? content : `window\u0000${content}`;
+    const occurrence = seen.get(key) ?? 0;
+    seen.set(key, occurrence + 1);
     return {
-      chunkId: chunkId(doc.path, content, occurrence),
+      chunkId: chunkId(doc.path, key, occurrence),
+      kind,
       textHash: textHash(content),
       memoryId: meta.id,
       user: meta.user,

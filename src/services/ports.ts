@@ -1,5 +1,5 @@
 // The narrow interfaces through which services reach the outside world. Adapters implement them.
-import type { ChunkRecord } from '../memory/records.js';
+import type { ChunkRecord, RowKind } from '../memory/records.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
 
 /** Which rows an index operation may touch. Every field narrows; values are validated by the adapter's filter builder. */
@@ -15,6 +15,13 @@ export interface IndexScope {
   tags?: string[];
 }
 
+/** Lines [lineStart, lineEnd] of one file. */
+export interface LineSpan {
+  path: string;
+  lineStart: number;
+  lineEnd: number;
+}
+
 export interface IndexedChunk extends ChunkRecord {
   vector: number[];
 }
@@ -25,9 +32,13 @@ export interface IndexHit {
   score: number;
 }
 
-/** One retrieval signal at a time; fusion happens in the service, where every score can be explained. */
-export type IndexSearchRequest =
-  { mode: 'dense'; scope: IndexScope; queryVector: number[]; limit: number } | { mode: 'bm25'; scope: IndexScope; queryText: string; limit: number };
+/**
+ * One retrieval signal at a time; fusion happens in the service, where every score can be explained.
+ * `kind` (default 'unit'): the rows searched; windows are asked for only as a signal for units.
+ */
+export type IndexSearchRequest = (
+  { mode: 'dense'; scope: IndexScope; queryVector: number[]; limit: number } | { mode: 'bm25'; scope: IndexScope; queryText: string; limit: number }
+) & { kind?: RowKind };
 
 export interface EmbeddingModelIdentity {
   name: string;
@@ -50,6 +61,8 @@ export interface VectorIndex {
   deleteStale(paths: string[], keep: string[]): Promise<void>;
   delete(scope: IndexScope): Promise<void>;
   search(request: IndexSearchRequest): Promise<IndexHit[]>;
+  /** The unit rows of the scope whose lines lie inside one of these spans of their file (the units of a window), at most `limit`. */
+  unitsWithin(scope: IndexScope, spans: LineSpan[], limit: number): Promise<IndexHit['record'][]>;
   /** Seals recent writes into indexed storage (searches of unsealed rows are brute force). */
   flush(): Promise<void>;
   /**

@@ -1,7 +1,9 @@
 // Use case: find a user's eligible memories for a query. Eligibility is a filter (user, active,
-// unexpired); candidates come from dense and BM25 retrieval, fused, lifted by a date the query names
-// and by their neighbours' and file's relevance, optionally reranked, then rescored with recency and
-// importance, one result per memory (or per chunk), and access statistics are updated.
+// unexpired); candidate units (paragraphs, list items, turns) come from dense and BM25 retrieval, fused,
+// lifted by the best context window containing them (windows are searched the same way, never
+// returned) and by a date the query names (neighbour and file context are options, off by default),
+// optionally reranked, then rescored with recency and importance, one result per memory (or per unit),
+// and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
@@ -16,6 +18,7 @@ import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/n
 import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
 import { blendScore } from './retrieval/rescore.js';
 import { retrievalText } from './retrieval/rewrite.js';
+import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
@@ -32,6 +35,10 @@ export interface SearchInput {
   fusion?: Fusion;
   /** Shares of adjacent chunks' and of the file's relevance (default DEFAULT_CONTEXT; NO_CONTEXT turns them off). */
   context?: ContextOptions;
+  /** Share of the best containing window's relevance (default DEFAULT_WINDOW_SHARE; 0 searches no windows). */
+  windows?: number;
+  /** Units of this many best windows join the candidates when neither list found them (default DEFAULT_EXPAND). */
+  expand?: number;
   /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
   names?: number;
   /** Share of relevance for a date in a period the query names (default DEFAULT_DATE_SHARE; 0 turns it off). */
@@ -43,7 +50,7 @@ export interface SearchInput {
   rewrite?: boolean;
   /** Blend in recency and importance (default true); false ranks by relevance alone. */
   rescore?: boolean;
-  /** One result per memory (default), or one per chunk. */
+  /** One result per memory (default), or one per unit (the row: a paragraph, list item or turn). */
   unit?: 'memory' | 'chunk';
   /** Record this search in the access statistics (default true). */
   track?: boolean;
@@ -61,6 +68,8 @@ export interface ScoreComponents {
   bm25?: number;
   /** The reranker's score in [0, 1] (then the relevance), when a reranker is configured and answered. */
   rerank?: number;
+  /** Fused relevance of the best context window containing the unit, when a window search found one. */
+  window?: number;
   recency: number;
   importance: number;
 }
@@ -133,15 +142,35 @@ function validate(input: SearchInput): number {
 async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
   const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
-  const [dense, bm25] = await Promise.all([
-    mode === 'bm25' ? [] : deps.embedder.embedQuery(text).then((queryVector) => deps.index.search({ mode: 'dense', scope, queryVector, limit })),
-    mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit }),
-  ]);
+  const share = input.windows ?? DEFAULT_WINDOW_SHARE;
+  const queryVector = mode === 'bm25' ? null : deps.embedder.embedQuery(text);
+  const signals = (kind: 'unit' | 'window') =>
+    Promise.all([
+      queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
+      mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kind }),
+    ]);
+  const [units, windows] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []]]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
-  const fused = fuseCandidates(keep(dense), keep(bm25), { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) });
-  // Names and dates first, so a chunk's neighbours lend it their lifted relevance.
-  const lifted = withDates(withNames(fused, input.query, input.names ?? DEFAULT_NAME_SHARE), input.query, at, input.dates ?? DEFAULT_DATE_SHARE);
-  return withContext(lifted, input.context ?? DEFAULT_CONTEXT);
+  const fusion = { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) };
+  // Units and windows are fused together, so a window's relevance is on the units' scale: normalised
+  // apart, the only window of a small scope would score 1 however poorly it matched.
+  const byScore = (a: IndexHit, b: IndexHit) => b.score - a.score;
+  const all = fuseCandidates(keep([...units[0], ...windows[0]]).sort(byScore), keep([...units[1], ...windows[1]]).sort(byScore), fusion);
+  const fused = all.filter((c) => c.hit.record.kind !== 'window');
+  const spans = all.filter((c) => c.hit.record.kind === 'window').map(spanOf);
+  // A unit that matches nothing itself (the reply after the question) still joins through its best windows.
+  const top = spans.slice(0, input.expand ?? DEFAULT_EXPAND);
+  const extra =
+    top.length > 0
+      ? unseenUnits(
+          fused,
+          (await deps.index.unitsWithin(scope, top, top.length * 8)).filter((r) => isEligible({ record: r, score: 0 }, scope)),
+        )
+      : [];
+  const lifted = withWindows([...fused, ...extra], spans, share);
+  // Names and dates first, so a unit's neighbours lend it their lifted relevance.
+  const named = withDates(withNames(lifted, input.query, input.names ?? DEFAULT_NAME_SHARE), input.query, at, input.dates ?? DEFAULT_DATE_SHARE);
+  return withContext(named, input.context ?? DEFAULT_CONTEXT);
 }
 
 export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {
@@ -207,6 +236,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
         ...(c.dense !== undefined ? { dense: c.dense } : {}),
         ...(c.bm25 !== undefined ? { bm25: c.bm25 } : {}),
         ...(rerank !== undefined ? { rerank } : {}),
+        ...(c.window !== undefined ? { window: c.window } : {}),
         recency: parts.recency,
         importance: parts.importance,
       },

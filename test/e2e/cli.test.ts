@@ -59,7 +59,7 @@ describe('mem CLI end to end', () => {
     expect(ctx.stdout).toContain(`(memory ${id})`);
     expect(ctx.stdout).not.toContain('Hamburg');
     const explained = await runMem(['search', 'where does she live', '--user', 'alice', '--explain'], { root });
-    expect(explained.stdout).toMatch(/relevance \d\.\d{3} \(dense \d\.\d{3}, bm25 [-\d.]+\), recency \d\.\d{3}, importance 0\.500/);
+    expect(explained.stdout).toMatch(/relevance \d\.\d{3} \(dense \d\.\d{3}, bm25 [-\d.]+, window [-\d.]+\), recency \d\.\d{3}, importance 0\.500/);
     expect(explained.stdout).toContain('eligible: user alice, status active, never expires');
     const json = await runMem(['search', 'where does she live', '--user', 'alice', '--json'], { root });
     const scores = json.json.results[0].scores;

@@ -65,6 +65,7 @@ describe('isolation at the index: property over random rows', () => {
           const user = pick % 4 === 0 ? other : rows[pick % rows.length]!.user;
           const chunks: IndexedChunk[] = rows.map((r, i) => ({
             chunkId: `${run.toString(16).padStart(4, '0')}${i.toString(16).padStart(4, '0')}`,
+            kind: 'unit',
             textHash: 'h',
             memoryId: `m-${run}-${i}`,
             user: r.user,

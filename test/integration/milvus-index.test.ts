@@ -18,6 +18,7 @@ const MODEL = { name: 'test-model', dimension: 4 };
 function row(id: string, user: string, content: string, vector: number[], extra: Partial<IndexedChunk> = {}): IndexedChunk {
   return {
     chunkId: id,
+    kind: 'unit',
     textHash: id,
     memoryId: `m-${id}`,
     user,
@@ -126,5 +127,27 @@ describe('MilvusIndex on Milvus Lite', () => {
     await expect(other.open({ name: 'another-model', dimension: 4 })).rejects.toBeInstanceOf(ModelMismatchError);
     await expect(other.open({ name: 'another-model', dimension: 4 })).rejects.toThrow(/mem reindex --rebuild/);
     await other.close();
+  });
+
+  it('searches units unless windows are asked for, and lists the units lying inside a window', async () => {
+    const path = 'carol/episodic/log.md';
+    const lines = (lineStart: number, lineEnd: number) => ({ path, lineStart, lineEnd });
+    await index.upsert([
+      row('c1', 'carol', 'carol asked where the keys are', [1, 0, 0, 0], lines(3, 3)),
+      row('c2', 'carol', 'the answer: under the mat', [0, 1, 0, 0], lines(5, 5)),
+      row('c3', 'carol', 'then we talked about lunch', [0, 0, 1, 0], lines(7, 7)),
+      row('cw', 'carol', 'carol asked where the keys are; the answer: under the mat', [1, 1, 0, 0], { ...lines(3, 5), kind: 'window' }),
+    ]);
+    const scope = { users: ['carol'] };
+    const units = await index.search({ mode: 'bm25', scope, queryText: 'keys answer', limit: 10 });
+    expect(units.map((h) => [h.record.chunkId, h.record.kind]).sort()).toEqual([
+      ['c1', 'unit'],
+      ['c2', 'unit'],
+    ]);
+    const windows = await index.search({ mode: 'dense', scope, queryVector: [1, 1, 0, 0], limit: 10, kind: 'window' });
+    expect(windows.map((h) => [h.record.chunkId, h.record.kind])).toEqual([['cw', 'window']]);
+    const inside = await index.unitsWithin(scope, [lines(3, 5)], 10);
+    expect(inside.map((r) => r.chunkId).sort()).toEqual(['c1', 'c2']);
+    expect(await index.unitsWithin({ users: ['alice'] }, [lines(3, 5)], 10)).toEqual([]);
   });
 });

@@ -2,7 +2,16 @@
 import { createHash } from 'node:crypto';
 
 import { ModelMismatchError } from '../../src/errors.js';
-import type { Embedder, EmbeddingModelIdentity, IndexedChunk, IndexHit, IndexScope, IndexSearchRequest, VectorIndex } from '../../src/services/ports.js';
+import type {
+  Embedder,
+  EmbeddingModelIdentity,
+  IndexedChunk,
+  IndexHit,
+  IndexScope,
+  IndexSearchRequest,
+  LineSpan,
+  VectorIndex,
+} from '../../src/services/ports.js';
 
 function matchesScope(row: IndexedChunk, scope: IndexScope): boolean {
   if (scope.users !== 'all' && !scope.users.includes(row.user)) return false;
@@ -101,13 +110,21 @@ export class InMemoryIndex implements VectorIndex {
     const words = request.mode === 'bm25' ? request.queryText.toLowerCase().split(/\W+/).filter(Boolean) : [];
     const hits: IndexHit[] = [];
     for (const row of this.rows.values()) {
-      if (!matchesScope(row, request.scope)) continue;
+      if (!matchesScope(row, request.scope) || row.kind !== (request.kind ?? 'unit')) continue;
       const score = request.mode === 'dense' ? cosine(request.queryVector, row.vector) : words.filter((w) => row.content.toLowerCase().includes(w)).length;
       if (request.mode === 'bm25' && score === 0) continue; // BM25 only returns rows sharing a term
       const { textHash: _textHash, vector: _vector, ...record } = row;
       hits.push({ record, score });
     }
     return hits.sort((a, b) => b.score - a.score).slice(0, request.limit);
+  }
+
+  async unitsWithin(scope: IndexScope, spans: LineSpan[], limit: number): Promise<IndexHit['record'][]> {
+    const inside = (r: IndexedChunk) => spans.some((s) => s.path === r.path && r.lineStart >= s.lineStart && r.lineEnd <= s.lineEnd);
+    return [...this.rows.values()]
+      .filter((r) => r.kind === 'unit' && matchesScope(r, scope) && inside(r))
+      .slice(0, limit)
+      .map(({ textHash: _textHash, vector: _vector, ...record }) => record);
   }
 
   /** In memory, a deleted row leaves nothing behind. */

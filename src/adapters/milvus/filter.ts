@@ -2,7 +2,8 @@
 import { InternalError, UsageError } from '../../errors.js';
 import { isValidUserId } from '../../memory/ids.js';
 import { MEMORY_STATUSES, MEMORY_TYPES } from '../../memory/model.js';
-import type { IndexScope } from '../../services/ports.js';
+import type { RowKind } from '../../memory/records.js';
+import type { IndexScope, LineSpan } from '../../services/ports.js';
 
 export interface FilterSpec extends IndexScope {
   /** Rows whose chunk id is NOT among these (used to delete a file's stale chunks). */
@@ -11,6 +12,10 @@ export interface FilterSpec extends IndexScope {
   chunkIds?: string[];
   /** Rows whose chunk id starts with this hex prefix (used to page through the whole index). */
   chunkIdPrefix?: string;
+  /** Rows of these kinds (a search ranks units, and reads windows only as a signal). */
+  kinds?: RowKind[];
+  /** Rows lying inside one of these line spans of their file. */
+  within?: LineSpan[];
 }
 
 const MAX_VALUE_LENGTH = 4096;
@@ -34,6 +39,7 @@ function list(values: readonly string[], check?: (v: string) => boolean, what = 
 
 const isStatus = (v: string) => (MEMORY_STATUSES as readonly string[]).includes(v);
 const isType = (v: string) => (MEMORY_TYPES as readonly string[]).includes(v);
+const isKind = (v: string) => v === 'unit' || v === 'window';
 
 /** Chunk ids are memdir's own hashes: anything else is a bug upstream, not the caller's input. */
 function chunkIdList(ids: readonly string[]): string {
@@ -51,6 +57,7 @@ export function buildFilter(spec: FilterSpec): string {
   }
   if (spec.statuses) clauses.push(`status in ${list(spec.statuses, isStatus, 'status')}`);
   if (spec.types) clauses.push(`type in ${list(spec.types, isType, 'type')}`);
+  if (spec.kinds) clauses.push(`kind in ${list(spec.kinds, isKind, 'row kind')}`);
   if (spec.notExpiredAt !== undefined) {
     if (!Number.isSafeInteger(spec.notExpiredAt)) throw new InternalError('expiry bound must be an integer');
     clauses.push(`expires > ${spec.notExpiredAt}`);
@@ -60,6 +67,14 @@ export function buildFilter(spec: FilterSpec): string {
   if (spec.tags) clauses.push(`array_contains_any(tags, ${list(spec.tags, undefined, 'tag')})`);
   if (spec.excludeChunkIds && spec.excludeChunkIds.length > 0) clauses.push(`chunk_id not in ${chunkIdList(spec.excludeChunkIds)}`);
   if (spec.chunkIds) clauses.push(`chunk_id in ${chunkIdList(spec.chunkIds)}`);
+  if (spec.within) {
+    if (spec.within.length === 0) throw new InternalError('empty span list in a filter');
+    const line = (n: number) => {
+      if (!Number.isSafeInteger(n) || n < 0) throw new InternalError(`invalid line number ${n}`);
+      return String(n);
+    };
+    clauses.push(spec.within.map((s) => `(path == ${quote(s.path)} and line_start >= ${line(s.lineStart)} and line_end <= ${line(s.lineEnd)})`).join(' or '));
+  }
   if (spec.chunkIdPrefix !== undefined) {
     if (!/^[0-9a-f]{1,8}$/.test(spec.chunkIdPrefix)) throw new InternalError('invalid chunk id prefix');
     clauses.push(`chunk_id like "${spec.chunkIdPrefix}%"`);

@@ -4,7 +4,7 @@ import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { lexicalForm } from '../../memory/lexical.js';
 import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
-import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, VectorIndex } from '../../services/ports.js';
+import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
 import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, collectionSchema } from './schema.js';
 
@@ -49,6 +49,7 @@ function embeddingKey(model: EmbeddingModelIdentity): string {
 function toRow(c: IndexedChunk) {
   return {
     chunk_id: c.chunkId,
+    kind: c.kind,
     memory_id: c.memoryId,
     user: c.user,
     type: c.type,
@@ -71,6 +72,7 @@ function toRow(c: IndexedChunk) {
 function fromRow(row: Record<string, unknown>): Omit<ChunkRecord, 'textHash'> {
   return {
     chunkId: String(row.chunk_id),
+    kind: row.kind === 'window' ? 'window' : 'unit',
     memoryId: String(row.memory_id),
     user: String(row.user),
     type: row.type as ChunkRecord['type'],
@@ -206,7 +208,7 @@ export class MilvusIndex implements VectorIndex {
   }
 
   async search(req: IndexSearchRequest): Promise<IndexHit[]> {
-    const filter = buildFilter(req.scope);
+    const filter = buildFilter({ ...req.scope, kinds: [req.kind ?? 'unit'] });
     const common = {
       collection_name: this.name,
       limit: req.limit,
@@ -223,6 +225,16 @@ export class MilvusIndex implements VectorIndex {
     check(res, 'search');
     const hits = (res.results ?? []) as Record<string, unknown>[];
     return hits.map((h) => ({ record: fromRow(h), score: normaliseScore(req.mode, Number(h.score)) }));
+  }
+
+  async unitsWithin(scope: IndexScope, spans: LineSpan[], limit: number): Promise<IndexHit['record'][]> {
+    if (spans.length === 0) return [];
+    const filter = buildFilter({ ...scope, kinds: ['unit'], within: spans });
+    const res = await this.call('query', async () =>
+      this.client.query({ collection_name: this.name, filter, output_fields: OUTPUT_FIELDS, limit, consistency_level: ConsistencyLevelEnum.Strong }),
+    );
+    check(res, 'query');
+    return ((res.data ?? []) as Record<string, unknown>[]).map(fromRow);
   }
 
   async flush(): Promise<void> {

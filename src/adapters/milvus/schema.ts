@@ -1,14 +1,16 @@
-// The collection schema of a memory index: one row per chunk, user as partition key, BM25 + dense vector.
+// The collection schema of a memory index: one row per unit or window, user as partition key, BM25 + dense vector.
 import { DataType, FunctionType } from '@zilliz/milvus2-sdk-node';
 
 export const EMBEDDING_PROPERTY = 'memdir.embedding';
 export const SCHEMA_PROPERTY = 'memdir.schema';
-// 2: BM25 runs on `lexical` (stemmed keyword form), not on `content`.
-export const SCHEMA_VERSION = '2';
+// 2: BM25 runs on `lexical` (stemmed keyword form), not on `content`. 3: rows are units and context
+// windows (`kind`), no longer ~1,500-character chunks.
+export const SCHEMA_VERSION = '3';
 
 /** Scalar fields returned with hits (everything but the vectors). */
 export const OUTPUT_FIELDS = [
   'chunk_id',
+  'kind',
   'memory_id',
   'user',
   'type',
@@ -31,6 +33,8 @@ export function collectionSchema(collection: string, dimension: number, embeddin
     properties: { [EMBEDDING_PROPERTY]: embedding, [SCHEMA_PROPERTY]: SCHEMA_VERSION },
     fields: [
       { name: 'chunk_id', data_type: DataType.VarChar, is_primary_key: true, max_length: 64 },
+      // 'unit' (ranked and returned) or 'window' (neighbouring units: only a signal for them).
+      { name: 'kind', data_type: DataType.VarChar, max_length: 8 },
       { name: 'memory_id', data_type: DataType.VarChar, max_length: 256 },
       // Partition key: a search scoped to one user only touches that user's partition.
       { name: 'user', data_type: DataType.VarChar, max_length: 128, is_partition_key: true },

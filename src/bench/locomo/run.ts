@@ -6,11 +6,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type { MemConfig } from '../../config.js';
+import type { ChunkOptions } from '../../memory/chunk.js';
+import { parseMemory } from '../../memory/parse.js';
+import { toChunkRecords } from '../../memory/records.js';
 import { openMemory } from '../../open-memory.js';
 import { stopLocalServers } from '../../server-control.js';
 import { DATE_SHARE } from '../../services/retrieval/dates.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
-import { DEFAULT_CONTEXT, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
+import { CONTEXT_SHARES, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
+import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE } from '../../services/retrieval/windows.js';
+import type { Embedder } from '../../services/ports.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
 import type { ReindexReport } from '../../services/core/sync.js';
 import { loadLocomo, type Conversation, type Question } from './dataset.js';
@@ -18,9 +23,11 @@ import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
 
-export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates'>;
+export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand'>;
 
-const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0 };
+const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
+const WINDOWS = { windows: DEFAULT_WINDOW_SHARE, expand: 0 };
+const EXPANDED = { windows: DEFAULT_WINDOW_SHARE, expand: DEFAULT_EXPAND };
 const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
 
 // Each "+" row switches one signal on over hybrid+rescore; the last row is `mem search`'s default.
@@ -30,12 +37,19 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'hybrid-rrf': { mode: 'hybrid', fusion: 'rrf', rescore: false, ...PLAIN },
   hybrid: { mode: 'hybrid', fusion: 'weighted', rescore: false, ...PLAIN },
   'hybrid+rescore': { ...RESCORED, ...PLAIN },
-  '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: DEFAULT_CONTEXT.neighbour } },
-  '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: DEFAULT_CONTEXT.file } },
+  '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
+  '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file } },
   '+names': { ...RESCORED, ...PLAIN, names: NAME_SHARE },
+  '+windows': { ...RESCORED, ...PLAIN, ...WINDOWS },
+  '+windows+expand': { ...RESCORED, ...PLAIN, ...EXPANDED },
+  'windows 0.5': { ...RESCORED, ...PLAIN, ...EXPANDED, windows: 0.5 },
+  'windows 1.0': { ...RESCORED, ...PLAIN, ...EXPANDED, windows: 1 },
+  'expand 10': { ...RESCORED, ...PLAIN, ...EXPANDED, expand: 10 },
+  '+windows+neighbours': { ...RESCORED, ...PLAIN, ...EXPANDED, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
+  '+windows+file': { ...RESCORED, ...PLAIN, ...EXPANDED, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file } },
   '+dates': { ...RESCORED, ...PLAIN, dates: DATE_SHARE },
   // The file prior on chunks of any length (a long chunk of a day log too), over the default.
-  'default+file-all': { ...RESCORED, context: { ...DEFAULT_CONTEXT, fileMaxChars: Number.POSITIVE_INFINITY } },
+  'default+file-all': { ...RESCORED, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file, fileMaxChars: Number.POSITIVE_INFINITY } },
   // The default without the date signal, so its share of the default stays measured.
   'default-dates': { ...RESCORED, dates: 0 },
   default: { ...RESCORED },
@@ -72,10 +86,24 @@ export interface LocomoReport {
   k: number;
   /** The layout `ablations` was measured on (one user per conversation). */
   layout: Layout;
-  index: Pick<ReindexReport, 'files' | 'chunks' | 'embedded' | 'errors'> & { seconds: number };
+  /** chunks: index rows, of which units and windows; texts: the distinct texts they embed (each embedded once). */
+  index: Pick<ReindexReport, 'files' | 'chunks' | 'embedded' | 'errors'> & { seconds: number; units: number; windows: number; texts: number };
   ablations: Record<string, Metrics>;
   /** Every layout and scope measured, keyed "ingest/conversation", "turns/pooled", ... */
   runs: Record<string, Record<string, Metrics>>;
+}
+
+function memoQueries(embedder: Embedder): Embedder {
+  const seen = new Map<string, Promise<number[]>>();
+  return {
+    identity: embedder.identity,
+    embedDocuments: (texts) => embedder.embedDocuments(texts),
+    embedQuery: (text) => {
+      let vector = seen.get(text);
+      if (!vector) seen.set(text, (vector = embedder.embedQuery(text)));
+      return vector;
+    },
+  };
 }
 
 /** Writes a file only when its content differs, so a reused work folder re-embeds nothing; true when written. */
@@ -139,6 +167,20 @@ async function writeLayouts(
   return files;
 }
 
+/** What the index holds for the written files: rows by kind, and distinct embedded texts. */
+async function rowsOf(root: string, files: FileMap, chunking: ChunkOptions): Promise<{ units: number; windows: number; texts: number }> {
+  const out = { units: 0, windows: 0, texts: 0 };
+  const texts = new Set<string>();
+  for (const path of files.keys()) {
+    const doc = parseMemory(await readFile(join(root, path), 'utf8'), { path, defaultUser: 'x', fallbackTime: '2024-01-01T00:00:00Z' });
+    for (const r of toChunkRecords(doc, chunking)) {
+      out[r.kind === 'unit' ? 'units' : 'windows']++;
+      texts.add(r.textHash);
+    }
+  }
+  return { ...out, texts: texts.size };
+}
+
 /** Ranked turn ids of a result list: a chunk stands for every turn it covers, each taking a place. */
 export function rankedTurnsOf(results: Pick<SearchResult, 'path' | 'heading' | 'lines'>[], files: FileMap): string[] {
   const out: string[] = [];
@@ -161,7 +203,8 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
   const config: MemConfig = { ...base, root, git: false };
   const layouts = options.layouts ?? LAYOUTS;
   const scopes: Scope[] = options.pooled ? ['conversation', 'pooled'] : ['conversation'];
-  const memory = await openMemory(config, { onLog: log });
+  // Each question is embedded once and reused by every ablation: the vector does not depend on them.
+  const memory = await openMemory(config, { onLog: log, wrapEmbedder: memoQueries });
   try {
     log(
       `indexing ${conversations.length} conversations (${layouts.join(', ')}; ${scopes.join(', ')}) in ${root}${options.incremental ? ', file by file' : ''}`,
@@ -175,6 +218,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
     });
     const indexed = await memory.reindex();
     const seconds = (performance.now() - started) / 1000;
+    const rows = await rowsOf(root, files, { maxChars: config.chunkMaxChars, ...(config.chunkWindow !== undefined ? { window: config.chunkWindow } : {}) });
     const names = options.ablations ?? Object.keys(ABLATIONS);
     const runs: LocomoReport['runs'] = {};
     for (const layout of layouts) {
@@ -224,7 +268,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
       conversations: conversations.length,
       k: options.k,
       layout: layouts[0]!,
-      index: { files: indexed.files, chunks: indexed.chunks, embedded: indexed.embedded, errors: indexed.errors, seconds },
+      index: { files: indexed.files, chunks: indexed.chunks, embedded: indexed.embedded, errors: indexed.errors, seconds, ...rows },
       ablations: runs[`${layouts[0]!}/conversation`]!,
       runs,
     };

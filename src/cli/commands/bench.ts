@@ -16,6 +16,7 @@ export interface BenchOptions extends GlobalOptions {
   layouts?: string;
   pooled?: boolean;
   incremental?: boolean;
+  window?: string;
 }
 
 const pct = (n: number) => n.toFixed(3);
@@ -39,7 +40,7 @@ function categories(ablations: Record<string, Metrics>): string[] {
 }
 
 function table(report: LocomoReport): string {
-  const head = `LoCoMo: ${report.conversations} conversations, ${report.index.chunks} chunks indexed in ${report.index.seconds.toFixed(1)} s (${report.index.embedded} embedded), k=${report.k}`;
+  const head = `LoCoMo: ${report.conversations} conversations, ${report.index.chunks} rows (${report.index.units} units, ${report.index.windows} windows; ${report.index.texts} distinct texts) indexed in ${report.index.seconds.toFixed(1)} s (${report.index.embedded} embedded), k=${report.k}`;
   const out = [head];
   for (const [run, ablations] of Object.entries(report.runs)) {
     out.push(
@@ -60,7 +61,11 @@ export async function benchLocomoCommand(opts: BenchOptions, io: Io): Promise<vo
   for (const a of ablations ?? []) if (!ABLATIONS[a]) throw new UsageError(`unknown ablation ${a}; choose from ${Object.keys(ABLATIONS).join(', ')}`);
   const layouts = opts.layouts ? parseList(opts.layouts) : undefined;
   for (const l of layouts ?? []) if (!LAYOUTS.includes(l as Layout)) throw new UsageError(`unknown layout ${l}; choose from ${LAYOUTS.join(', ')}`);
-  const report = await runLocomo(configFrom(opts), {
+  const window = opts.window === undefined ? undefined : opts.window === 'chunks' ? 'chunks' : Number(opts.window);
+  if (typeof window === 'number' && !(Number.isInteger(window) && window >= 0 && window <= 20))
+    throw new UsageError('--window must be a whole number from 0 to 20, or chunks');
+  const config = configFrom(opts);
+  const report = await runLocomo(window === undefined ? config : { ...config, chunkWindow: window }, {
     data: resolve(opts.data),
     k: parsePositiveInt(opts.k, '--k', 200),
     ...(opts.workDir ? { workDir: resolve(opts.workDir) } : {}),

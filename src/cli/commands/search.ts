@@ -38,7 +38,9 @@ function formatResults(results: SearchResult[], explain: boolean): string {
       ];
       if (explain) {
         const s = r.scores;
-        lines.push(`   relevance ${f(s.relevance)} (dense ${f(s.dense)}, bm25 ${f(s.bm25)}), recency ${f(s.recency)}, importance ${f(s.importance)}`);
+        lines.push(
+          `   relevance ${f(s.relevance)} (dense ${f(s.dense)}, bm25 ${f(s.bm25)}, window ${f(s.window)}), recency ${f(s.recency)}, importance ${f(s.importance)}`,
+        );
         lines.push(`   eligible: ${r.eligibility}`);
       }
       return lines.join('\n');

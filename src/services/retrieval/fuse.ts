@@ -21,6 +21,8 @@ export interface FusedCandidate {
   bm25?: number;
   /** Fused relevance in [0, 1]. */
   relevance: number;
+  /** Relevance of the best context window containing the unit, when one was a candidate (retrieval/windows.ts). */
+  window?: number;
 }
 
 /**

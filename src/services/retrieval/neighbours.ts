@@ -20,9 +20,12 @@ export interface ContextOptions {
   fileMaxChars?: number;
 }
 
-// Measured on the LoCoMo dev split in both layouts (docs/benchmarks.md).
-export const DEFAULT_CONTEXT: ContextOptions = { neighbour: 0.5, file: 0.3, fileTop: 3, maxChars: 500 };
-export const NO_CONTEXT: ContextOptions = { ...DEFAULT_CONTEXT, neighbour: 0, file: 0 };
+// The shares measured on the LoCoMo dev split over ~1,500-character chunks (docs/benchmarks.md, 1.1).
+export const CONTEXT_SHARES: ContextOptions = { neighbour: 0.5, file: 0.3, fileTop: 3, maxChars: 500 };
+export const NO_CONTEXT: ContextOptions = { ...CONTEXT_SHARES, neighbour: 0, file: 0 };
+// Off by default since units and windows (docs/benchmarks.md, 1.2): over units, on top of the window
+// signal, neither added turn recall and both cost session recall.
+export const DEFAULT_CONTEXT: ContextOptions = NO_CONTEXT;
 
 // Two chunks of a file are adjacent when at most this many (blank) lines lie between them: chunks
 // of one section are separated by one blank line, a section's first block by its heading's.

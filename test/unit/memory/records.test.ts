@@ -47,6 +47,7 @@ describe('toChunkRecords', () => {
     expect(rest).toEqual([]);
     expect(rec).toEqual({
       chunkId: chunkId('alice/semantic/notes.md', '# Tea\n\nGreen.', 0),
+      kind: 'unit',
       textHash: textHash('# Tea\n\nGreen.'),
       memoryId: 'alice/semantic/notes',
       user: 'alice',

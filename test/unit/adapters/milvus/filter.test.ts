@@ -141,6 +141,25 @@ describe('buildFilter', () => {
     expect(buildFilter({ users: 'all', chunkIdPrefix: '0f' })).toBe('(chunk_id like "0f%")');
   });
 
+  it("builds the row-kind clause and the line-span clause of a window's units, escaping paths", () => {
+    expect(buildFilter({ users: ['bob'], kinds: ['unit'] })).toBe('(user in ["bob"]) and (kind in ["unit"])');
+    expect(
+      buildFilter({
+        users: ['bob'],
+        kinds: ['unit'],
+        within: [
+          { path: 'bob/episodic/a.md', lineStart: 3, lineEnd: 9 },
+          { path: 'x" or user != "y', lineStart: 1, lineEnd: 2 },
+        ],
+      }),
+    ).toBe(
+      '(user in ["bob"]) and (kind in ["unit"]) and ((path == "bob/episodic/a.md" and line_start >= 3 and line_end <= 9) or (path == "x\\" or user != \\"y" and line_start >= 1 and line_end <= 2))',
+    );
+    expect(() => buildFilter({ users: ['bob'], kinds: ['chunk' as 'unit'] })).toThrow(UsageError);
+    expect(() => buildFilter({ users: ['bob'], within: [] })).toThrow(InternalError);
+    expect(() => buildFilter({ users: ['bob'], within: [{ path: 'a.md', lineStart: 1.5, lineEnd: 2 }] })).toThrow(InternalError);
+  });
+
   it('adds no user clause for users "all", and returns "" for an empty scope', () => {
     expect(buildFilter({ users: 'all' })).toBe('');
     expect(buildFilter({ users: 'all', statuses: ['active'] })).toBe('(status in ["active"])');

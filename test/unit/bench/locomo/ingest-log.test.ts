@@ -41,10 +41,13 @@ describe('LoCoMo in the ingest format', () => {
     expect(logs[0]!.turns.map((t) => t.id)).toEqual(['D1:1', 'D1:2', ...Array.from({ length: 12 }, (_, i) => `D2:${i + 1}`)]);
   });
 
-  it('maps each chunk of the chunker to every turn whose lines it covers, each once, in order', () => {
+  it('maps each unit to the turn whose lines it covers (windows are never results), each once, in order', () => {
     const log = logs[0]!;
     const doc = parseMemory(log.text, { path: log.path, defaultUser: 'x', fallbackTime: '2026-01-01T00:00:00Z' });
-    const records = toChunkRecords(doc, { maxChars: 1500 });
+    const units = toChunkRecords(doc, { maxChars: 1500 }).filter((r) => r.kind === 'unit');
+    // One turn per unit (a turn is a paragraph of the session's section); the rest are the headings and the provenance line.
+    for (const r of units) expect(turnsOfLines(log.turns, r.lineStart, r.lineEnd).length).toBeLessThanOrEqual(1);
+    const records = units.filter((r) => turnsOfLines(log.turns, r.lineStart, r.lineEnd).length === 1);
     expect(records.length).toBeGreaterThan(2);
     const covered = records.flatMap((r) => turnsOfLines(log.turns, r.lineStart, r.lineEnd));
     expect(covered).toEqual(log.turns.map((t) => t.id));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { NO_EXPIRY } from '../../../../src/memory/records.js';
 import type { FusedCandidate } from '../../../../src/services/retrieval/fuse.js';
-import { DEFAULT_CONTEXT, NO_CONTEXT, withContext } from '../../../../src/services/retrieval/neighbours.js';
+import { CONTEXT_SHARES, NO_CONTEXT, withContext } from '../../../../src/services/retrieval/neighbours.js';
 
 const cand = (id: string, path: string, lines: [number, number], relevance: number): FusedCandidate => ({
   relevance,
@@ -65,8 +65,8 @@ describe('withContext', () => {
 
   it('context only lifts: an isolated fact keeps its relevance, and so does a long chunk', () => {
     const long = { ...cand('long', 'log.md', [5, 9], 0.3) };
-    long.hit = { ...long.hit, record: { ...long.hit.record, content: 'x'.repeat(DEFAULT_CONTEXT.maxChars + 1) } };
-    const out = withContext([cand('fact', 'fact.md', [1, 1], 0.6), cand('q', 'log.md', [1, 3], 0.9), long], DEFAULT_CONTEXT);
+    long.hit = { ...long.hit, record: { ...long.hit.record, content: 'x'.repeat(CONTEXT_SHARES.maxChars + 1) } };
+    const out = withContext([cand('fact', 'fact.md', [1, 1], 0.6), cand('q', 'log.md', [1, 3], 0.9), long], CONTEXT_SHARES);
     expect(rel(out, 'fact')).toBeCloseTo(0.6, 12);
     expect(rel(out, 'long')).toBeCloseTo(0.3, 12);
     expect(rel(out, 'q')).toBeCloseTo(0.9, 12);
@@ -97,8 +97,8 @@ describe('withContext', () => {
       fc.property(arb, fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), (items, pick, lift) => {
         const make = (bump: number) =>
           items.map((it, i) => cand(`c${i}`, it.path, [it.line * 2, it.line * 2], i === pick % items.length ? Math.min(1, it.rel + bump) : it.rel));
-        const before = withContext(make(0), DEFAULT_CONTEXT);
-        const after = withContext(make(lift), DEFAULT_CONTEXT);
+        const before = withContext(make(0), CONTEXT_SHARES);
+        const after = withContext(make(lift), CONTEXT_SHARES);
         for (const c of before) {
           expect(c.relevance).toBeGreaterThanOrEqual(0);
           expect(c.relevance).toBeLessThanOrEqual(1 + 1e-12);
