@@ -18,6 +18,7 @@ import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/n
 import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
 import { blendScore } from './retrieval/rescore.js';
 import { retrievalText } from './retrieval/rewrite.js';
+import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
@@ -139,6 +140,9 @@ function validate(input: SearchInput): number {
   return k;
 }
 
+/** How many lines around a memory-level result's best unit its excerpt may draw on. */
+const EXCERPT_LINES = 80;
+
 async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
   const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
@@ -213,8 +217,24 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   // The chain, for a history search that returns memories taken out of search by a link.
   const replaced =
     input.history && top.some((t) => t.c.hit.record.status !== 'active') ? successors((await deps.manifest.load()) ?? new Map()) : new Map<string, string>();
+  // A memory-level result shows its best unit with the neighbouring units of its section (one query for all
+  // results), so a short memory reads whole and a turn of a log keeps the lines around it.
+  const around = (r: FusedCandidate['hit']['record']) => ({
+    path: r.path,
+    lineStart: Math.max(0, r.lineStart - EXCERPT_LINES),
+    lineEnd: r.lineEnd + EXCERPT_LINES,
+  });
+  const nearby =
+    unit === 'chunk' || top.length === 0
+      ? []
+      : await deps.index.unitsWithin(
+          scope,
+          top.map((t) => around(t.c.hit.record)),
+          Math.min(16_384, top.length * 128),
+        );
   return top.map(({ c, parts, rerank }) => {
     const r = c.hit.record;
+    const shown: Excerpt = unit === 'chunk' ? { content: r.content, lines: [r.lineStart, r.lineEnd] } : excerptOf(r, nearby, deps.chunking.maxChars);
     const replacedBy = replaced.get(r.path);
     return {
       id: r.memoryId,
@@ -228,8 +248,8 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
       ...(r.expires < NO_EXPIRY ? { expires: new Date(r.expires).toISOString() } : {}),
       tags: r.tags,
       heading: r.heading,
-      lines: [r.lineStart, r.lineEnd],
-      content: r.content,
+      lines: shown.lines,
+      content: shown.content,
       score: parts.score,
       scores: {
         relevance: parts.relevance,

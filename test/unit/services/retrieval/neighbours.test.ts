@@ -74,10 +74,10 @@ describe('withContext', () => {
 
   it('with its own gate lifted, the file share reaches a long chunk of a matching file (and only lifts it)', () => {
     const long = { ...cand('long', 'log.md', [5, 9], 0.3) };
-    long.hit = { ...long.hit, record: { ...long.hit.record, content: 'x'.repeat(DEFAULT_CONTEXT.maxChars + 1) } };
+    long.hit = { ...long.hit, record: { ...long.hit.record, content: 'x'.repeat(CONTEXT_SHARES.maxChars + 1) } };
     const other = { ...cand('other', 'other.md', [5, 9], 0.3) };
-    other.hit = { ...other.hit, record: { ...other.hit.record, content: 'y'.repeat(DEFAULT_CONTEXT.maxChars + 1) } };
-    const options = { ...DEFAULT_CONTEXT, fileMaxChars: Number.POSITIVE_INFINITY };
+    other.hit = { ...other.hit, record: { ...other.hit.record, content: 'y'.repeat(CONTEXT_SHARES.maxChars + 1) } };
+    const options = { ...CONTEXT_SHARES, fileMaxChars: Number.POSITIVE_INFINITY };
     const out = withContext([cand('q', 'log.md', [1, 3], 0.9), long, other], options);
     expect(rel(out, 'long')).toBeGreaterThan(rel(out, 'other'));
     expect(rel(out, 'other')).toBeCloseTo(0.3, 12);
