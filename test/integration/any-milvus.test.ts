@@ -189,6 +189,7 @@ describe.skipIf(SKIP_REASON)(titled('the consistency level of every read memdir 
     await index.upsert([
       {
         chunkId: 'c0ffee',
+        kind: 'unit',
         textHash: 'c0ffee',
         memoryId: 'tea',
         user: 'ann',

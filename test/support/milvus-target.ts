@@ -9,7 +9,7 @@ import { milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
 import { ensureServer, stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { loadConfig } from '../../src/config.js';
-import { stateLayout } from '../../src/memory/layout.js';
+import { serverLayout } from '../../src/memory/layout.js';
 import { cleanEnv } from './harness.js';
 import { tempRoot } from './temp-root.js';
 
@@ -39,7 +39,7 @@ export async function startMilvusTarget(): Promise<MilvusTarget> {
   const serverDir = await tempRoot({}, 'memdir-it-milvus-');
   const config = loadConfig(cleanEnv(), { root: serverDir });
   const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
-  const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(serverDir)));
+  const server = await ensureServer(milvusLiteSpec(runtime, serverLayout(join(serverDir, '.mem')), 0));
   return {
     label: 'a Milvus Lite server started by the suite',
     uri: `http://127.0.0.1:${server.port}`,

@@ -16,6 +16,7 @@ const cand = (id: string, relevance: number, dated: { path?: string; heading?: s
     score: relevance,
     record: {
       chunkId: id,
+      kind: 'unit',
       memoryId: id,
       user: 'u',
       type: 'episodic',

@@ -9,6 +9,7 @@ const hit = (id: string, score: number): IndexHit => ({
   score,
   record: {
     chunkId: id,
+    kind: 'unit',
     memoryId: id,
     user: 'u',
     type: 'semantic',

@@ -12,6 +12,7 @@ const cand = (id: string, content: string, relevance: number): FusedCandidate =>
     score: relevance,
     record: {
       chunkId: id,
+      kind: 'unit',
       memoryId: id,
       user: 'u',
       type: 'episodic',

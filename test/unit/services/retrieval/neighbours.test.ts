@@ -12,6 +12,7 @@ const cand = (id: string, path: string, lines: [number, number], relevance: numb
     score: relevance,
     record: {
       chunkId: id,
+      kind: 'unit',
       memoryId: path,
       user: 'u',
       type: 'episodic',

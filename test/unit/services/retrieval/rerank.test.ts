@@ -15,6 +15,7 @@ const item = (id: string, score: number): Ranked => ({
       score,
       record: {
         chunkId: id,
+        kind: 'unit',
         memoryId: id,
         user: 'u',
         type: 'semantic',
