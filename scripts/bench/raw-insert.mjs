@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 
 import { loadConfig } from 'memdir';
-import { LOCAL_EMBEDDING, MilvusIndex, ensureRuntime, ensureServer, milvusLiteSpec, stateLayout } from 'memdir/bench';
+import { LOCAL_EMBEDDING, MilvusIndex, ensureRuntime, ensureServer, milvusLiteSpec, serverLayout } from 'memdir/bench';
 
 import { prng } from './corpus.mjs';
 import { round } from './stats.mjs';
@@ -14,12 +14,13 @@ const COLLECTION = 'memdir_raw_insert_bench';
 
 /**
  * Inserts every chunk row of `chunked` (chunkTexts' output) with random unit vectors in batches of 500, flushes,
- * and drops the collection again. The root's Milvus Lite server must be running (it is reused, not restarted).
+ * and drops the collection again. `env` is the memdir processes' environment: the same shared Milvus Lite server
+ * (its MEMDIR_SERVER_HOME) is used, started if it is not running.
  */
-export async function rawInsertRate(root, chunked) {
-  const config = loadConfig(process.env, { root });
+export async function rawInsertRate(root, chunked, env = process.env) {
+  const config = loadConfig(env, { root });
   const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, onLog: () => {} });
-  const server = await ensureServer(milvusLiteSpec(runtime, stateLayout(root)));
+  const server = await ensureServer(milvusLiteSpec(runtime, serverLayout(config.serverHome), config.serverIdleMs));
   const index = new MilvusIndex({ address: `127.0.0.1:${server.port}`, token: server.secret, collection: COLLECTION });
   const rand = prng(11).next;
   const unit = () => {

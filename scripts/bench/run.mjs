@@ -199,7 +199,7 @@ async function main() {
 
     // 2b. The engine alone: the same rows bulk-inserted into the same server, next to memdir's rate.
     log(`raw bulk insert of the same ${expectedChunks} rows into the same Milvus Lite`);
-    out.rawInsert = await rawInsertRate(root, chunked);
+    out.rawInsert = await rawInsertRate(root, chunked, childEnv);
     out.fullIndex.shareOfRawInsert = round(out.fullIndex.upserted / fullSec / out.rawInsert.rowsPerSecond, 2);
     if (SYNTHETIC) check('full index runs at >= 50 % of the raw insert rate', out.fullIndex.shareOfRawInsert >= 0.5, `${out.fullIndex.shareOfRawInsert}`);
 
