@@ -3,37 +3,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { NO_EXPIRY } from '../../../../src/memory/records.js';
 import { chunkDates, queryPeriods, withDates } from '../../../../src/services/retrieval/dates.js';
 import type { FusedCandidate } from '../../../../src/services/retrieval/fuse.js';
+import { candidate, hitRecord } from '../../../support/hit-record.js';
 
 const at = new Date('2023-08-20T12:00:00Z');
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 
-const cand = (id: string, relevance: number, dated: { path?: string; heading?: string; created?: string }): FusedCandidate => ({
-  relevance,
-  hit: {
-    score: relevance,
-    record: {
-      chunkId: id,
-      kind: 'unit',
-      memoryId: id,
-      user: 'u',
+const cand = (id: string, relevance: number, dated: { path?: string; heading?: string; created?: string }): FusedCandidate =>
+  candidate(
+    relevance,
+    hitRecord(id, {
       type: 'episodic',
-      status: 'active',
-      importance: 0.5,
       created: Date.parse(dated.created ?? '2020-01-01T00:00:00Z'),
-      updated: 0,
-      expires: NO_EXPIRY,
       path: dated.path ?? `u/semantic/${id}.md`,
       heading: dated.heading ?? '',
-      lineStart: 1,
-      lineEnd: 1,
-      tags: [],
-      content: id,
-    },
-  },
-});
+    }),
+  );
 
 const covers = (query: string, iso: string) => queryPeriods(query, at).some((p) => p.start <= day(iso) && day(iso) < p.end);
 

@@ -1,31 +1,26 @@
 // A memory-level result's excerpt: the best unit grown with its section's neighbours, never past the size cap.
 import { describe, expect, it } from 'vitest';
 
-import { NO_EXPIRY } from '../../../../src/memory/records.js';
 import { excerptOf } from '../../../../src/services/retrieval/excerpt.js';
-import type { IndexHit } from '../../../../src/services/ports.js';
+import { hitRecord, type HitRecord } from '../../../support/hit-record.js';
 
-type Row = IndexHit['record'];
+type Row = HitRecord;
 
 function row(text: string, lines: [number, number], heading = 'Notes', path = 'alice/semantic/a.md', kind: Row['kind'] = 'unit'): Row {
-  return {
-    chunkId: `${path}:${lines[0]}:${kind}`,
+  return hitRecord(`${path}:${lines[0]}:${kind}`, {
     kind,
     memoryId: 'a',
     user: 'alice',
-    type: 'semantic',
-    status: 'active',
-    importance: 0.5,
-    created: 0,
-    updated: 0,
-    expires: NO_EXPIRY,
     path,
     heading,
     lineStart: lines[0],
     lineEnd: lines[1],
-    tags: [],
-    content: heading ? `${heading}\n\n${text}` : text,
-  };
+    content: heading
+      ? `${heading}
+
+${text}`
+      : text,
+  });
 }
 
 describe('excerptOf', () => {

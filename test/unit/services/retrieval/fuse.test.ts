@@ -1,31 +1,11 @@
 // Fusion of dense and BM25 candidate lists: direction, normalisation and the two strategies.
 import { describe, expect, it } from 'vitest';
 
-import { NO_EXPIRY } from '../../../../src/memory/records.js';
 import type { IndexHit } from '../../../../src/services/ports.js';
 import { fuseCandidates } from '../../../../src/services/retrieval/fuse.js';
+import { hitRecord } from '../../../support/hit-record.js';
 
-const hit = (id: string, score: number): IndexHit => ({
-  score,
-  record: {
-    chunkId: id,
-    kind: 'unit',
-    memoryId: id,
-    user: 'u',
-    type: 'semantic',
-    status: 'active',
-    importance: 0.5,
-    created: 0,
-    updated: 0,
-    expires: NO_EXPIRY,
-    path: `${id}.md`,
-    heading: '',
-    lineStart: 1,
-    lineEnd: 1,
-    tags: [],
-    content: id,
-  },
-});
+const hit = (id: string, score: number): IndexHit => ({ score, record: hitRecord(id) });
 
 describe('fuseCandidates', () => {
   it('weighted: a chunk strong in both lists beats one strong in only one', () => {

@@ -2,34 +2,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { NO_EXPIRY } from '../../../../src/memory/records.js';
 import type { FusedCandidate } from '../../../../src/services/retrieval/fuse.js';
 import { queryNames, withNames } from '../../../../src/services/retrieval/names.js';
+import { candidate, hitRecord } from '../../../support/hit-record.js';
 
-const cand = (id: string, content: string, relevance: number): FusedCandidate => ({
-  relevance,
-  hit: {
-    score: relevance,
-    record: {
-      chunkId: id,
-      kind: 'unit',
-      memoryId: id,
-      user: 'u',
-      type: 'episodic',
-      status: 'active',
-      importance: 0.5,
-      created: 0,
-      updated: 0,
-      expires: NO_EXPIRY,
-      path: `${id}.md`,
-      heading: '',
-      lineStart: 1,
-      lineEnd: 1,
-      tags: [],
-      content,
-    },
-  },
-});
+const cand = (id: string, content: string, relevance: number): FusedCandidate => candidate(relevance, hitRecord(id, { type: 'episodic', content }));
 
 describe('queryNames', () => {
   it('takes capitalised words inside a sentence, not its first word, function words or single letters', () => {

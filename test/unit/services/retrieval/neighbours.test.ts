@@ -2,34 +2,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { NO_EXPIRY } from '../../../../src/memory/records.js';
 import type { FusedCandidate } from '../../../../src/services/retrieval/fuse.js';
 import { CONTEXT_SHARES, NO_CONTEXT, withContext } from '../../../../src/services/retrieval/neighbours.js';
+import { candidate, hitRecord } from '../../../support/hit-record.js';
 
-const cand = (id: string, path: string, lines: [number, number], relevance: number): FusedCandidate => ({
-  relevance,
-  hit: {
-    score: relevance,
-    record: {
-      chunkId: id,
-      kind: 'unit',
-      memoryId: path,
-      user: 'u',
-      type: 'episodic',
-      status: 'active',
-      importance: 0.5,
-      created: 0,
-      updated: 0,
-      expires: NO_EXPIRY,
-      path,
-      heading: '',
-      lineStart: lines[0],
-      lineEnd: lines[1],
-      tags: [],
-      content: id,
-    },
-  },
-});
+const cand = (id: string, path: string, lines: [number, number], relevance: number): FusedCandidate =>
+  candidate(relevance, hitRecord(id, { memoryId: path, type: 'episodic', path, lineStart: lines[0], lineEnd: lines[1] }));
 const rel = (out: FusedCandidate[], id: string) => out.find((c) => c.hit.record.chunkId === id)!.relevance;
 
 describe('withContext', () => {

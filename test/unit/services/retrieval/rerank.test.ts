@@ -3,36 +3,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { NO_EXPIRY } from '../../../../src/memory/records.js';
 import type { QueryRewriter, Reranker } from '../../../../src/services/ports.js';
 import { rerankRanked, unitScores, type Ranked } from '../../../../src/services/retrieval/rerank.js';
 import { retrievalText } from '../../../../src/services/retrieval/rewrite.js';
+import { candidate, hitRecord } from '../../../support/hit-record.js';
 
 const item = (id: string, score: number): Ranked => ({
-  c: {
-    relevance: score,
-    hit: {
-      score,
-      record: {
-        chunkId: id,
-        kind: 'unit',
-        memoryId: id,
-        user: 'u',
-        type: 'semantic',
-        status: 'active',
-        importance: 0.5,
-        created: 0,
-        updated: 0,
-        expires: NO_EXPIRY,
-        path: `${id}.md`,
-        heading: '',
-        lineStart: 1,
-        lineEnd: 1,
-        tags: [],
-        content: `text of ${id}`,
-      },
-    },
-  },
+  c: candidate(score, hitRecord(id, { content: `text of ${id}` })),
   parts: { relevance: score, recency: 0, importance: 0.5, score },
 });
 const byRelevance = (relevance: number) => ({ relevance, recency: 0, importance: 0.5, score: relevance });

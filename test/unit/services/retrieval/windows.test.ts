@@ -2,28 +2,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { NO_EXPIRY } from '../../../../src/memory/records.js';
 import type { FusedCandidate } from '../../../../src/services/retrieval/fuse.js';
 import { bestWindow, unseenUnits, withWindows, type WindowSpan } from '../../../../src/services/retrieval/windows.js';
+import { hitRecord } from '../../../support/hit-record.js';
 
-const record = (id: string, path: string, lines: [number, number]) => ({
-  chunkId: id,
-  kind: 'unit' as const,
-  memoryId: path,
-  user: 'u',
-  type: 'episodic' as const,
-  status: 'active' as const,
-  importance: 0.5,
-  created: 0,
-  updated: 0,
-  expires: NO_EXPIRY,
-  path,
-  heading: '',
-  lineStart: lines[0],
-  lineEnd: lines[1],
-  tags: [],
-  content: id,
-});
+const record = (id: string, path: string, lines: [number, number]) =>
+  hitRecord(id, { memoryId: path, type: 'episodic', path, lineStart: lines[0], lineEnd: lines[1] });
 const unit = (id: string, path: string, lines: [number, number], relevance: number): FusedCandidate => ({
   relevance,
   hit: { score: relevance, record: record(id, path, lines) },
