@@ -5,19 +5,11 @@ import { rm } from 'node:fs/promises';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { isAlive } from '../../src/adapters/state/process-alive.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { eventually } from '../support/eventually.js';
 import { runMem } from '../support/harness.js';
 import { ownServerHome, serverRecord } from '../support/server-home.js';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('servers of a deleted root', () => {
   const home = ownServerHome();
@@ -26,7 +18,7 @@ describe('servers of a deleted root', () => {
   let pids: number[] = [];
   afterAll(async () => {
     // Should the servers have outlived the root, the test does not leave them running either.
-    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     await disposeE2eRoot(root);
     await disposeE2eRoot(other);
   });
@@ -36,7 +28,7 @@ describe('servers of a deleted root', () => {
     const indexed = await runMem(['reindex', '--json'], { root });
     expect(indexed.code).toBe(0);
     pids = await Promise.all((['milvus-lite', 'embedder'] as const).map(async (name) => (await serverRecord(home(), name)).pid));
-    expect(pids.every(alive)).toBe(true);
+    expect(pids.every(isAlive)).toBe(true);
     const collection = (await runMem(['server', 'status', '--json'], { root })).json.roots.find((r: { current: boolean }) => r.current).collection;
     expect(collection).toMatch(/^memdir_[0-9a-f]{16}$/);
 
@@ -46,7 +38,7 @@ describe('servers of a deleted root', () => {
     const status = await runMem(['server', 'status', '--json'], { root: other });
     expect(status.json.roots).toEqual([expect.objectContaining({ collection, root, state: 'orphan', current: false })]);
 
-    await eventually(async () => pids.every((pid) => !alive(pid)), 'both servers to exit after their only root was deleted', 60_000, 500);
-    expect(pids.map(alive)).toEqual([false, false]);
+    await eventually(async () => pids.every((pid) => !isAlive(pid)), 'both servers to exit after their only root was deleted', 60_000, 500);
+    expect(pids.map(isAlive)).toEqual([false, false]);
   });
 });

@@ -7,19 +7,11 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { isAlive } from '../../src/adapters/state/process-alive.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { eventually } from '../support/eventually.js';
 import { runMem } from '../support/harness.js';
 import { ownServerHome, serverRecord } from '../support/server-home.js';
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Pids of the server processes started for this server home (their environment names its records folder). */
 async function serverProcesses(home: string): Promise<{ milvus: number[]; embedder: number[] }> {
@@ -83,7 +75,7 @@ describe('two roots on one shared runtime', () => {
   it('restarts a shared server killed with SIGKILL on the next command of any root', async () => {
     const before = await serverRecord(home(), 'milvus-lite');
     process.kill(before.pid, 'SIGKILL');
-    await eventually(async () => !alive(before.pid), 'the killed server to be gone', 10_000);
+    await eventually(async () => !isAlive(before.pid), 'the killed server to be gone', 10_000);
     const again = await runMem(['search', 'sourdough', '--user', 'bob', '--json'], { root: b! });
     expect(again.code).toBe(0);
     expect(again.json.results[0].path).toBe('bob/semantic/bread.md');
@@ -97,14 +89,14 @@ describe('two roots on one shared runtime', () => {
     const stopA = await runMem(['server', 'stop', '--json'], { root: a! });
     expect(stopA.code).toBe(0);
     expect(stopA.json.stopped).toEqual([]);
-    expect(pids.every(alive)).toBe(true);
+    expect(pids.every(isAlive)).toBe(true);
     const released = (await runMem(['server', 'status', '--json'], { root: b! })).json.roots.find((r: { root: string }) => r.root === a);
     expect(released.state).toBe('released');
 
     const stopB = await runMem(['server', 'stop', '--json'], { root: b! });
     expect(stopB.json.stopped.sort()).toEqual(['embedder', 'milvus-lite']);
     // Nothing it stopped still runs when it returns.
-    expect(pids.map(alive)).toEqual([false, false]);
+    expect(pids.map(isAlive)).toEqual([false, false]);
     expect(await serverProcesses(home())).toEqual({ milvus: [], embedder: [] });
   });
 });
@@ -121,8 +113,8 @@ describe('idle shared servers, and `server stop --all`', () => {
     const env = { MEM_SERVER_IDLE: '5s' };
     expect((await runMem(['search', 'what does Ann drink', '--user', 'ann', '--json'], { root, env })).code).toBe(0);
     const pids = [(await serverRecord(home(), 'milvus-lite')).pid, (await serverRecord(home(), 'embedder')).pid];
-    expect(pids.every(alive)).toBe(true);
-    await eventually(async () => pids.every((pid) => !alive(pid)), 'both idle servers to exit', 60_000, 500);
+    expect(pids.every(isAlive)).toBe(true);
+    await eventually(async () => pids.every((pid) => !isAlive(pid)), 'both idle servers to exit', 60_000, 500);
     // The root is still there and usable: the next command starts them again.
     const again = await runMem(['search', 'what does Ann drink', '--user', 'ann', '--json'], { root, env });
     expect(again.json.results[0].path).toBe('ann/semantic/tea.md');
