@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 
 import { LmdbVectorCache } from 'memdir/bench';
 
+import { prng } from './corpus.mjs';
 import { machine, round } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -36,19 +37,8 @@ const log = (msg) => process.stderr.write(`[bench:vcache] ${msg}\n`);
 
 // ---- data ----
 
-function prng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function dataset() {
-  const rand = prng(13);
+  const rand = prng(13).next;
   const entries = [];
   for (let i = 0; i < N; i++) {
     const v = Array.from({ length: DIM }, () => rand() - 0.5);
@@ -227,7 +217,7 @@ async function measure(store, data, base) {
     s = await store.open(dir);
     return s.get([hashes[0]]); // open and first read: what a command pays before the cache answers
   });
-  const rand = prng(5);
+  const rand = prng(5).next;
   const sample = Array.from({ length: 1000 }, () => hashes[Math.floor(rand() * hashes.length)]);
   const random = await time(() => s.get(sample));
   const all = await time(() => s.get(hashes));

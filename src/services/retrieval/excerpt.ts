@@ -24,7 +24,7 @@ export function excerptOf(best: Row, rows: Row[], maxChars: number): Excerpt {
     .filter((r) => r.path === best.path && r.heading === best.heading && r.kind !== 'window')
     .sort((a, b) => a.lineStart - b.lineStart)
     .filter((r, i, all) => i === 0 || r.lineStart > all[i - 1]!.lineEnd);
-  let at = section.findIndex((r) => r.lineStart === best.lineStart && r.lineEnd === best.lineEnd);
+  const at = section.findIndex((r) => r.lineStart === best.lineStart && r.lineEnd === best.lineEnd);
   if (at < 0) return { content: best.content, lines: [best.lineStart, best.lineEnd] };
   let from = at;
   let to = at;
@@ -44,11 +44,10 @@ export function excerptOf(best: Row, rows: Row[], maxChars: number): Excerpt {
       grew = true;
     }
   }
-  at = from;
   const parts = section.slice(from, to + 1);
   if (parts.length === 1) return { content: best.content, lines: [best.lineStart, best.lineEnd] };
   const body = parts.map(ownText).join('\n\n');
-  const first = section[at]!;
+  const first = section[from]!;
   const headed = first.content.startsWith(`${first.heading}\n\n`) ? `${first.heading}\n\n${body}` : body;
   return { content: headed, lines: [first.lineStart, parts[parts.length - 1]!.lineEnd] };
 }
