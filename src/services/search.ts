@@ -15,6 +15,7 @@ import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from
 import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
+import { DEFAULT_PRIOR, withSectionPrior, type PriorOptions } from './retrieval/prior.js';
 import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
 import { blendScore } from './retrieval/rescore.js';
 import { retrievalText } from './retrieval/rewrite.js';
@@ -44,6 +45,10 @@ export interface SearchInput {
   names?: number;
   /** Share of relevance for a date in a period the query names (default DEFAULT_DATE_SHARE; 0 turns it off). */
   dates?: number;
+  /** Share of the section's relevance (mean of its best candidates) a unit gains (default DEFAULT_PRIOR). */
+  prior?: PriorOptions;
+  /** Share of the dense signal in weighted fusion (default: the configured one). */
+  denseWeight?: number;
   /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
   candidates?: number;
   /** Send the best results to the configured reranker and rewrite the query with the configured model (default true; only when configured). */
@@ -155,7 +160,11 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
     ]);
   const [units, windows] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []]]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
-  const fusion = { ...(deps.fusion ?? DEFAULT_FUSION), ...(input.fusion ? { fusion: input.fusion } : {}) };
+  const fusion = {
+    ...(deps.fusion ?? DEFAULT_FUSION),
+    ...(input.fusion ? { fusion: input.fusion } : {}),
+    ...(input.denseWeight !== undefined ? { denseWeight: input.denseWeight } : {}),
+  };
   // Units and windows are fused together, so a window's relevance is on the units' scale: normalised
   // apart, the only window of a small scope would score 1 however poorly it matched.
   const byScore = (a: IndexHit, b: IndexHit) => b.score - a.score;
@@ -174,7 +183,7 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   const lifted = withWindows([...fused, ...extra], spans, share);
   // Names and dates first, so a unit's neighbours lend it their lifted relevance.
   const named = withDates(withNames(lifted, input.query, input.names ?? DEFAULT_NAME_SHARE), input.query, at, input.dates ?? DEFAULT_DATE_SHARE);
-  return withContext(named, input.context ?? DEFAULT_CONTEXT);
+  return withContext(withSectionPrior(named, input.prior ?? DEFAULT_PRIOR), input.context ?? DEFAULT_CONTEXT);
 }
 
 export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {

@@ -14,6 +14,7 @@ import { stopLocalServers } from '../../server-control.js';
 import { DATE_SHARE } from '../../services/retrieval/dates.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
 import { CONTEXT_SHARES, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
+import { SECTION_PRIOR } from '../../services/retrieval/prior.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE } from '../../services/retrieval/windows.js';
 import type { Embedder } from '../../services/ports.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
@@ -23,7 +24,10 @@ import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
 
-export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand'>;
+export type AblationSettings = Pick<
+  SearchInput,
+  'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand' | 'prior' | 'denseWeight'
+>;
 
 const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
 const WINDOWS = { windows: DEFAULT_WINDOW_SHARE, expand: 0 };
@@ -50,6 +54,18 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   '+dates': { ...RESCORED, ...PLAIN, dates: DATE_SHARE },
   // The file prior on chunks of any length (a long chunk of a day log too), over the default.
   'default+file-all': { ...RESCORED, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file, fileMaxChars: Number.POSITIVE_INFINITY } },
+  // Issue 12, round three (docs/benchmarks.md, 1.5): priors re-measured on units, each over the default.
+  'default+file 0.2': { ...RESCORED, context: { ...NO_CONTEXT, file: 0.2 } },
+  'default+file 0.3': { ...RESCORED, context: { ...NO_CONTEXT, file: 0.3 } },
+  'default+file 0.5': { ...RESCORED, context: { ...NO_CONTEXT, file: 0.5 } },
+  'default+section 0.2': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.2 } },
+  'default+section 0.3': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.3 } },
+  'default+section 0.5': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.5 } },
+  'default+neighbours': { ...RESCORED, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
+  'default+names': { ...RESCORED, names: NAME_SHARE },
+  'default candidates 80': { ...RESCORED, candidates: 80 },
+  'default dense 0.35': { ...RESCORED, denseWeight: 0.35 },
+  'default dense 0.55': { ...RESCORED, denseWeight: 0.55 },
   // The default without the date signal, so its share of the default stays measured.
   'default-dates': { ...RESCORED, dates: 0 },
   default: { ...RESCORED },
