@@ -61,6 +61,8 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'default+section 0.2': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.2 } },
   'default+section 0.3': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.3 } },
   'default+section 0.5': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.5 } },
+  'default+section 0.3 blend': { ...RESCORED, prior: { ...SECTION_PRIOR, onlyLifts: false } },
+  'default+section 0.5 blend': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.5, onlyLifts: false } },
   'default+neighbours': { ...RESCORED, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
   'default+names': { ...RESCORED, names: NAME_SHARE },
   'default candidates 80': { ...RESCORED, candidates: 80 },

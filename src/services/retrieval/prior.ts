@@ -10,10 +10,16 @@ export interface PriorOptions {
   share: number;
   /** How many of the section's best candidates its relevance is the mean of. */
   top: number;
+  /**
+   * true: a unit gains max(own, section), so the prior only lifts (the best unit of a section, hence every
+   * memory-level result, keeps its relevance). false: it gains the section's relevance itself, so the best
+   * unit of a section that matches in one place only falls below that of a section that matches in several.
+   */
+  onlyLifts: boolean;
 }
 
 /** The shares measured on the LoCoMo dev split (docs/benchmarks.md, 1.5). */
-export const SECTION_PRIOR: PriorOptions = { share: 0.3, top: 3 };
+export const SECTION_PRIOR: PriorOptions = { share: 0.3, top: 3, onlyLifts: true };
 export const NO_PRIOR: PriorOptions = { ...SECTION_PRIOR, share: 0 };
 export const DEFAULT_PRIOR: PriorOptions = NO_PRIOR;
 
@@ -37,14 +43,18 @@ export function sectionRelevance(candidates: FusedCandidate[], top: number): Map
 }
 
 /**
- * New relevance per unit, still in [0, 1]: (own + share·max(own, section)) / (1 + share). The prior only
- * lifts: a unit alone in its section (an atomic fact, a one-line note) has its own relevance as the
- * section's and keeps it, so short memories are not pushed below long logs by their lack of siblings.
+ * New relevance per unit, still in [0, 1]: (own + share·section) / (1 + share), with max(own, section) in
+ * place of section when onlyLifts. Either way a unit alone in its section (an atomic fact, a one-line note)
+ * has its own relevance as the section's and keeps it, so short memories are not pushed below long logs by
+ * their lack of siblings.
  */
 export function withSectionPrior(candidates: FusedCandidate[], options: PriorOptions = DEFAULT_PRIOR): FusedCandidate[] {
   if (options.share <= 0) return candidates;
   const sections = sectionRelevance(candidates, options.top);
   return candidates
-    .map((c) => ({ ...c, relevance: (c.relevance + options.share * Math.max(c.relevance, sections.get(sectionOf(c))!)) / (1 + options.share) }))
+    .map((c) => {
+      const section = sections.get(sectionOf(c))!;
+      return { ...c, relevance: (c.relevance + options.share * (options.onlyLifts ? Math.max(c.relevance, section) : section)) / (1 + options.share) };
+    })
     .sort((a, b) => b.relevance - a.relevance);
 }

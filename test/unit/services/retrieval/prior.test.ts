@@ -35,6 +35,16 @@ describe('withSectionPrior', () => {
     expect(rel(out, 'low')).toBeGreaterThan(0.1);
   });
 
+  it('as a blend, the best unit of a section matching in several places outranks an equal one matching once', () => {
+    const blend = { ...SECTION_PRIOR, onlyLifts: false };
+    const out = withSectionPrior(
+      [cand('a1', 'a.md', 'S', 0.8), cand('a2', 'a.md', 'S', 0.7), cand('b1', 'b.md', 'S', 0.8), cand('b2', 'b.md', 'S', 0.1), cand('fact', 'f.md', '', 0.8)],
+      blend,
+    );
+    expect(rel(out, 'a1')).toBeGreaterThan(rel(out, 'b1'));
+    expect(rel(out, 'fact')).toBeCloseTo(0.8, 12);
+  });
+
   it('switched off, it changes nothing', () => {
     const input = [cand('a', 'f.md', 'S', 0.4), cand('b', 'f.md', 'S', 0.9)];
     expect(withSectionPrior(input, NO_PRIOR)).toBe(input);
@@ -46,18 +56,25 @@ describe('withSectionPrior', () => {
       { minLength: 1, maxLength: 8 },
     );
     fc.assert(
-      fc.property(arb, fc.nat(), fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0.2, 0.3, 0.5), (items, pick, lift, share) => {
-        const make = (bump: number) =>
-          items.map((it, i) => cand(`c${i}`, it.path, it.heading, i === pick % items.length ? Math.min(1, it.rel + bump) : it.rel));
-        const options = { ...SECTION_PRIOR, share };
-        const before = withSectionPrior(make(0), options);
-        const after = withSectionPrior(make(lift), options);
-        for (const c of before) {
-          expect(c.relevance).toBeGreaterThanOrEqual(0);
-          expect(c.relevance).toBeLessThanOrEqual(1 + 1e-12);
-          expect(rel(after, c.hit.record.chunkId)).toBeGreaterThanOrEqual(c.relevance - 1e-12);
-        }
-      }),
+      fc.property(
+        arb,
+        fc.nat(),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.constantFrom(0.2, 0.3, 0.5),
+        fc.boolean(),
+        (items, pick, lift, share, onlyLifts) => {
+          const make = (bump: number) =>
+            items.map((it, i) => cand(`c${i}`, it.path, it.heading, i === pick % items.length ? Math.min(1, it.rel + bump) : it.rel));
+          const options = { ...SECTION_PRIOR, share, onlyLifts };
+          const before = withSectionPrior(make(0), options);
+          const after = withSectionPrior(make(lift), options);
+          for (const c of before) {
+            expect(c.relevance).toBeGreaterThanOrEqual(0);
+            expect(c.relevance).toBeLessThanOrEqual(1 + 1e-12);
+            expect(rel(after, c.hit.record.chunkId)).toBeGreaterThanOrEqual(c.relevance - 1e-12);
+          }
+        },
+      ),
     );
   });
 });
