@@ -1,7 +1,7 @@
 // Use case: find a user's eligible memories for a query. Eligibility is a filter (user, active,
 // unexpired); candidate units (paragraphs, list items, turns) come from dense and BM25 retrieval, fused,
 // lifted by the best context window containing them (windows are searched the same way, never
-// returned) and by a date the query names (neighbour and file context are options, off by default),
+// returned) and by a date the query names (neighbour, file and section priors are options, off by default),
 // optionally reranked, then rescored with recency and importance, one result per memory (or per unit),
 // and access statistics are updated.
 import { UsageError } from '../errors.js';
