@@ -55,15 +55,9 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   // The file prior on chunks of any length (a long chunk of a day log too), over the default.
   'default+file-all': { ...RESCORED, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file, fileMaxChars: Number.POSITIVE_INFINITY } },
   // Issue 12, round three (docs/benchmarks.md, 1.5): priors re-measured on units, each over the default.
-  'default+file 0.2': { ...RESCORED, context: { ...NO_CONTEXT, file: 0.2 } },
-  'default+file 0.3': { ...RESCORED, context: { ...NO_CONTEXT, file: 0.3 } },
-  'default+file 0.5': { ...RESCORED, context: { ...NO_CONTEXT, file: 0.5 } },
-  'default+section 0.2': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.2 } },
   'default+section 0.3': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.3 } },
   'default+section 0.5': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.5 } },
   'default+section 0.3 blend': { ...RESCORED, prior: { ...SECTION_PRIOR, onlyLifts: false } },
-  'default+section 0.5 blend': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.5, onlyLifts: false } },
-  'default+neighbours': { ...RESCORED, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
   'default+names': { ...RESCORED, names: NAME_SHARE },
   'default candidates 80': { ...RESCORED, candidates: 80 },
   'default dense 0.35': { ...RESCORED, denseWeight: 0.35 },
