@@ -19,6 +19,8 @@ export interface DaemonOptions {
   /** How often roots are checked for idleness and for being gone from disk. */
   checkMs?: number;
   onLog: (line: string) => void;
+  /** Roots opened as soon as the daemon listens (the root of the search that started it): its next search is warm. */
+  warm?: string[];
   /** Called once per root before it is first opened (the CLI stops that root's daemon of the previous version). */
   onFirstUse?: (root: string) => Promise<void>;
 }
@@ -163,6 +165,7 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   chmodSync(path, 0o600);
   options.onLog(`memd listening on ${path} (pid ${process.pid})`);
   rearm();
+  for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root).memory.catch(() => undefined);
   // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed.
   const watch = setInterval(() => {
     if (!existsSync(path)) return stop();

@@ -23,6 +23,7 @@ export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> 
   await runDaemon((root) => openMemory(configFrom({ ...opts, root }), { onLog: (l) => io.note(l) }), config, {
     idleMs,
     rootIdleMs: Math.min(idleMs, 10 * 60_000),
+    warm: [config.root],
     onLog: (l) => io.note(l),
     // A root's own daemon of the previous version would otherwise keep its memory open until its idle time.
     onFirstUse: async (root) => {

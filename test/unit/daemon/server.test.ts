@@ -31,7 +31,7 @@ function send(target: DaemonTarget, text: string): Promise<Record<string, unknow
   });
 }
 
-async function startDaemon(options: Partial<DaemonOptions> = {}) {
+async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) {
   const home = await tempRoot();
   const rootA = await tempRoot();
   const rootB = await tempRoot();
@@ -53,6 +53,7 @@ async function startDaemon(options: Partial<DaemonOptions> = {}) {
     rootIdleMs: 60_000,
     onLog: () => {},
     onFirstUse: async (root) => void firstUse.push(root),
+    ...(warmA ? { warm: [rootA, '/nonexistent-memdir-root', 'relative'] } : {}),
     ...options,
   });
   const ping = `${JSON.stringify({ version: PROTOCOL_VERSION, configKey: '', op: 'ping' })}\n`;
@@ -109,6 +110,16 @@ describe('search daemon server', () => {
     expect(await send(d.config, d.ping)).toMatchObject({ ok: true, roots: [] });
     // A search of a root that is not on disk is handed back to the client, which reports it as in-process.
     expect(await send(d.config, d.request('search', d.rootB, { query: 'tea' }))).toEqual({ ok: false, declined: true });
+    await d.stop();
+  });
+
+  it('opens the roots it is asked to warm as soon as it listens', async () => {
+    const d = await startDaemon({}, true);
+    await eventually(async () => (await send(d.config, d.ping)).roots?.toString() === d.rootA, 'the warmed root to be open', 10_000);
+    // Only roots on disk, by absolute path, are opened.
+    expect(d.opened).toEqual([d.rootA]);
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    expect(d.opened).toEqual([d.rootA]);
     await d.stop();
   });
 
