@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import {
@@ -11,6 +11,7 @@ import {
   PROTOCOL_VERSION,
   configKey,
   legacySocketPath,
+  socketFolder,
   socketPath,
   type DaemonRequest,
   type DaemonResponse,
@@ -58,14 +59,14 @@ export async function askDaemon(config: DaemonTarget, op: DaemonRequest['op'], i
   return response && !('declined' in response) ? response : null;
 }
 
-/**
- * Every daemon of this servers' home (the one of this configuration and those of roots searched under other
- * settings), from the sockets in the folder: their socket and ping answer. Daemons of other homes are left out.
- */
-export async function daemonsOfHome(config: DaemonTarget, timeoutMs = 2_000): Promise<{ socket: string; pid: number; roots: string[] }[]> {
+/** Every daemon answering in this socket folder, whatever its servers' home and settings: its socket and ping answer. */
+export async function runningDaemons(
+  target: Pick<DaemonTarget, 'socketDir'>,
+  timeoutMs = 2_000,
+): Promise<{ socket: string; pid: number; roots: string[]; serverHome: string }[]> {
   let dir: string;
   try {
-    dir = dirname(socketPath(config));
+    dir = socketFolder(target);
   } catch {
     return [];
   }
@@ -74,11 +75,16 @@ export async function daemonsOfHome(config: DaemonTarget, timeoutMs = 2_000): Pr
     sockets.map(async (name) => {
       const ping = { version: PROTOCOL_VERSION, configKey: '', op: 'ping' } as const;
       const answer = (await exchange(join(dir, name), ping, timeoutMs)) as DaemonResponse | null;
-      if (!answer?.ok || !answer.pid || answer.serverHome !== config.serverHome) return null;
-      return { socket: join(dir, name), pid: answer.pid, roots: answer.roots ?? [] };
+      if (!answer?.ok || !answer.pid || answer.serverHome === undefined) return null;
+      return { socket: join(dir, name), pid: answer.pid, roots: answer.roots ?? [], serverHome: answer.serverHome };
     }),
   );
   return found.filter((d) => d !== null);
+}
+
+/** The daemons of this servers' home (the one of this configuration and those of roots searched under other settings). */
+export async function daemonsOfHome(config: DaemonTarget, timeoutMs = 2_000): Promise<{ socket: string; pid: number; roots: string[] }[]> {
+  return (await runningDaemons(config, timeoutMs)).filter((d) => d.serverHome === config.serverHome);
 }
 
 /** Asks the daemon on this socket to exit: its pid, or null if none answered. */

@@ -38,7 +38,7 @@ export interface DaemonTarget {
 }
 
 /** The owner-only socket folder, created if needed; one that another user owns or others can enter is refused. */
-function socketDir(target: Pick<DaemonTarget, 'socketDir'>): string {
+export function socketFolder(target: Pick<DaemonTarget, 'socketDir'>): string {
   const dir = target.socketDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
@@ -57,12 +57,12 @@ function socketDir(target: Pick<DaemonTarget, 'socketDir'>): string {
  * the folder is not safe.
  */
 export function socketPath(target: DaemonTarget): string {
-  return join(socketDir(target), `memd-${configKey(target)}.sock`);
+  return join(socketFolder(target), `memd-${configKey(target)}.sock`);
 }
 
 /** The socket of a root's own daemon from before the shared one (protocol 1), named by a hash of the root. */
 export function legacySocketPath(target: Pick<DaemonTarget, 'socketDir' | 'root'>): string {
-  return join(socketDir(target), `${createHash('sha256').update(target.root).digest('hex').slice(0, 16)}.sock`);
+  return join(socketFolder(target), `${createHash('sha256').update(target.root).digest('hex').slice(0, 16)}.sock`);
 }
 
 /** The configuration without its root, hashed: roots searched with the same settings share a daemon. */

@@ -118,6 +118,8 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
       return { ok: true, pid: process.pid };
     }
     if (request.configKey !== key) return { ok: false, declined: true };
+    // Only the work of its clients keeps the daemon up: pings (`mem server status`, `stop --all` of any home) do not.
+    rearm();
     // The root is the client's, resolved by its configuration; one that is not absolute or not on disk is left to it.
     const root = request.root;
     if (root === undefined || !isAbsolute(root)) return malformed('malformed daemon request: root: an absolute path is required');
@@ -130,7 +132,6 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
 
   // allowHalfOpen: the client ends its side after the request; the answer still has to go back.
   const server = createServer({ allowHalfOpen: true }, (socket: Socket) => {
-    rearm();
     let data = '';
     let answered = false; // one request per connection: anything after it is ignored
     socket.on('data', (chunk) => {
