@@ -132,11 +132,30 @@ describe('one search daemon for every root', () => {
     expect(await daemonProcesses(home)).toEqual([fresh]);
   });
 
-  it('`mem server stop --all` returns once the daemon is gone', async () => {
+  it('a search under other settings gets a daemon of its own; `mem server stop --all` returns once both are gone', async () => {
     const pid = (await status(rootA)).daemon.pid;
+    // Another fusion weight: the default daemon would answer with the wrong one, so it is not asked.
+    const other = { MEM_DENSE_WEIGHT: '0.9' };
+    expect((await mem(rootA, ['search', 'fig tree', '--user', 'kim', '--json'], other)).json.results[0].path).toBe('kim/semantic/plant.md');
+    const pids = await eventually(
+      async () => {
+        const running = await daemonProcesses(home);
+        return running.length === 2 && running;
+      },
+      'a second daemon for the other settings',
+      120_000,
+      250,
+    );
+    expect(pids).toContain(pid);
+    expect((await status(rootA)).daemon.pid).toBe(pid);
+    const otherPid = (await mem(rootA, ['server', 'status', '--json'], other)).json.daemon.pid;
+    expect(pids).toContain(otherPid);
+    expect(otherPid).not.toBe(pid);
+
     const stop = await mem(rootA, ['server', 'stop', '--all', '--json']);
     expect(stop.json.stopped).toContain('memd');
     expect(isAlive(pid)).toBe(false);
+    expect(isAlive(otherPid)).toBe(false);
     expect(await daemonProcesses(home)).toEqual([]);
     expect((await status(rootB)).daemon.running).toBe(false);
   });
