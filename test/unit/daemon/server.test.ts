@@ -1,6 +1,7 @@
 // Covers the search daemon on a real Unix socket with stand-in Memories: one daemon serving several roots (each
 // opened once, searched in its own Memory), malformed, oversized and ill-typed requests refused with a usage error
 // before reaching a Memory, other settings declined, and roots closed when released, idle or gone from disk.
+import { statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -81,6 +82,9 @@ describe('search daemon server', () => {
     expect(d.opened).toEqual([d.rootA, d.rootB]);
     expect(d.firstUse).toEqual([d.rootA, d.rootB]);
     expect(await send(d.config, d.ping)).toMatchObject({ ok: true, pid: process.pid, roots: [d.rootA, d.rootB].sort(), serverHome: d.config.serverHome });
+    // Only this OS user can reach it: the socket is 0600 in a 0700 folder.
+    expect(statSync(socketPath(d.config)).mode & 0o777).toBe(0o600);
+    expect(statSync(d.config.socketDir).mode & 0o777).toBe(0o700);
     await d.stop();
     expect(d.closed.sort()).toEqual([d.rootA, d.rootB].sort());
   });
