@@ -242,11 +242,16 @@ export interface CliSettings {
   user?: string;
   /** Whether `mem search` may use and start the search daemon ($MEM_DAEMON, default on). */
   daemon: boolean;
+  /** How long the search daemon waits for a request before it exits ($MEM_DAEMON_IDLE, default 15m). */
+  daemonIdleMs: number;
 }
 
 export function loadCliSettings(env: NodeJS.ProcessEnv): CliSettings {
   const user = userId(env, 'MEM_USER');
-  return { ...(user ? { user } : {}), daemon: flag(env, 'MEM_DAEMON', true) };
+  // Not a root's setting: a daemon of any idle time serves the same roots (none, 0, would never stop: refused).
+  const idle = duration(env, 'MEM_DAEMON_IDLE');
+  if (idle === null || idle === 0) throw new ConfigError('MEM_DAEMON_IDLE must be a duration such as 15m (the search daemon always stops when idle)');
+  return { ...(user ? { user } : {}), daemon: flag(env, 'MEM_DAEMON', true), daemonIdleMs: idle ?? 15 * 60_000 };
 }
 
 /** The root's configuration from this process's environment and the given flags. */

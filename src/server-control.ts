@@ -34,7 +34,8 @@ export interface LocalServerStatus {
   roots: ServedRoot[];
 }
 
-async function rssOf(pid: number): Promise<number | undefined> {
+/** Resident memory of a process (Linux), undefined elsewhere or when it is gone. */
+export async function residentBytes(pid: number): Promise<number | undefined> {
   const { readFile } = await import('node:fs/promises');
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
@@ -48,13 +49,13 @@ async function currentCollection(config: MemConfig): Promise<string | null> {
   return /^[0-9a-f]{16}$/.test(id) ? `memdir_${id}` : null;
 }
 
-/** The roots registered with the shared servers (for `mem server stop --all`: their search daemons). */
+/** The roots registered with the shared servers (for `mem server stop --all`: their own search daemons of the previous version). */
 export async function servedRoots(config: MemConfig): Promise<string[]> {
   const { listRoots } = await import('./adapters/runtime/root-registry.js');
   return (await listRoots(serverLayout(config.serverHome))).map((r) => r.root);
 }
 
-/** Waits until the process has exited (at most `waitMs`): a stopped search daemon closes its memory first. */
+/** Waits until the process has exited (at most `waitMs`): a stopped search daemon closes its memories first. */
 export async function waitForExit(pid: number, waitMs = 20_000): Promise<void> {
   const [{ isAlive }, { setTimeout: sleep }] = await Promise.all([import('./adapters/state/process-alive.js'), import('node:timers/promises')]);
   const deadline = Date.now() + waitMs;
@@ -76,7 +77,7 @@ export async function localServerStatus(config: MemConfig): Promise<LocalServerS
       if (!rec || !isAlive(rec.pid)) return { name, running: false };
       // The secret stays in its 0600 record: status output is printed, logged and pasted into issues.
       const { secret: _secret, ...shown } = rec;
-      const rssBytes = await rssOf(rec.pid);
+      const rssBytes = await residentBytes(rec.pid);
       return { name, running: true, ...shown, ...(rssBytes ? { rssBytes } : {}) };
     }),
   );

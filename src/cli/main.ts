@@ -221,7 +221,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
 
   program
     .command('daemon', { hidden: true })
-    .description('serve searches for this root over a local socket (started by `mem search`)')
+    .description('serve searches for every root over a local socket (started by `mem search`)')
     .action(run(() => import('./commands/server.js').then((m) => m.daemonCommand)));
 
   const server = program.command('server').description('control the local servers of the embedded default (one of each, shared by all roots)');
@@ -231,8 +231,8 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
   server
     .command('stop')
-    .description("stop this root's use of them (they stop when no other root uses them) and its search daemon")
-    .option('--all', 'stop the shared servers and every root’s search daemon, whatever roots use them')
+    .description("stop this root's use of them (they stop when no other root uses them); the search daemon closes it")
+    .option('--all', 'stop the shared servers and the search daemon, whatever roots use them')
     .action(run(() => import('./commands/server.js').then((m) => m.serverStopCommand)));
   server
     .command('status')

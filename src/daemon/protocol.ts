@@ -7,36 +7,38 @@ import { join } from 'node:path';
 import { MemError } from '../errors.js';
 
 /** Bumped when the request or response shape changes; a daemon of another version is not used. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+/** The version of the per-root daemons before one daemon served every root (stopped on first use: client.ts). */
+export const LEGACY_PROTOCOL_VERSION = 1;
 
 export interface DaemonRequest {
   version: number;
-  /** The client's configuration, hashed: a daemon started under other settings must not answer. */
+  /** The client's configuration but its root, hashed: a daemon started under other settings must not answer. */
   configKey: string;
-  op: 'search' | 'ping' | 'stop';
+  /** search: `input` in `root`; release: close `root` (`mem server stop`); ping: the daemon's pid and open roots; stop: exit. */
+  op: 'search' | 'ping' | 'stop' | 'release';
+  /** Absolute path of the root, as the client's configuration resolved it (search and release). */
+  root?: string;
   input?: unknown;
 }
 
 export type DaemonResponse =
-  | { ok: true; results?: unknown; pid?: number }
+  | { ok: true; results?: unknown; pid?: number; roots?: string[]; serverHome?: string; released?: boolean }
   | { ok: false; error: { code: string; message: string; exitCode: number } }
-  /** Not for this client (other version or settings), or the daemon lost its servers: search in-process. */
+  /** Not for this client (other version or settings, or a root it cannot serve), or the daemon lost its servers: search in-process. */
   | { ok: false; declined: true };
 
-/** What a daemon and its clients know of the configuration: its root, the socket folder, and the whole of it to hash. */
+/** What a daemon and its clients know of the configuration: the root, the socket folder, the servers' home, and the whole of it to hash. */
 export interface DaemonTarget {
   root: string;
   /** Owner-only folder of daemon sockets (MemConfig.socketDir). */
   socketDir: string;
+  /** Home of the shared servers (MemConfig.serverHome): one daemon per home, like the servers. */
+  serverHome: string;
 }
 
-/**
- * The socket of this root's daemon (and beside it, `.log`: its log), named by a hash of the root. Not under
- * the root: that may be read-only, and a Unix socket path holds at most 107 bytes (a deep root's
- * `.mem/servers/memd.sock` did not fit). The folder is created owner-only; one that another user owns or
- * others can enter is refused (the caller then searches without a daemon).
- */
-export function socketPath(target: DaemonTarget): string {
+/** The owner-only socket folder, created if needed; one that another user owns or others can enter is refused. */
+export function socketFolder(target: Pick<DaemonTarget, 'socketDir'>): string {
   const dir = target.socketDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
@@ -44,9 +46,27 @@ export function socketPath(target: DaemonTarget): string {
   if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o077) !== 0) {
     throw new MemError(`${dir} is not a folder that only this user can use: no search daemon`);
   }
-  return join(dir, `${createHash('sha256').update(target.root).digest('hex').slice(0, 16)}.sock`);
+  return dir;
 }
 
+/**
+ * The socket of the daemon serving every root under this configuration (and beside it, `.log`: its log), named by
+ * the configuration's key: one daemon per user and servers' home, and a separate one for roots searched under
+ * other settings (e.g. another embedder or MILVUS_URI), since those open other servers and models. Not under a root:
+ * that may be read-only, and a Unix socket path holds at most 107 bytes. The caller searches without a daemon when
+ * the folder is not safe.
+ */
+export function socketPath(target: DaemonTarget): string {
+  return join(socketFolder(target), `memd-${configKey(target)}.sock`);
+}
+
+/** The socket of a root's own daemon from before the shared one (protocol 1), named by a hash of the root. */
+export function legacySocketPath(target: Pick<DaemonTarget, 'socketDir' | 'root'>): string {
+  return join(socketFolder(target), `${createHash('sha256').update(target.root).digest('hex').slice(0, 16)}.sock`);
+}
+
+/** The configuration without its root, hashed: roots searched with the same settings share a daemon. */
 export function configKey(config: DaemonTarget): string {
-  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
+  const { root: _root, ...settings } = config;
+  return createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 16);
 }

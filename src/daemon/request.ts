@@ -28,7 +28,8 @@ const searchInput = z.strictObject({
 const request = z.object({
   version: z.number(),
   configKey: z.string(),
-  op: z.enum(['search', 'ping', 'stop']),
+  op: z.enum(['search', 'ping', 'stop', 'release']),
+  root: z.string().optional(),
   input: z.unknown().optional(),
 });
 

@@ -1,8 +1,10 @@
-// The search daemon (`mem daemon`): keeps one open Memory (SDK loaded, servers connected, model warm)
-// and answers searches over the root's Unix socket, so `mem search` skips seconds of start-up.
-// It exits after a quiet period, or on SIGTERM/SIGINT.
+// The search daemon (`mem daemon`): one per user and servers' home, serving every root searched under its
+// configuration. It keeps an open Memory per root (SDK loaded, servers connected, model warm) and answers searches
+// over its Unix socket, so `mem search` skips seconds of start-up. A root unused for a while (or deleted) is closed;
+// the daemon exits after a quiet period, or on SIGTERM/SIGINT.
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
+import { isAbsolute } from 'node:path';
 
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
 import type { Memory } from '../services/facade.js';
@@ -10,9 +12,21 @@ import { PROTOCOL_VERSION, configKey, socketPath, type DaemonResponse, type Daem
 import { MAX_REQUEST_BYTES, parseRequest, parseSearchInput } from './request.js';
 
 export interface DaemonOptions {
+  /** No request for this long: the daemon exits. */
   idleMs: number;
+  /** A root not searched for this long is closed (opened again by its next search). */
+  rootIdleMs: number;
+  /** How often roots are checked for idleness and for being gone from disk. */
+  checkMs?: number;
   onLog: (line: string) => void;
+  /** Roots opened as soon as the daemon listens (the root of the search that started it): its next search is warm. */
+  warm?: string[];
+  /** Called once per root before it is first opened (the CLI stops that root's daemon of the previous version). */
+  onFirstUse?: (root: string) => Promise<void>;
 }
+
+/** Opens the memory of a root under the daemon's configuration (the caller's composition). */
+export type OpenRoot = (root: string) => Promise<Memory>;
 
 const malformed = (message: string): DaemonResponse => ({ ok: false, error: { code: 'USAGE', message, exitCode: 2 } });
 
@@ -27,10 +41,19 @@ function socketAlive(path: string): Promise<boolean> {
   });
 }
 
-/** Serves `memory` (opened by the caller with `config`, closed by it after this returns) until stopped or idle. */
-export async function runDaemon(memory: Memory, config: DaemonTarget, options: DaemonOptions): Promise<void> {
-  const key = configKey(config);
-  const path = socketPath(config);
+interface OpenedRoot {
+  memory: Promise<Memory>;
+  usedAt: number;
+  /** Searches running on it: a root is not closed under them. */
+  busy: number;
+}
+
+/** Serves the roots searched under `target`'s configuration (each opened with `open`, all closed before this returns) until stopped or idle. */
+export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: DaemonOptions): Promise<void> {
+  const key = configKey(target);
+  const path = socketPath(target);
+  const roots = new Map<string, OpenedRoot>();
+  const seen = new Set<string>();
 
   let idle: NodeJS.Timeout | undefined;
   let stop: () => void = () => {};
@@ -40,36 +63,75 @@ export async function runDaemon(memory: Memory, config: DaemonTarget, options: D
     idle = setTimeout(stop, options.idleMs);
   };
 
-  const answer = async (line: string): Promise<DaemonResponse> => {
-    const request = parseRequest(line);
-    if ('invalid' in request) return malformed(request.invalid);
-    if (request.version !== PROTOCOL_VERSION) return { ok: false, declined: true };
-    // Ping and stop answer anyone who can open the socket (only this OS user); searches need the same settings.
-    if (request.op === 'ping') return { ok: true, pid: process.pid };
-    if (request.op === 'stop') {
-      setImmediate(stop);
-      return { ok: true, pid: process.pid };
+  const close = async (root: string, why: string): Promise<boolean> => {
+    const opened = roots.get(root);
+    if (!opened) return false;
+    roots.delete(root);
+    options.onLog(`closing ${root}: ${why}`);
+    await opened.memory.then((m) => m.close()).catch(() => undefined);
+    return true;
+  };
+
+  const memoryOf = (root: string): OpenedRoot => {
+    let opened = roots.get(root);
+    if (!opened) {
+      const first = seen.has(root) ? Promise.resolve() : (options.onFirstUse?.(root) ?? Promise.resolve()).catch(() => undefined);
+      seen.add(root);
+      opened = { memory: first.then(() => open(root)), usedAt: Date.now(), busy: 0 };
+      // A root that failed to open is not kept: its next search tries again.
+      opened.memory.catch(() => roots.get(root) === opened && roots.delete(root));
+      roots.set(root, opened);
+      options.onLog(`opening ${root}`);
     }
-    if (request.configKey !== key) return { ok: false, declined: true };
-    const input = parseSearchInput(request.input);
-    if ('invalid' in input) return malformed(input.invalid);
+    opened.usedAt = Date.now();
+    return opened;
+  };
+
+  const search = async (root: string, input: unknown): Promise<DaemonResponse> => {
+    const opened = memoryOf(root);
+    opened.busy++;
     try {
       // The user scope arrives from the CLI process that parsed the caller's own flags and environment.
-      return { ok: true, results: await memory.search(input) };
+      return { ok: true, results: await (await opened.memory).search(input as Parameters<Memory['search']>[0]) };
     } catch (err) {
-      // Lost its servers (stopped or crashed): hand this search back and make way for a fresh daemon.
+      // Lost the shared servers (stopped or crashed): hand this search back and make way for a fresh daemon.
       if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {
         setImmediate(stop);
         return { ok: false, declined: true };
       }
       const e = err instanceof MemError ? err : null;
       return { ok: false, error: { code: e?.code ?? 'INTERNAL', message: errorMessage(err), exitCode: e?.exitCode ?? 1 } };
+    } finally {
+      opened.busy--;
+      opened.usedAt = Date.now();
     }
+  };
+
+  const answer = async (line: string): Promise<DaemonResponse> => {
+    const request = parseRequest(line);
+    if ('invalid' in request) return malformed(request.invalid);
+    if (request.version !== PROTOCOL_VERSION) return { ok: false, declined: true };
+    // Ping and stop answer anyone who can open the socket (only this OS user); searches need the same settings.
+    if (request.op === 'ping') return { ok: true, pid: process.pid, roots: [...roots.keys()].sort(), serverHome: target.serverHome };
+    if (request.op === 'stop') {
+      setImmediate(stop);
+      return { ok: true, pid: process.pid };
+    }
+    if (request.configKey !== key) return { ok: false, declined: true };
+    // Only the work of its clients keeps the daemon up: pings (`mem server status`, `stop --all` of any home) do not.
+    rearm();
+    // The root is the client's, resolved by its configuration; one that is not absolute or not on disk is left to it.
+    const root = request.root;
+    if (root === undefined || !isAbsolute(root)) return malformed('malformed daemon request: root: an absolute path is required');
+    if (request.op === 'release') return { ok: true, pid: process.pid, released: await close(root, '`mem server stop`') };
+    if (!existsSync(root)) return { ok: false, declined: true };
+    const input = parseSearchInput(request.input);
+    if ('invalid' in input) return malformed(input.invalid);
+    return search(root, input);
   };
 
   // allowHalfOpen: the client ends its side after the request; the answer still has to go back.
   const server = createServer({ allowHalfOpen: true }, (socket: Socket) => {
-    rearm();
     let data = '';
     let answered = false; // one request per connection: anything after it is ignored
     socket.on('data', (chunk) => {
@@ -87,14 +149,14 @@ export async function runDaemon(memory: Memory, config: DaemonTarget, options: D
     socket.on('error', () => undefined);
   });
 
-  // Only one daemon per root: if the socket answers, another daemon owns it.
+  // Only one daemon per configuration: if the socket answers, another daemon owns it.
   const taken = await new Promise<boolean>((resolve) => {
     const probe = createServer().listen(path);
     probe.on('error', () => resolve(true));
     probe.on('listening', () => probe.close(() => resolve(false)));
   });
   if (taken) {
-    if (await socketAlive(path)) return; // another daemon serves this root
+    if (await socketAlive(path)) return; // another daemon serves these roots
     rmSync(path, { force: true }); // a stale socket left by a killed daemon
   }
   await new Promise<void>((resolve, reject) => {
@@ -104,10 +166,16 @@ export async function runDaemon(memory: Memory, config: DaemonTarget, options: D
   chmodSync(path, 0o600);
   options.onLog(`memd listening on ${path} (pid ${process.pid})`);
   rearm();
-  // A root that was deleted (or a socket removed) has nobody left to serve.
+  for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root).memory.catch(() => undefined);
+  // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed.
   const watch = setInterval(() => {
-    if (!existsSync(path) || !existsSync(config.root)) stop();
-  }, 10_000);
+    if (!existsSync(path)) return stop();
+    const now = Date.now();
+    for (const [root, opened] of roots) {
+      if (!existsSync(root)) void close(root, 'gone from disk');
+      else if (opened.busy === 0 && now - opened.usedAt > options.rootIdleMs) void close(root, 'idle');
+    }
+  }, options.checkMs ?? 10_000);
   watch.unref();
   process.once('SIGTERM', () => stop());
   process.once('SIGINT', () => stop());
@@ -116,4 +184,5 @@ export async function runDaemon(memory: Memory, config: DaemonTarget, options: D
   clearInterval(watch);
   server.close();
   rmSync(path, { force: true });
+  await Promise.all([...roots.keys()].map((root) => close(root, 'daemon stopping')));
 }

@@ -12,7 +12,8 @@ import { SERVER_NAMES } from '../../src/adapters/runtime/local-servers.js';
 import { stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { serverLayout } from '../../src/memory/layout.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
-import { askDaemon } from '../../src/daemon/client.js';
+import { runningDaemons, stopDaemonAt } from '../../src/daemon/client.js';
+import { isAlive } from '../../src/adapters/state/process-alive.js';
 import { loadConfig } from '../../src/config.js';
 
 declare module 'vitest' {
@@ -40,9 +41,14 @@ export async function teardown(): Promise<void> {
     roots.push(join(runDir, name));
     for (const inner of await readdir(join(runDir, name)).catch(() => [])) roots.push(join(runDir, name, inner));
   }
-  for (const root of roots) await askDaemon(loadConfig(process.env, { root }), 'stop', undefined, 2_000);
-  // The run's shared servers, then any server a test started under a home of its own inside the run folder.
+  // The run's shared servers, then any server a test started under a home of its own inside the run folder; each
+  // home's search daemons first (found by the home they answer for, whatever settings started them).
   const homes = [join(runDir, 'server-home'), ...roots];
+  for (const daemon of await runningDaemons(loadConfig(process.env, { root: runDir }))) {
+    if (!homes.includes(daemon.serverHome)) continue;
+    const pid = await stopDaemonAt(daemon.socket, 2_000);
+    for (let i = 0; pid && i < 200 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  }
   for (const home of homes) {
     for (const name of SERVER_NAMES) await stopServer({ stateDir: serverLayout(home).servers, name, stopSignal: 'SIGINT' }).catch(() => undefined);
   }

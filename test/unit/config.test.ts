@@ -129,6 +129,13 @@ describe('loadConfig user', () => {
     expect(loadCliSettings({ MEM_DAEMON: 'off' }).daemon).toBe(false);
     expect(loadCliSettings({ MEM_DAEMON: 'on' }).daemon).toBe(true);
   });
+
+  it('MEM_DAEMON_IDLE sets how long the search daemon waits (15 minutes by default) and cannot turn its stop off', () => {
+    expect(loadCliSettings({}).daemonIdleMs).toBe(15 * 60_000);
+    expect(loadCliSettings({ MEM_DAEMON_IDLE: '5s' }).daemonIdleMs).toBe(5_000);
+    expect(() => loadCliSettings({ MEM_DAEMON_IDLE: 'none' })).toThrow(/MEM_DAEMON_IDLE/);
+    expect(() => loadCliSettings({ MEM_DAEMON_IDLE: 'soon' })).toThrow(/MEM_DAEMON_IDLE/);
+  });
 });
 
 describe('loadConfig index', () => {

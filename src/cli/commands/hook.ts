@@ -115,7 +115,7 @@ async function context(agent: string, payload: Payload, w: Where, agentConfig: A
   };
 }
 
-/** A prompt: the search daemons of both roots answer within the budget, or the prompt goes without. */
+/** A prompt: the search daemon answers for both roots within the budget, or the prompt goes without. */
 async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
   const query = str(payload.prompt);
   if (!query) return { detail: 'no prompt in the input' };
@@ -134,7 +134,7 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
         const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
         if (response?.ok) return { ...r, results: response.results as SearchResult[] };
         cold.push(r.root);
-        startDaemon(config); // warm for the next prompt; a second daemon for the same root just exits
+        startDaemon(config); // warm for the next prompt; a second daemon started at once just exits
         return { ...r, results: [] as SearchResult[] };
       }),
     ),

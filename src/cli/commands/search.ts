@@ -49,8 +49,9 @@ function formatResults(results: SearchResult[], explain: boolean): string {
 }
 
 /**
- * Through the root's search daemon when one runs (no SDK start-up in this process); otherwise
- * in-process, then a daemon is started in the background for the next search. MEM_DAEMON=off disables it.
+ * Through the search daemon when one runs (one for every root searched under these settings: no SDK start-up in
+ * this process); otherwise in-process, then a daemon is started in the background for the next search. The request
+ * names this root and carries the user scope parsed here; MEM_DAEMON=off disables it.
  */
 async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResult[]> {
   if (!cliSettings().daemon) return withMemory(opts, io, (memory) => memory.search(input));

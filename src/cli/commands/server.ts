@@ -1,6 +1,6 @@
 // `mem server start|stop|status` and `mem setup`: control the embedded runtime's local servers.
-import { localServerStatus, servedRoots, startLocalServers, stopLocalServers, waitForExit } from '../../server-control.js';
-import { configFrom, withMemory } from '../context.js';
+import { localServerStatus, residentBytes, servedRoots, startLocalServers, stopLocalServers, waitForExit } from '../../server-control.js';
+import { cliSettings, configFrom } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 
 type ServerState = { name: string; running: boolean; pid?: number; port?: number; rssBytes?: number };
@@ -11,9 +11,26 @@ function describe(servers: ServerState[]): string {
 }
 
 export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> {
-  const { runDaemon } = await import('../../daemon/server.js');
+  const [{ runDaemon }, { stopLegacyDaemon }, { openMemory }] = await Promise.all([
+    import('../../daemon/server.js'),
+    import('../../daemon/client.js'),
+    import('../../open-memory.js'),
+  ]);
+  // Every root gets the configuration this process was started with (the first client's environment), its own root aside:
+  // a client under other settings has another socket (daemon/protocol.ts), so it never reaches this daemon.
   const config = configFrom(opts);
-  await withMemory(opts, io, (memory) => runDaemon(memory, config, { idleMs: 15 * 60_000, onLog: (l) => io.note(l) }));
+  const idleMs = cliSettings().daemonIdleMs;
+  await runDaemon((root) => openMemory(configFrom({ ...opts, root }), { onLog: (l) => io.note(l) }), config, {
+    idleMs,
+    rootIdleMs: Math.min(idleMs, 10 * 60_000),
+    warm: [config.root],
+    onLog: (l) => io.note(l),
+    // A root's own daemon of the previous version would otherwise keep its memory open until its idle time.
+    onFirstUse: async (root) => {
+      const pid = await stopLegacyDaemon({ ...config, root });
+      if (pid) await waitForExit(pid);
+    },
+  });
 }
 
 export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<void> {
@@ -23,17 +40,31 @@ export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<v
 
 export async function serverStopCommand(opts: GlobalOptions & { all?: boolean }, io: Io): Promise<void> {
   const config = configFrom(opts);
-  const { askDaemon } = await import('../../daemon/client.js');
-  // The search daemons first (they would otherwise start the servers again), each waited for until it has exited.
-  const roots = opts.all ? [...new Set([config.root, ...(await servedRoots(config))])] : [config.root];
-  let daemons = 0;
-  for (const root of roots) {
-    const answer = await askDaemon({ ...config, root }, 'stop', undefined, 5_000);
-    if (!answer?.ok) continue;
-    daemons++;
-    if ('pid' in answer && answer.pid) await waitForExit(answer.pid);
+  const { askDaemon, daemonsOfHome, stopDaemonAt, stopLegacyDaemon } = await import('../../daemon/client.js');
+  // The search daemon first (it would otherwise start the servers again): with --all every daemon of this servers'
+  // home exits, each waited for; otherwise the daemon only closes this root and keeps serving the others.
+  const stopped: string[] = [];
+  if (opts.all) {
+    let daemons = 0;
+    for (const daemon of await daemonsOfHome(config)) {
+      const pid = await stopDaemonAt(daemon.socket);
+      if (pid) await waitForExit(pid);
+      if (pid) daemons++;
+    }
+    if (daemons) stopped.push('memd');
+  } else {
+    const answer = await askDaemon(config, 'release', undefined, 20_000);
+    if (answer?.ok && answer.released) stopped.push('memd (this root)');
   }
-  const stopped = [...(daemons ? ['memd'] : []), ...(await stopLocalServers(config, { all: Boolean(opts.all) }))];
+  // Roots' own daemons of the previous version (one per root).
+  let legacy = 0;
+  for (const root of opts.all ? [...new Set([config.root, ...(await servedRoots(config))])] : [config.root]) {
+    const pid = await stopLegacyDaemon({ ...config, root });
+    if (pid) await waitForExit(pid);
+    if (pid) legacy++;
+  }
+  if (legacy) stopped.push(`memd (own${opts.all ? `, ${legacy}` : ''})`);
+  stopped.push(...(await stopLocalServers(config, { all: Boolean(opts.all) })));
   io.result({ stopped }, () => (stopped.length ? `stopped ${stopped.join(', ')}` : 'no server was running'));
 }
 
@@ -42,13 +73,20 @@ export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<
   const state = await localServerStatus(config);
   const { askDaemon } = await import('../../daemon/client.js');
   const ping = await askDaemon(config, 'ping', undefined, 2_000);
-  const daemon: ServerState = ping?.ok && ping.pid ? { name: 'memd', running: true, pid: ping.pid } : { name: 'memd', running: false };
-  const roots = state.roots.map((r) => `root ${r.root}${r.current ? ' (this one)' : ''}: collection ${r.collection}, ${r.state}`);
+  const rssBytes = ping?.ok && ping.pid ? await residentBytes(ping.pid) : undefined;
+  const daemon: ServerState & { roots?: string[] } =
+    ping?.ok && ping.pid
+      ? { name: 'memd', running: true, pid: ping.pid, ...(rssBytes ? { rssBytes } : {}), roots: ping.roots ?? [] }
+      : { name: 'memd', running: false };
+  const held = new Set(daemon.roots ?? []);
+  const roots = state.roots.map(
+    (r) => `root ${r.root}${r.current ? ' (this one)' : ''}: collection ${r.collection}, ${r.state}${held.has(r.root) ? ', open in memd' : ''}`,
+  );
   io.result({ ...state, daemon }, () =>
     [
       `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})`,
       `servers' home: ${state.home}`,
-      describe([...state.servers, daemon]),
+      describe([...state.servers, daemon]) + (daemon.running ? `, ${held.size} root${held.size === 1 ? '' : 's'} open` : ''),
       ...roots,
     ].join('\n'),
   );

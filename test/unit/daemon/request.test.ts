@@ -5,8 +5,10 @@ import { parseRequest, parseSearchInput } from '../../../src/daemon/request.js';
 
 describe('daemon request validation', () => {
   it('accepts a request of the known shape', () => {
-    const line = JSON.stringify({ version: 1, configKey: 'abc', op: 'search', input: { query: 'x', user: 'kim' } });
-    expect(parseRequest(line)).toEqual({ version: 1, configKey: 'abc', op: 'search', input: { query: 'x', user: 'kim' } });
+    const line = JSON.stringify({ version: 2, configKey: 'abc', op: 'search', root: '/r', input: { query: 'x', user: 'kim' } });
+    expect(parseRequest(line)).toEqual({ version: 2, configKey: 'abc', op: 'search', root: '/r', input: { query: 'x', user: 'kim' } });
+    expect(parseRequest(JSON.stringify({ version: 2, configKey: 'abc', op: 'release', root: '/r' }))).toMatchObject({ op: 'release', root: '/r' });
+    expect(parseRequest(JSON.stringify({ version: 2, configKey: 'abc', op: 'search', root: ['/r'] }))).toHaveProperty('invalid');
   });
 
   it('rejects what is not JSON, an unknown op and a missing field', () => {

@@ -1,5 +1,7 @@
-// Covers the search daemon on a real Unix socket with a stand-in Memory: searches answered, malformed,
-// oversized and ill-typed requests refused with a usage error before reaching the Memory, other settings declined.
+// Covers the search daemon on a real Unix socket with stand-in Memories: one daemon serving several roots (each
+// opened once, searched in its own Memory), malformed, oversized and ill-typed requests refused with a usage error
+// before reaching a Memory, other settings declined, and roots closed when released, idle or gone from disk.
+import { statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { PROTOCOL_VERSION, configKey, socketPath, type DaemonTarget } from '../../../src/daemon/protocol.js';
-import { runDaemon } from '../../../src/daemon/server.js';
+import { runDaemon, type DaemonOptions } from '../../../src/daemon/server.js';
 import type { Memory } from '../../../src/services/facade.js';
 import type { SearchInput } from '../../../src/services/search.js';
 import { eventually } from '../../support/eventually.js';
@@ -30,49 +32,145 @@ function send(target: DaemonTarget, text: string): Promise<Record<string, unknow
   });
 }
 
-async function startDaemon() {
-  const root = await tempRoot();
-  roots.push(root);
-  const searched: SearchInput[] = [];
-  const memory = { search: async (input: SearchInput) => (searched.push(input), [{ id: 'tea' }]) } as unknown as Memory;
-  const config = { root, socketDir: join(root, 'sockets'), setting: 'a' };
-  const running = runDaemon(memory, config, { idleMs: 60_000, onLog: () => {} });
+async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) {
+  const home = await tempRoot();
+  const rootA = await tempRoot();
+  const rootB = await tempRoot();
+  roots.push(home, rootA, rootB);
+  const searched: { root: string; input: SearchInput }[] = [];
+  const opened: string[] = [];
+  const closed: string[] = [];
+  const firstUse: string[] = [];
+  const open = async (root: string) => {
+    opened.push(root);
+    return {
+      search: async (input: SearchInput) => (searched.push({ root, input }), [{ id: `hit-in-${root === rootA ? 'a' : 'b'}` }]),
+      close: async () => void closed.push(root),
+    } as unknown as Memory;
+  };
+  const config = { root: rootA, socketDir: join(home, 'sockets'), serverHome: join(home, 'servers'), setting: 'a' };
+  const running = runDaemon(open, config, {
+    idleMs: 60_000,
+    rootIdleMs: 60_000,
+    onLog: () => {},
+    onFirstUse: async (root) => void firstUse.push(root),
+    ...(warmA ? { warm: [rootA, '/nonexistent-memdir-root', 'relative'] } : {}),
+    ...options,
+  });
   const ping = `${JSON.stringify({ version: PROTOCOL_VERSION, configKey: '', op: 'ping' })}\n`;
   await eventually(async () => (await send(config, ping)).ok === true, 'the daemon to listen', 10_000);
-  const request = (op: string, input?: unknown, key = configKey(config)) => `${JSON.stringify({ version: PROTOCOL_VERSION, configKey: key, op, input })}\n`;
-  return { root, config, searched, running, request };
+  const request = (op: string, root: string | undefined, input?: unknown, key = configKey(config)) =>
+    `${JSON.stringify({ version: PROTOCOL_VERSION, configKey: key, op, ...(root ? { root } : {}), input })}\n`;
+  const stop = async () => {
+    await send(config, request('stop', undefined));
+    await running;
+  };
+  return { rootA, rootB, config, ping, searched, opened, closed, firstUse, running, request, stop };
 }
 
 describe('search daemon server', () => {
-  it('answers a well-formed search with the Memory, and stops on request', async () => {
+  it('serves two roots from one socket, each in its own Memory opened once, and stops on request', async () => {
     const d = await startDaemon();
-    expect(await send(d.config, d.request('search', { query: 'tea', user: 'ann', k: 3 }))).toEqual({ ok: true, results: [{ id: 'tea' }] });
-    expect(d.searched).toEqual([{ query: 'tea', user: 'ann', k: 3 }]);
-    expect(await send(d.config, d.request('stop'))).toMatchObject({ ok: true });
-    await d.running;
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea', user: 'ann', k: 3 }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    expect(await send(d.config, d.request('search', d.rootB, { query: 'tea', user: 'bob' }))).toEqual({ ok: true, results: [{ id: 'hit-in-b' }] });
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'milk', user: 'ann' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    expect(d.searched).toEqual([
+      { root: d.rootA, input: { query: 'tea', user: 'ann', k: 3 } },
+      { root: d.rootB, input: { query: 'tea', user: 'bob' } },
+      { root: d.rootA, input: { query: 'milk', user: 'ann' } },
+    ]);
+    expect(d.opened).toEqual([d.rootA, d.rootB]);
+    expect(d.firstUse).toEqual([d.rootA, d.rootB]);
+    expect(await send(d.config, d.ping)).toMatchObject({ ok: true, pid: process.pid, roots: [d.rootA, d.rootB].sort(), serverHome: d.config.serverHome });
+    // Only this OS user can reach it: the socket is 0600 in a 0700 folder.
+    expect(statSync(socketPath(d.config)).mode & 0o777).toBe(0o600);
+    expect(statSync(d.config.socketDir).mode & 0o777).toBe(0o700);
+    await d.stop();
+    expect(d.closed.sort()).toEqual([d.rootA, d.rootB].sort());
   });
 
-  it('refuses malformed, ill-typed and oversized requests before they reach the Memory', async () => {
+  it('releases one root and keeps serving the other; the released root opens again on its next search', async () => {
+    const d = await startDaemon();
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    await send(d.config, d.request('search', d.rootB, { query: 'tea' }));
+    expect(await send(d.config, d.request('release', d.rootA))).toEqual({ ok: true, pid: process.pid, released: true });
+    expect(d.closed).toEqual([d.rootA]);
+    expect(await send(d.config, d.request('release', d.rootA))).toMatchObject({ ok: true, released: false });
+    expect(await send(d.config, d.ping)).toMatchObject({ roots: [d.rootB] });
+    expect(await send(d.config, d.request('search', d.rootB, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-b' }] });
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    expect(d.opened).toEqual([d.rootA, d.rootB, d.rootA]);
+    expect(d.firstUse).toEqual([d.rootA, d.rootB]);
+    await d.stop();
+  });
+
+  it('closes a root unused for its idle time and one deleted from disk, and keeps running', async () => {
+    const d = await startDaemon({ rootIdleMs: 300, checkMs: 50 });
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    await eventually(async () => d.closed.includes(d.rootA), 'the idle root to close', 10_000);
+    await send(d.config, d.request('search', d.rootB, { query: 'tea' }));
+    await rm(d.rootB, { recursive: true, force: true });
+    await eventually(async () => d.closed.includes(d.rootB), 'the deleted root to close', 10_000);
+    expect(await send(d.config, d.ping)).toMatchObject({ ok: true, roots: [] });
+    // A search of a root that is not on disk is handed back to the client, which reports it as in-process.
+    expect(await send(d.config, d.request('search', d.rootB, { query: 'tea' }))).toEqual({ ok: false, declined: true });
+    await d.stop();
+  });
+
+  it('opens the roots it is asked to warm as soon as it listens', async () => {
+    const d = await startDaemon({}, true);
+    await eventually(async () => (await send(d.config, d.ping)).roots?.toString() === d.rootA, 'the warmed root to be open', 10_000);
+    // Only roots on disk, by absolute path, are opened.
+    expect(d.opened).toEqual([d.rootA]);
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    expect(d.opened).toEqual([d.rootA]);
+    await d.stop();
+  });
+
+  it('exits by itself after its idle time, closing its roots', async () => {
+    const d = await startDaemon({ idleMs: 500 });
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    // Pings (`mem server status`) are not work: they do not keep it up.
+    let exited = false;
+    void d.running.then(() => (exited = true));
+    while (!exited) {
+      await send(d.config, d.ping).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(d.closed).toEqual([d.rootA]);
+  });
+
+  it('refuses malformed, ill-typed, rootless and oversized requests before they reach a Memory', async () => {
     const d = await startDaemon();
     const usage = { ok: false, error: { code: 'USAGE', message: expect.stringMatching(/^malformed|too long/), exitCode: 2 } };
     expect(await send(d.config, 'not json\n')).toEqual(usage);
-    expect(await send(d.config, d.request('search', { query: 'tea', user: ['ann', 'bob'] }))).toEqual(usage);
-    expect(await send(d.config, d.request('search', { query: 'tea', user: 'ann', filter: 'user != ""' }))).toEqual(usage);
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea', user: ['ann', 'bob'] }))).toEqual(usage);
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea', user: 'ann', filter: 'user != ""' }))).toEqual(usage);
+    expect(await send(d.config, d.request('search', undefined, { query: 'tea', user: 'ann' }))).toEqual(usage);
+    expect(await send(d.config, d.request('search', 'relative/root', { query: 'tea', user: 'ann' }))).toEqual(usage);
     expect(await send(d.config, 'x'.repeat(70 * 1024))).toEqual({ ok: false, error: { code: 'USAGE', message: 'daemon request too long', exitCode: 2 } });
     expect(d.searched).toEqual([]);
-    await send(d.config, d.request('stop'));
-    await d.running;
+    expect(d.opened).toEqual([]);
+    await d.stop();
   });
 
   it('declines a search from a client with other settings or another protocol version', async () => {
     const d = await startDaemon();
-    expect(await send(d.config, d.request('search', { query: 'tea', user: 'ann' }, 'other-key'))).toEqual({ ok: false, declined: true });
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea', user: 'ann' }, 'other-key'))).toEqual({ ok: false, declined: true });
     expect(await send(d.config, `${JSON.stringify({ version: PROTOCOL_VERSION + 1, configKey: 'x', op: 'search', extra: 1 })}\n`)).toEqual({
       ok: false,
       declined: true,
     });
     expect(d.searched).toEqual([]);
-    await send(d.config, d.request('stop'));
-    await d.running;
+    await d.stop();
+  });
+});
+
+describe('search daemon socket', () => {
+  it('is one per configuration but the root: roots share it, other settings or another servers home get another', () => {
+    const base = { root: '/a', socketDir: '/tmp/x', serverHome: '/h', setting: 'a' };
+    expect(socketPath({ ...base, root: '/b' })).toBe(socketPath(base));
+    expect(socketPath({ ...base, setting: 'b' } as DaemonTarget)).not.toBe(socketPath(base));
+    expect(socketPath({ ...base, serverHome: '/other' })).not.toBe(socketPath(base));
   });
 });

@@ -1,0 +1,200 @@
+// One search daemon per user and servers' home: two roots searched through the real `bin/mem` (with a servers'
+// home of this file's own) share one daemon process, never see each other's rows, `mem server stop` of one root
+// keeps the other served, `--all` returns only once the daemon is gone, and the daemon restarts after a kill -9
+// and stops by itself when idle.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { isAlive } from '../../src/adapters/state/process-alive.js';
+import { loadConfig } from '../../src/config.js';
+import { legacySocketPath } from '../../src/daemon/protocol.js';
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
+import { eventually } from '../support/eventually.js';
+import { cleanEnv, runMem } from '../support/harness.js';
+
+/** The `mem daemon` processes running under this servers' home (their environment names it). */
+async function daemonProcesses(home: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const cmdline = (await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (cmdline.at(-2) !== 'daemon' && cmdline.at(-1) !== 'daemon') continue;
+    const environ = (await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '')).split('\0');
+    if (environ.includes(`MEMDIR_SERVER_HOME=${home}`)) pids.push(Number(name));
+  }
+  return pids;
+}
+
+/**
+ * The output as if both searches had run at the same instant: the only differences two runs may have are the time
+ * eligibility was checked at and the recency (and so the score) that moved by the seconds between them.
+ */
+function atSameTime(stdout: string): string {
+  return stdout
+    .replace(/checked at \d{4}-\d\d-\d\dT[\d:.]+Z/g, 'checked at <now>')
+    .replace(/"(score|recency)":(\d+\.\d+)/g, (_, key: string, n: string) => `"${key}":${Number(n).toFixed(6)}`);
+}
+
+describe('one search daemon for every root', () => {
+  let top: string;
+  let home: string;
+  let rootA: string;
+  let rootB: string;
+  let env: Record<string, string>;
+  const mem = (root: string, args: string[], extra: Record<string, string> = {}) => runMem(args, { root, env: { ...env, ...extra } });
+  const status = async (root: string) => (await mem(root, ['server', 'status', '--json'])).json;
+
+  beforeAll(async () => {
+    top = await e2eRoot({}, 'memdir-e2e-shared-daemon-');
+    home = join(top, 'server-home');
+    env = { MEMDIR_SERVER_HOME: home, MEM_DAEMON: 'on', MEM_GIT: 'off' };
+    rootA = await e2eRoot({ 'kim/semantic/plant.md': 'Kim waters the fig tree every Sunday.\n' }, 'memdir-e2e-shared-a-');
+    rootB = await e2eRoot({ 'lee/semantic/cat.md': 'Lee feeds the cat at noon and waters the fig tree on Mondays.\n' }, 'memdir-e2e-shared-b-');
+  });
+  afterAll(async () => {
+    if (rootA) await mem(rootA, ['server', 'stop', '--all']);
+    await disposeE2eRoot(undefined, rootA, rootB, top);
+  });
+
+  it('two roots searched: one daemon process holding both, answering as in-process (byte for byte but the time of the search)', async () => {
+    expect((await mem(rootA, ['search', 'fig tree', '--user', 'kim', '--json'])).code).toBe(0);
+    await eventually(async () => (await status(rootA)).daemon.roots?.includes(rootA), 'the daemon to hold root A', 120_000, 250);
+    await mem(rootB, ['search', 'fig tree', '--user', 'lee', '--json']);
+    const a = await status(rootA);
+    const b = await status(rootB);
+    expect(b.daemon.pid).toBe(a.daemon.pid);
+    expect(b.daemon.roots).toEqual([rootA, rootB].sort());
+    expect(await daemonProcesses(home)).toEqual([a.daemon.pid]);
+    // `mem server status` lists it once, with the roots it holds open.
+    const text = (await mem(rootA, ['server', 'status'])).stdout;
+    expect(text.match(/^memd: running/gm)).toHaveLength(1);
+    expect(text).toContain('2 roots open');
+
+    for (const args of [
+      ['search', 'fig tree', '--user', 'lee', '--json'],
+      ['search', 'when is the cat fed', '--user', 'lee', '--explain'],
+      ['search', 'fig tree', '--all-users', '--format', 'json'],
+    ]) {
+      const viaDaemon = await mem(rootB, args);
+      const inProcess = await mem(rootB, args, { MEM_DAEMON: 'off' });
+      expect(viaDaemon.code).toBe(0);
+      expect(viaDaemon.stdout).not.toBe('');
+      expect(atSameTime(viaDaemon.stdout)).toBe(atSameTime(inProcess.stdout));
+    }
+  });
+
+  it('keeps the roots apart: neither root nor user sees the other root rows through the shared daemon', async () => {
+    const pid = (await status(rootA)).daemon.pid;
+    const kimInA = (await mem(rootA, ['search', 'fig tree', '--user', 'kim', '--json'])).json.results;
+    expect(kimInA.map((r: { path: string }) => r.path)).toEqual(['kim/semantic/plant.md']);
+    // Kim's memory is in root A only: searched as kim in root B, and as everyone in root B, it is not there.
+    expect((await mem(rootB, ['search', 'fig tree', '--user', 'kim', '--json'])).json.results).toEqual([]);
+    const allInB = (await mem(rootB, ['search', 'fig tree', '--all-users', '--json'])).json.results;
+    expect(allInB.map((r: { path: string }) => r.path)).toEqual(['lee/semantic/cat.md']);
+    // And the other way round: Lee's memory is not in root A.
+    expect((await mem(rootA, ['search', 'cat', '--user', 'lee', '--json'])).json.results).toEqual([]);
+    const allInA = (await mem(rootA, ['search', 'cat', '--all-users', '--json'])).json.results;
+    expect(allInA.map((r: { path: string }) => r.path)).toEqual(['kim/semantic/plant.md']);
+    expect((await status(rootA)).daemon.pid).toBe(pid); // all of it answered by the same daemon
+  });
+
+  it('`mem server stop` of one root releases only that root: the daemon keeps serving the other', async () => {
+    const pid = (await status(rootA)).daemon.pid;
+    const stop = await mem(rootA, ['server', 'stop', '--json']);
+    expect(stop.json.stopped).toContain('memd (this root)');
+    const after = await status(rootB);
+    expect(after.daemon).toMatchObject({ running: true, pid, roots: [rootB] });
+    // Root B's searches still go through it (no other daemon is started) and find its memory.
+    const found = await mem(rootB, ['search', 'when is the cat fed', '--user', 'lee', '--json']);
+    expect(found.json.results[0].path).toBe('lee/semantic/cat.md');
+    expect(await daemonProcesses(home)).toEqual([pid]);
+    expect((await status(rootB)).servers.every((s: { running: boolean }) => s.running)).toBe(true);
+  });
+
+  it('is started again by the next search after a kill -9', async () => {
+    const pid = (await status(rootB)).daemon.pid;
+    process.kill(pid, 'SIGKILL');
+    await eventually(async () => !isAlive(pid), 'the killed daemon to be gone', 10_000);
+    // The search after the kill runs in-process (the socket is stale) and starts a new daemon.
+    const found = await mem(rootB, ['search', 'when is the cat fed', '--user', 'lee', '--json']);
+    expect(found.json.results[0].path).toBe('lee/semantic/cat.md');
+    const fresh = await eventually(
+      async () => (await status(rootB)).daemon.roots?.includes(rootB) && (await status(rootB)).daemon.pid,
+      'a new daemon',
+      120_000,
+      250,
+    );
+    expect(fresh).not.toBe(pid);
+    expect(await daemonProcesses(home)).toEqual([fresh]);
+  });
+
+  it('a search under other settings gets a daemon of its own; `mem server stop --all` returns once both are gone', async () => {
+    const pid = (await status(rootA)).daemon.pid;
+    // Another fusion weight: the default daemon would answer with the wrong one, so it is not asked.
+    const other = { MEM_DENSE_WEIGHT: '0.9' };
+    expect((await mem(rootA, ['search', 'fig tree', '--user', 'kim', '--json'], other)).json.results[0].path).toBe('kim/semantic/plant.md');
+    const pids = await eventually(
+      async () => {
+        const running = await daemonProcesses(home);
+        return running.length === 2 && running;
+      },
+      'a second daemon for the other settings',
+      120_000,
+      250,
+    );
+    expect(pids).toContain(pid);
+    expect((await status(rootA)).daemon.pid).toBe(pid);
+    const otherPid = (await mem(rootA, ['server', 'status', '--json'], other)).json.daemon.pid;
+    expect(pids).toContain(otherPid);
+    expect(otherPid).not.toBe(pid);
+
+    const stop = await mem(rootA, ['server', 'stop', '--all', '--json']);
+    expect(stop.json.stopped).toContain('memd');
+    expect(isAlive(pid)).toBe(false);
+    expect(isAlive(otherPid)).toBe(false);
+    expect(await daemonProcesses(home)).toEqual([]);
+    expect((await status(rootB)).daemon.running).toBe(false);
+  });
+
+  it("stops a root's own daemon of the previous version (protocol 1) when it first serves that root", async () => {
+    // A stand-in for the per-root daemon memdir ran before: on its root's socket, it answers a protocol-1 stop and exits.
+    const legacy = legacySocketPath(loadConfig(cleanEnv(env), { root: rootA }));
+    const script = `
+      const server = require('node:net').createServer({ allowHalfOpen: true }, (socket) => socket.on('data', (d) => {
+        const request = JSON.parse(String(d));
+        if (request.version !== 1) return socket.end(JSON.stringify({ ok: false, declined: true }));
+        socket.end(JSON.stringify({ ok: true, pid: process.pid }));
+        if (request.op === 'stop') server.close(() => process.exit(0));
+      }));
+      server.listen(process.argv[1]);`;
+    const old = spawn(process.execPath, ['-e', script, legacy], { stdio: 'ignore' });
+    await eventually(async () => existsSync(legacy), 'the old daemon to listen', 10_000);
+    expect(isAlive(old.pid!)).toBe(true);
+    const found = await mem(rootA, ['search', 'fig tree', '--user', 'kim', '--json']);
+    expect(found.json.results[0].path).toBe('kim/semantic/plant.md');
+    await eventually(async () => !isAlive(old.pid!), 'the old per-root daemon to be stopped', 120_000, 250);
+    expect((await status(rootA)).daemon.roots).toContain(rootA);
+    await mem(rootA, ['server', 'stop', '--all']);
+  });
+
+  it('stops by itself after its idle time (MEM_DAEMON_IDLE)', async () => {
+    const idle = { MEM_DAEMON_IDLE: '5s' };
+    await mem(rootA, ['search', 'fig tree', '--user', 'kim', '--json'], idle);
+    // Watched by its process, not by `mem server status`: a ping is a request and would keep it up.
+    const [pid] = await eventually(
+      async () => {
+        const pids = await daemonProcesses(home);
+        return pids.length === 1 && pids;
+      },
+      'the daemon to start',
+      60_000,
+      250,
+    );
+    await eventually(async () => !isAlive(pid!), 'the idle daemon to stop', 120_000, 250);
+    expect(await daemonProcesses(home)).toEqual([]);
+  });
+});
