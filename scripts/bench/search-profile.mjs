@@ -71,9 +71,29 @@ async function main() {
   const out = { date: new Date().toISOString(), command: `node scripts/bench/search-profile.mjs ${process.argv.slice(2).join(' ')}`, machine: machine() };
   out.loadAverageAtStart = os.loadavg().map((x) => round(x, 2));
 
-  // 1. End to end, as the scale bench measures it: `mem search` through the warm daemon.
+  // 1. End to end, as the scale bench measures it: `mem search` through the warm daemon. A daemon of another
+  //    build may serve this root (it answers any build of the same protocol): it is stopped, and this build's
+  //    daemon started by a first search, then awaited.
   log('end to end: mem search through the daemon');
+  const daemonCall = (op) =>
+    `const { loadConfig } = await import(${JSON.stringify(join(REPO, 'dist/index.js'))}); ` +
+    `const { askDaemon } = await import(${JSON.stringify(join(REPO, 'dist/daemon/client.js'))}); ` +
+    `const r = await askDaemon(loadConfig(process.env, { root: ${JSON.stringify(ROOT)} }), '${op}'); process.exit(r?.ok ? 0 : 1);`;
+  await timedRun(['--input-type=module', '-e', daemonCall('stop')]).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 2000));
   await timedRun([MEM, '--root', ROOT, '--json', 'search', QUERIES[0], '--user', USERS[0]]);
+  for (let waited = 0; ; waited++) {
+    if (
+      await timedRun(['--input-type=module', '-e', daemonCall('ping')]).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    if (waited > 120) throw new Error('the search daemon did not start');
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  for (let i = 0; i < WARMUP; i++) await timedRun([MEM, '--root', ROOT, '--json', 'search', queryAt(i)[0], '--user', queryAt(i)[1]]);
   const cli = [];
   for (let i = 0; i < QUERY_COUNT; i++) {
     const [q, u] = queryAt(i);

@@ -146,6 +146,8 @@ describe('MilvusIndex on Milvus Lite', () => {
     ]);
     const windows = await index.search({ mode: 'dense', scope, queryVector: [1, 1, 0, 0], limit: 10, kind: 'window' });
     expect(windows.map((h) => [h.record.chunkId, h.record.kind])).toEqual([['cw', 'window']]);
+    // A window is a signal, never shown: its text is not fetched.
+    expect(windows[0]!.record.content).toBe('');
     const inside = await index.unitsWithin(scope, [lines(3, 5)], 10);
     expect(inside.map((r) => r.chunkId).sort()).toEqual(['c1', 'c2']);
     expect(await index.unitsWithin({ users: ['alice'] }, [lines(3, 5)], 10)).toEqual([]);

@@ -6,7 +6,7 @@ import { lexicalForm } from '../../memory/lexical.js';
 import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
 import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
-import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, collectionSchema } from './schema.js';
+import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, WINDOW_OUTPUT_FIELDS, collectionSchema } from './schema.js';
 
 export interface MilvusIndexOptions {
   /** host:port or a URI (http://, https://). */
@@ -212,7 +212,7 @@ export class MilvusIndex implements VectorIndex {
     const common = {
       collection_name: this.name,
       limit: req.limit,
-      output_fields: OUTPUT_FIELDS,
+      output_fields: req.kind === 'window' ? WINDOW_OUTPUT_FIELDS : OUTPUT_FIELDS,
       // Strong: `mem add` in one process, then this search in another must find it (READ_CONSISTENCY).
       consistency_level: READ_CONSISTENCY,
       ...(filter ? { filter } : {}),
