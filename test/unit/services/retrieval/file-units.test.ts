@@ -57,6 +57,19 @@ describe('fileUnitsReader', () => {
     expect(units!.every((u) => u.kind === 'unit' && u.status === 'superseded' && u.updated === window.updated)).toBe(true);
   });
 
+  it('keeps a parsed file for the next searches of the same memory while its size and mtime stay the same', async () => {
+    const { root, index, deps } = await indexed();
+    let reads = 0;
+    const files: MemoryFiles = { ...deps.files, root: deps.files.root, stat: deps.files.stat.bind(deps.files), read: (p) => (reads++, deps.files.read(p)) };
+    const unit = rowsOf(index).find((r) => r.path === LOG_PATH && r.content.includes('flower pot'))!;
+    expect(await fileUnitsReader({ ...deps, files })(unit)).toHaveLength(6);
+    expect(await fileUnitsReader({ ...deps, files })(unit)).toHaveLength(6);
+    expect(reads).toBe(1);
+    await writeFile(join(root, LOG_PATH), LOG.replace('- Dentist appointment moved to Friday\n', ''));
+    expect(await fileUnitsReader({ ...deps, files })(unit)).toHaveLength(5);
+    expect(reads).toBe(2);
+  });
+
   it('answers null once the file no longer holds the row: edited, removed, or not a memory any more', async () => {
     const { root, index, deps } = await indexed();
     const unit = rowsOf(index).find((r) => r.path === LOG_PATH && r.content.includes('flower pot'))!;
