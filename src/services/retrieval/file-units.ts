@@ -33,7 +33,10 @@ export function fileUnitsReader(deps: Pick<SyncDeps, 'files' | 'chunking' | 'def
   const load = async (path: string): Promise<Parsed | null> => {
     try {
       const stat = await deps.files.stat(path);
-      if (!stat || stat.size > deps.maxFileBytes) return null;
+      if (!stat || stat.size > deps.maxFileBytes) {
+        cache.delete(path); // a forgotten file's text is not kept here either
+        return null;
+      }
       const known = cache.get(path);
       if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) {
         cache.delete(path); // most recently used last
