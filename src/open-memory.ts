@@ -24,6 +24,8 @@ export interface OpenOptions {
   onLog?: (line: string) => void;
   /** Wraps the configured embedder (the LoCoMo benchmark embeds each question once for all its ablations). */
   wrapEmbedder?: (embedder: Embedder) => Embedder;
+  /** Wraps the index (the search-latency benchmark times each call). */
+  wrapIndex?: (index: VectorIndex) => VectorIndex;
 }
 
 interface Connection {
@@ -164,7 +166,9 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/state-residue.js'),
   ]);
   const layout = stateLayoutOf(config);
-  const { index, indexIdentity, local, rebuild, release, sharedIndexData } = await connect(config, options, layout);
+  const connection = await connect(config, options, layout);
+  const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;
+  const index = options.wrapIndex ? options.wrapIndex(connection.index) : connection.index;
   const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const embedder = options.wrapEmbedder ? options.wrapEmbedder(baseEmbedder) : baseEmbedder;
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;

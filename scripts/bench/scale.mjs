@@ -270,7 +270,8 @@ async function main() {
     ]);
     out.setup = { seconds: round((performance.now() - t) / 1000, 2), milvusPort: milvus.port, embedderPort: embedderServer.port };
 
-    index = new MilvusIndex({ address: `127.0.0.1:${milvus.port}`, token: milvus.secret, collection: 'memdir' });
+    // embedded: the root's Milvus Lite, as openMemory wires it (a user's search names its bucket partition).
+    index = new MilvusIndex({ address: `127.0.0.1:${milvus.port}`, token: milvus.secret, collection: 'memdir', embedded: true });
     const embedder = new OpenAIEmbedder({
       baseURL: `http://127.0.0.1:${embedderServer.port}/v1`,
       apiKey: embedderServer.secret,

@@ -60,6 +60,7 @@ export interface VectorIndex {
   /** Deletes the rows of these paths whose chunk id is not in `keep` (chunk ids are unique per path). */
   deleteStale(paths: string[], keep: string[]): Promise<void>;
   delete(scope: IndexScope): Promise<void>;
+  /** A window hit may come back without its heading and content: windows are a signal, never shown. */
   search(request: IndexSearchRequest): Promise<IndexHit[]>;
   /** The unit rows of the scope whose lines lie inside one of these spans of their file (the units of a window), at most `limit`. */
   unitsWithin(scope: IndexScope, spans: LineSpan[], limit: number): Promise<IndexHit['record'][]>;

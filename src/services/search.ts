@@ -10,7 +10,7 @@ import type { MemoryStatus, MemoryType } from '../memory/model.js';
 import { NO_EXPIRY } from '../memory/records.js';
 import type { MemoryDeps } from './core/deps.js';
 import { successors } from './core/links.js';
-import { accessKey, type IndexHit, type IndexScope } from './ports.js';
+import { accessKey, type IndexHit, type IndexScope, type LineSpan } from './ports.js';
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
 import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
@@ -20,6 +20,7 @@ import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rer
 import { blendScore } from './retrieval/rescore.js';
 import { retrievalText } from './retrieval/rewrite.js';
 import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
+import { fileUnitsReader, type FileUnits } from './retrieval/file-units.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
@@ -148,7 +149,28 @@ function validate(input: SearchInput): number {
 /** How many lines around a memory-level result's best unit its excerpt may draw on. */
 const EXCERPT_LINES = 80;
 
-async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date): Promise<FusedCandidate[]> {
+type Row = IndexHit['record'];
+
+/** The units inside these windows: from their files, and from the index for any window its file no longer holds. */
+async function unitsInside(deps: MemoryDeps, scope: IndexScope, windows: Row[], readUnits: FileUnits): Promise<Row[]> {
+  const fromFiles = await Promise.all(windows.map(readUnits));
+  const asked = windows.filter((_, i) => !fromFiles[i]);
+  const queried = asked.length > 0 ? await deps.index.unitsWithin(scope, asked, asked.length * 8) : [];
+  const inside = (w: Row) => (u: Row) => u.lineStart >= w.lineStart && u.lineEnd <= w.lineEnd;
+  return [...windows.flatMap((w, i) => fromFiles[i]?.filter(inside(w)) ?? []), ...queried];
+}
+
+/** The units around each result's best unit (EXCERPT_LINES either side): from its file, else from the index. */
+async function unitsAround(deps: MemoryDeps, scope: IndexScope, best: Row[], readUnits: FileUnits): Promise<Row[]> {
+  const around = (r: Row) => ({ path: r.path, lineStart: Math.max(0, r.lineStart - EXCERPT_LINES), lineEnd: r.lineEnd + EXCERPT_LINES });
+  const fromFiles = await Promise.all(best.map(readUnits));
+  const asked = best.filter((_, i) => !fromFiles[i]).map(around);
+  const queried = asked.length > 0 ? await deps.index.unitsWithin(scope, asked, Math.min(16_384, asked.length * 128)) : [];
+  const near = (span: LineSpan) => (u: Row) => u.lineStart >= span.lineStart && u.lineEnd <= span.lineEnd;
+  return [...best.flatMap((r, i) => fromFiles[i]?.filter(near(around(r))) ?? []), ...queried];
+}
+
+async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date, readUnits: FileUnits): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
   const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
   const share = input.windows ?? DEFAULT_WINDOW_SHARE;
@@ -170,14 +192,15 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   const byScore = (a: IndexHit, b: IndexHit) => b.score - a.score;
   const all = fuseCandidates(keep([...units[0], ...windows[0]]).sort(byScore), keep([...units[1], ...windows[1]]).sort(byScore), fusion);
   const fused = all.filter((c) => c.hit.record.kind !== 'window');
-  const spans = all.filter((c) => c.hit.record.kind === 'window').map(spanOf);
+  const windowHits = all.filter((c) => c.hit.record.kind === 'window');
+  const spans = windowHits.map(spanOf);
   // A unit that matches nothing itself (the reply after the question) still joins through its best windows.
-  const top = spans.slice(0, input.expand ?? DEFAULT_EXPAND);
+  const top = windowHits.slice(0, input.expand ?? DEFAULT_EXPAND).map((c) => c.hit.record);
   const extra =
     top.length > 0
       ? unseenUnits(
           fused,
-          (await deps.index.unitsWithin(scope, top, top.length * 8)).filter((r) => isEligible({ record: r, score: 0 }, scope)),
+          (await unitsInside(deps, scope, top, readUnits)).filter((r) => isEligible({ record: r, score: 0 }, scope)),
         )
       : [];
   const lifted = withWindows([...fused, ...extra], spans, share);
@@ -195,7 +218,9 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   await deps.index.open(deps.embedder.identity);
 
   const unit = input.unit ?? 'memory';
-  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5), at);
+  // The expansion and the excerpts read the same few files: each is read and parsed once per search.
+  const readUnits = fileUnitsReader(deps);
+  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5), at, readUnits);
   const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
 
   const partsOf = (relevance: number, c: FusedCandidate) => {
@@ -226,20 +251,16 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   // The chain, for a history search that returns memories taken out of search by a link.
   const replaced =
     input.history && top.some((t) => t.c.hit.record.status !== 'active') ? successors((await deps.manifest.load()) ?? new Map()) : new Map<string, string>();
-  // A memory-level result shows its best unit with the neighbouring units of its section (one query for all
-  // results), so a short memory reads whole and a turn of a log keeps the lines around it.
-  const around = (r: FusedCandidate['hit']['record']) => ({
-    path: r.path,
-    lineStart: Math.max(0, r.lineStart - EXCERPT_LINES),
-    lineEnd: r.lineEnd + EXCERPT_LINES,
-  });
+  // A memory-level result shows its best unit with the neighbouring units of its section (read from its file),
+  // so a short memory reads whole and a turn of a log keeps the lines around it.
   const nearby =
     unit === 'chunk' || top.length === 0
       ? []
-      : await deps.index.unitsWithin(
+      : await unitsAround(
+          deps,
           scope,
-          top.map((t) => around(t.c.hit.record)),
-          Math.min(16_384, top.length * 128),
+          top.map((t) => t.c.hit.record),
+          readUnits,
         );
   return top.map(({ c, parts, rerank }) => {
     const r = c.hit.record;

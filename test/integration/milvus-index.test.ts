@@ -146,8 +146,38 @@ describe('MilvusIndex on Milvus Lite', () => {
     ]);
     const windows = await index.search({ mode: 'dense', scope, queryVector: [1, 1, 0, 0], limit: 10, kind: 'window' });
     expect(windows.map((h) => [h.record.chunkId, h.record.kind])).toEqual([['cw', 'window']]);
+    // A window is a signal, never shown: its text is not fetched.
+    expect(windows[0]!.record.content).toBe('');
     const inside = await index.unitsWithin(scope, [lines(3, 5)], 10);
     expect(inside.map((r) => r.chunkId).sort()).toEqual(['c1', 'c2']);
     expect(await index.unitsWithin({ users: ['alice'] }, [lines(3, 5)], 10)).toEqual([]);
+  });
+
+  it("narrows an embedded index's searches to the users' buckets and finds what a search of every partition finds", async () => {
+    const users = Array.from({ length: 12 }, (_, i) => `bucket-user-${i}`);
+    await index.upsert(
+      users.flatMap((user, i) => [
+        row(`b${i}x`, user, `${user} keeps the spare key in the drawer`, [1, i / 12, 0, 0]),
+        row(`b${i}y`, user, `${user} waters the plants on Sunday`, [0, 1, i / 12, 0], { lineStart: 3, lineEnd: 3 }),
+      ]),
+    );
+    const narrowed = new MilvusIndex({ address, token, collection: 'it_index', embedded: true });
+    await narrowed.open(MODEL);
+    try {
+      const ids = (hits: { record: { chunkId: string } }[]) => hits.map((h) => h.record.chunkId);
+      for (const [i, user] of users.entries()) {
+        for (const scope of [{ users: [user] }, { users: [user, users[(i + 5) % users.length]!] }]) {
+          const dense = { mode: 'dense' as const, scope, queryVector: [1, 1, 0, 0], limit: 10 };
+          const bm25 = { mode: 'bm25' as const, scope, queryText: 'spare key plants', limit: 10 };
+          expect(ids(await narrowed.search(dense))).toEqual(ids(await index.search(dense)));
+          expect(ids(await narrowed.search(bm25))).toEqual(ids(await index.search(bm25)));
+          expect((await narrowed.search(dense)).length).toBe(2 * scope.users.length);
+        }
+        const spans = [{ path: `${user}/semantic/b${i}y.md`, lineStart: 1, lineEnd: 5 }];
+        expect((await narrowed.unitsWithin({ users: [user] }, spans, 10)).map((r) => r.chunkId)).toEqual([`b${i}y`]);
+      }
+    } finally {
+      await narrowed.close();
+    }
   });
 });

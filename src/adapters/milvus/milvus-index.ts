@@ -6,7 +6,8 @@ import { lexicalForm } from '../../memory/lexical.js';
 import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
 import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
-import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, collectionSchema } from './schema.js';
+import { hasLiteBuckets, liteBucket } from './lite-buckets.js';
+import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, WINDOW_OUTPUT_FIELDS, collectionSchema } from './schema.js';
 
 export interface MilvusIndexOptions {
   /** host:port or a URI (http://, https://). */
@@ -104,6 +105,8 @@ const READ_CONSISTENCY = 'Strong' as unknown as ConsistencyLevelEnum;
 export class MilvusIndex implements VectorIndex {
   private sdk: MilvusClient | undefined;
   private opened = false;
+  /** Milvus Lite with its partition-key buckets: a user's search names its bucket (lite-buckets.ts). */
+  private bucketed = false;
   readonly location: string;
 
   constructor(private readonly options: MilvusIndexOptions) {
@@ -163,8 +166,18 @@ export class MilvusIndex implements VectorIndex {
         );
       }
       check(await this.client.loadCollection({ collection_name: this.name }), 'loadCollection');
+      if (this.options.embedded) {
+        const partitions = check(await this.client.showPartitions({ collection_name: this.name }), 'showPartitions');
+        this.bucketed = hasLiteBuckets(partitions.partition_names ?? []);
+      }
     });
     this.opened = true;
+  }
+
+  /** The partitions that can hold the scope's rows, when Milvus Lite would otherwise scan them all. The filter still names the users. */
+  private partitionsOf(scope: IndexScope): { partition_names?: string[] } {
+    if (!this.bucketed || scope.users === 'all') return {};
+    return { partition_names: [...new Set(scope.users.map(liteBucket))] };
   }
 
   async drop(): Promise<void> {
@@ -212,10 +225,11 @@ export class MilvusIndex implements VectorIndex {
     const common = {
       collection_name: this.name,
       limit: req.limit,
-      output_fields: OUTPUT_FIELDS,
+      output_fields: req.kind === 'window' ? WINDOW_OUTPUT_FIELDS : OUTPUT_FIELDS,
       // Strong: `mem add` in one process, then this search in another must find it (READ_CONSISTENCY).
       consistency_level: READ_CONSISTENCY,
       ...(filter ? { filter } : {}),
+      ...this.partitionsOf(req.scope),
     };
     const res = await this.call('search', async () =>
       req.mode === 'dense'
@@ -231,7 +245,14 @@ export class MilvusIndex implements VectorIndex {
     if (spans.length === 0) return [];
     const filter = buildFilter({ ...scope, kinds: ['unit'], within: spans });
     const res = await this.call('query', async () =>
-      this.client.query({ collection_name: this.name, filter, output_fields: OUTPUT_FIELDS, limit, consistency_level: ConsistencyLevelEnum.Strong }),
+      this.client.query({
+        collection_name: this.name,
+        filter,
+        output_fields: OUTPUT_FIELDS,
+        limit,
+        consistency_level: ConsistencyLevelEnum.Strong,
+        ...this.partitionsOf(scope),
+      }),
     );
     check(res, 'query');
     return ((res.data ?? []) as Record<string, unknown>[]).map(fromRow);

@@ -27,6 +27,9 @@ export const OUTPUT_FIELDS = [
   'content',
 ];
 
+/** A window's fields: its span and its file's eligibility; its text is never shown, so it is not fetched. */
+export const WINDOW_OUTPUT_FIELDS = OUTPUT_FIELDS.filter((f) => f !== 'heading' && f !== 'content');
+
 export function collectionSchema(collection: string, dimension: number, embedding: string) {
   return {
     collection_name: collection,
