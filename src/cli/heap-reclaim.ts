@@ -19,9 +19,13 @@ export function reclaimingHeap(progress: Progress): Progress {
   const collect = fullCollection();
   if (!collect) return progress;
   let files = 0;
-  let floor = process.memoryUsage().heapUsed;
+  let floor = 0;
   return {
-    start: (total, label) => progress.start(total, label),
+    start(total, label) {
+      // Measured from here: the manifest and the scan, loaded before, are live, not garbage.
+      floor = process.memoryUsage().heapUsed;
+      progress.start(total, label);
+    },
     stop: () => progress.stop(),
     tick(n = 1) {
       progress.tick(n);
