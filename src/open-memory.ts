@@ -43,7 +43,7 @@ interface Connection {
 
 /** Connects to the index and embedder the configuration names, starting the shared local ones if needed. */
 async function connect(config: MemConfig, options: OpenOptions, layout: StateLayout): Promise<Connection> {
-  const { MilvusIndex } = await import('./adapters/milvus/milvus-index.js');
+  const { LazyMilvusIndex } = await import('./adapters/milvus/lazy-index.js');
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
   const servers = serverLayout(config.serverHome);
   let local: Connection['local'] = {};
@@ -88,7 +88,7 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       throw err;
     }
   }
-  const index = new MilvusIndex(
+  const index = new LazyMilvusIndex(
     config.index.kind === 'embedded'
       ? {
           // The token is the server's secret: it refuses every call without it (adapters/runtime/owner-only.ts).

@@ -271,7 +271,7 @@ describe('architecture', () => {
     expect(sync.imports).toContain('services/ports.ts');
     const openMemory = FILES.find((f) => f.path === 'open-memory.ts')!;
     // Dynamic imports are seen too.
-    expect(openMemory.imports).toContain('adapters/milvus/milvus-index.ts');
+    expect(openMemory.imports).toContain('adapters/milvus/lazy-index.ts');
     expect(FILES.find((f) => f.path === 'adapters/milvus/milvus-index.ts')!.imports).toContain('@zilliz/milvus2-sdk-node');
   });
 

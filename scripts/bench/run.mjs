@@ -1,6 +1,7 @@
 // Benchmark of the real `mem` CLI on a generated corpus: index, no-op and one-edit reindex, search latency, raw embedder throughput.
 //
 // Usage: node scripts/bench/run.mjs [--files 1000] [--searches 20] [--synthetic-vectors] [--skip-rebuild] [--json] [--keep] [--out result.json]
+//                                   [--compare other-run.json]
 //        (or `npm run bench -- --files 200`). Needs a build (`npx tsc -p tsconfig.json`).
 //
 // --synthetic-vectors fills the vector cache with random unit vectors for every chunk before the full
@@ -36,6 +37,8 @@ const { values: args } = parseArgs({
     out: { type: 'string' }, // also write the JSON result to this file
     'synthetic-vectors': { type: 'boolean', default: false },
     'skip-rebuild': { type: 'boolean', default: false }, // the diagnostic rebuild takes as long as the full index
+    // An --out file of a run at another size: prints how the full index grew with the files (linear: 5x the files, <= 6x the time).
+    compare: { type: 'string' },
   },
 });
 const FILES = Number(args.files);
@@ -101,6 +104,23 @@ async function serverPeaks(root) {
     }
   }
   return out;
+}
+
+/** The full index of this run against a run at another size: time and rows grown against files grown. */
+async function scaling(file, out, check) {
+  const other = JSON.parse(await readFile(file, 'utf8'));
+  const [small, large] = other.corpus.files <= FILES ? [other, out] : [out, other];
+  const s = {
+    against: file,
+    files: [small.corpus.files, large.corpus.files],
+    filesRatio: round(large.corpus.files / small.corpus.files, 2),
+    rowsRatio: round(large.fullIndex.upserted / small.fullIndex.upserted, 2),
+    timeRatio: round(large.fullIndex.seconds / small.fullIndex.seconds, 2),
+    rawInsertTimeRatio: small.rawInsert && large.rawInsert ? round(large.rawInsert.seconds / small.rawInsert.seconds, 2) : null,
+  };
+  // The issue's bound: 50,000 files in at most 6x the time of 10,000 (1.2x the file ratio).
+  check('full index grows at most 1.2x as fast as the files', s.timeRatio <= 1.2 * s.filesRatio, `${s.timeRatio}x the time for ${s.filesRatio}x the files`);
+  return s;
 }
 
 function table(rows) {
@@ -202,6 +222,8 @@ async function main() {
     out.rawInsert = await rawInsertRate(root, chunked, childEnv);
     out.fullIndex.shareOfRawInsert = round(out.fullIndex.upserted / fullSec / out.rawInsert.rowsPerSecond, 2);
     if (SYNTHETIC) check('full index runs at >= 50 % of the raw insert rate', out.fullIndex.shareOfRawInsert >= 0.5, `${out.fullIndex.shareOfRawInsert}`);
+
+    if (args.compare) out.scaling = await scaling(args.compare, out, check);
 
     // 3. No-op reindex: nothing changed, so nothing may be embedded.
     log('no-op reindex');
@@ -389,6 +411,13 @@ function render(o) {
         ['raw bulk insert, same rows, same server', `${r.seconds} s: ${r.rows} rows in batches of ${r.batchSize} + flush -> ${r.rowsPerSecond} rows/s`],
         ['full reindex / raw insert rate', `${Math.round(f.shareOfRawInsert * 100)} %`],
       );
+    }
+    if (o.scaling) {
+      const g = o.scaling;
+      rows.push([
+        `full index, ${g.files[1]} against ${g.files[0]} files`,
+        `${g.timeRatio}x the time for ${g.filesRatio}x the files (${g.rowsRatio}x the rows; raw insert ${g.rawInsertTimeRatio ?? '-'}x)`,
+      ]);
     }
     if (f.peakRssMiB)
       rows.push([

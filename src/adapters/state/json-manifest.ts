@@ -1,21 +1,38 @@
-// ManifestStore as one JSON file under `.mem/`, replaced atomically on save, plus an append-only log of
-// the paths a sync is writing since that save.
-import { access, appendFile, readFile, rm } from 'node:fs/promises';
+// ManifestStore as one JSON file under `.mem/` (the base, replaced atomically) plus a journal of the entries
+// saved since, one JSON line each, and an append-only log of the paths a sync is writing since the last save.
+import { randomUUID } from 'node:crypto';
+import { access, appendFile, open, readFile, rm } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
 import { stateLayoutAt } from '../../memory/layout.js';
-import { readJsonOrNull } from './read-json.js';
 import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
 // 3: status is the effective one (a hand-written correction overrides the file's), with the file's own
 //    in fileStatus, and the back links superseded_by / consolidated_into for `mem doctor`.
-const VERSION = 3;
+// 4: the same entries, with a journal beside the base (`journal` names the one that belongs to it). A version 3
+//    file loads as a base without a journal and is rewritten as 4 by the first save that compacts.
+const VERSION = 4;
+const READS = new Set([3, VERSION]);
+
+// A save appends only the entries that changed; the base is rewritten when the journal outgrows this share
+// of it (so rewrites cost O(entries) in total over a full index, not per save), or when an entry is removed.
+const COMPACT_SHARE = 0.5;
+const COMPACT_MIN_BYTES = 256 * 1024;
+
+interface Base {
+  version?: number;
+  journal?: string;
+  files?: Record<string, ManifestEntry>;
+}
 
 export class JsonManifest implements ManifestStore {
   private readonly file: string;
+  private readonly journalFile: string;
   private readonly pendingFile: string;
+  /** What the files on disk say, as of this process's last load or save: a save writes only what differs. */
+  private saved: { journal: string; entries: Map<string, ManifestEntry>; baseBytes: number; journalBytes: number } | null = null;
 
   /** `scope` separates manifests of different indexes (e.g. embedding model) of one root; `stateDir` is its `.mem/`. */
   constructor(
@@ -23,6 +40,7 @@ export class JsonManifest implements ManifestStore {
     scope: string,
   ) {
     this.file = stateLayoutAt(stateDir).manifest(scope);
+    this.journalFile = `${this.file}.journal`;
     this.pendingFile = `${this.file}.pending`;
   }
 
@@ -34,10 +52,12 @@ export class JsonManifest implements ManifestStore {
   }
 
   async load(): Promise<Map<string, ManifestEntry> | null> {
-    const data = (await readJsonOrNull(this.file)) as { version?: number; files?: Record<string, ManifestEntry> } | null;
-    // A missing, damaged or older manifest only costs a full re-scan; the files are the truth.
-    if (!data || data.version !== VERSION || typeof data.files !== 'object' || data.files === null) return null;
-    const entries = new Map(Object.entries(data.files));
+    // A compaction between reading the base and its journal shows as a journal of another base: read again.
+    let loaded = await this.read(false);
+    for (let attempt = 0; loaded === 'raced'; attempt++) loaded = await this.read(attempt >= 2);
+    this.saved = loaded;
+    if (loaded === null) return null;
+    const entries = new Map(loaded.entries);
     // A path written after the last save may have any rows in the index: its entry vouches for none of them.
     for (const path of await this.pendingPaths()) {
       const known = entries.get(path);
@@ -54,16 +74,88 @@ export class JsonManifest implements ManifestStore {
   }
 
   async clear(): Promise<void> {
+    this.saved = null;
     await rm(this.file, { force: true });
+    await rm(this.journalFile, { force: true });
     await rm(this.pendingFile, { force: true });
   }
 
   async save(entries: Map<string, ManifestEntry>): Promise<void> {
     await ensureStateDir(this.stateDir);
-    const data = { version: VERSION, files: Object.fromEntries(entries) };
-    await writeFileAtomic(this.file, JSON.stringify(data));
+    const saved = this.saved;
+    // Unchanged entries are the very objects loaded or saved (the sync passes them through): compared by identity.
+    const removed = saved !== null && [...saved.entries.keys()].some((path) => !entries.has(path));
+    // A version 3 base gets its journal name, and a base whose journal a kill left out gets a journal.
+    if (saved === null || removed || saved.journal === '') {
+      // A removed entry leaves the journal with the base: `mem forget` promises that no name of a forgotten memory stays.
+      await this.compact(entries);
+    } else {
+      const changed = [...entries].filter(([path, entry]) => saved.entries.get(path) !== entry);
+      if (changed.length > 0) {
+        const lines = changed.map(([p, e]) => JSON.stringify({ p, e }));
+        // Each append starts on a line of its own: a line torn by a kill never swallows the next save's first entry.
+        const text = `\n${lines.join('\n')}\n`;
+        await appendDurably(this.journalFile, text);
+        saved.journalBytes += Buffer.byteLength(text);
+        for (const [path, entry] of changed) saved.entries.set(path, entry);
+        if (saved.journalBytes > Math.max(COMPACT_MIN_BYTES, COMPACT_SHARE * saved.baseBytes)) await this.compact(entries);
+      }
+    }
     // Only once the entries are saved: killed in between, the pending paths are re-read needlessly, never trusted wrongly.
     await rm(this.pendingFile, { force: true });
+  }
+
+  /** Writes all entries as a new base with a new journal name, then starts that journal empty. */
+  private async compact(entries: Map<string, ManifestEntry>): Promise<void> {
+    const journal = randomUUID();
+    const text = JSON.stringify({ version: VERSION, journal, files: Object.fromEntries(entries) });
+    await writeFileAtomic(this.file, text);
+    // Killed before this, the old journal names another base and is ignored: the new base already holds its entries.
+    const header = `${JSON.stringify({ journal })}\n`;
+    await writeFileAtomic(this.journalFile, header);
+    this.saved = { journal, entries: new Map(entries), baseBytes: Buffer.byteLength(text), journalBytes: Buffer.byteLength(header) };
+  }
+
+  /** The base and its journal; 'raced' when the journal names another base (unless `settled`: then the base alone). */
+  private async read(settled: boolean): Promise<NonNullable<JsonManifest['saved']> | 'raced' | null> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch {
+      return null;
+    }
+    let data: Base;
+    try {
+      data = JSON.parse(text) as Base;
+    } catch {
+      return null;
+    }
+    // A missing, damaged or older manifest only costs a full re-scan; the files are the truth.
+    if (!data || !READS.has(data.version ?? 0) || typeof data.files !== 'object' || data.files === null) return null;
+    const entries = new Map(Object.entries(data.files));
+    const baseBytes = text.length;
+    // Version 3 had no journal: its base is the whole manifest (the first save gives it one).
+    const alone = { journal: '', entries, baseBytes, journalBytes: 0 };
+    if (typeof data.journal !== 'string') return alone;
+    let journal: string;
+    try {
+      journal = await readFile(this.journalFile, 'utf8');
+    } catch {
+      // Killed between writing a base and its journal: the base holds every entry.
+      return alone;
+    }
+    const lines = journal.split('\n');
+    const header = parseLine(lines[0] ?? '') as { journal?: unknown } | null;
+    // Another base's journal: a compaction ran while we read (read again), or was killed before it replaced the
+    // journal (its base holds every entry; the old journal's are older).
+    if (header?.journal !== data.journal) return settled ? alone : 'raced';
+    for (const line of lines.slice(1)) {
+      const record = parseLine(line) as { p?: unknown; e?: unknown } | null;
+      // An empty line, or one torn by a kill (its save had not finished: the pending log still names its path).
+      if (!record || typeof record.p !== 'string' || typeof record.e !== 'object' || record.e === null) continue;
+      entries.set(record.p, record.e as ManifestEntry);
+    }
+    return { journal: data.journal, entries, baseBytes, journalBytes: journal.length };
   }
 
   private async pendingPaths(): Promise<string[]> {
@@ -83,6 +175,26 @@ export class JsonManifest implements ManifestStore {
       }
     }
     return paths;
+  }
+}
+
+function parseLine(line: string): unknown {
+  if (line.length === 0) return null;
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/** Appends and waits for the disk, as the atomic base write does: a save that returned survives a power cut. */
+async function appendDurably(file: string, text: string): Promise<void> {
+  const handle = await open(file, 'a');
+  try {
+    await handle.appendFile(text);
+    await handle.datasync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -19,6 +19,14 @@ const OPTIONS = { noSubdir: true, keyEncoding: 'binary', encoding: 'binary', com
 /** Entries per write transaction: bounds the dirty pages LMDB holds in memory (5,000 × 1.5 KB at 384 dims). */
 const PER_TRANSACTION = 5_000;
 
+/**
+ * Vectors read before the store's memory map is let go (closed, reopened on the next call). Every page a read
+ * touches stays mapped, and counts in the process's resident memory, until the map goes: reading all 208,000
+ * vectors of a 50,000-file corpus mapped 530 MiB of a 540 MB file; released every 5,000 reads, at most ~70 MiB
+ * (docs/benchmarks.md section 16). An open costs a few milliseconds.
+ */
+const RELEASE_MAP_AFTER_READS = 5_000;
+
 // Keys are the text hashes as written (hex): they hold nothing of the text.
 const keyOf = (hash: string) => Buffer.from(hash, 'utf8');
 const hashOf = (key: Buffer) => key.toString('utf8');
@@ -44,6 +52,9 @@ export class LmdbVectorCache implements VectorCache {
   private db: Db | null = null;
   private generation = -1;
   private inode = -1;
+  /** Vectors read since the store was opened, and calls running now (the map goes only when none is). */
+  private readSinceOpen = 0;
+  private busy = 0;
 
   /** `stateDir`: the root's `.mem/` (see stateDirOf). */
   constructor(stateDir: string, modelKey: string) {
@@ -55,42 +66,60 @@ export class LmdbVectorCache implements VectorCache {
 
   async getMany(hashes: string[]): Promise<Map<string, number[]>> {
     const found = new Map<string, number[]>();
-    const db = await this.current({ create: false });
-    if (!db || hashes.length === 0) return found;
-    const values = await db.getMany(hashes.map(keyOf));
-    values.forEach((bytes, i) => {
-      if (bytes) found.set(hashes[i]!, vectorOf(bytes));
+    if (hashes.length === 0) return found;
+    await this.using(async () => {
+      const db = await this.current({ create: false });
+      if (!db) return;
+      const values = await db.getMany(hashes.map(keyOf));
+      values.forEach((bytes, i) => {
+        if (bytes) found.set(hashes[i]!, vectorOf(bytes));
+      });
+      this.readSinceOpen += hashes.length;
     });
     return found;
   }
 
   async putMany(entries: Map<string, number[]>): Promise<void> {
     if (entries.size === 0) return;
-    await this.lock.run(async () => {
-      const db = (await this.current({ create: true }))!;
-      const all = [...entries];
-      for (let i = 0; i < all.length; i += PER_TRANSACTION) {
-        db.transactionSync(() => {
-          for (const [hash, vector] of all.slice(i, i + PER_TRANSACTION)) db.putSync(keyOf(hash), bytesOf(vector));
-        });
-      }
-    });
+    await this.using(() =>
+      this.lock.run(async () => {
+        const db = (await this.current({ create: true }))!;
+        const all = [...entries];
+        for (let i = 0; i < all.length; i += PER_TRANSACTION) {
+          db.transactionSync(() => {
+            for (const [hash, vector] of all.slice(i, i + PER_TRANSACTION)) db.putSync(keyOf(hash), bytesOf(vector));
+          });
+        }
+      }),
+    );
   }
 
   async removeMany(hashes: string[]): Promise<void> {
     const gone = new Set(hashes);
-    await this.rewrite((hash) => !gone.has(hash));
+    await this.using(() => this.rewrite((hash) => !gone.has(hash)));
   }
 
   async retain(keep: Set<string>): Promise<number> {
-    return this.rewrite((hash) => keep.has(hash));
+    return this.using(() => this.rewrite((hash) => keep.has(hash)));
   }
 
   async close(): Promise<void> {
     const db = this.db;
     this.db = null;
     this.generation = -1;
+    this.readSinceOpen = 0;
     await db?.close();
+  }
+
+  /** Runs a read or write; the last call out lets the memory map go once enough has been read through it. */
+  private async using<T>(work: () => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      this.busy--;
+      if (this.busy === 0 && this.readSinceOpen >= RELEASE_MAP_AFTER_READS) await this.close();
+    }
   }
 
   private fileOf(generation: number): string {

@@ -1,6 +1,7 @@
 // `mem reindex`: bring the index in line with the files (or rebuild it from them).
 import { ReportedFailure } from '../../errors.js';
 import { withMemory } from '../context.js';
+import { reclaimingHeap } from '../heap-reclaim.js';
 import type { GlobalOptions, Io } from '../io.js';
 
 export interface ReindexOptions extends GlobalOptions {
@@ -8,7 +9,8 @@ export interface ReindexOptions extends GlobalOptions {
 }
 
 export async function reindexCommand(opts: ReindexOptions, io: Io): Promise<void> {
-  const progress = await io.progress();
+  // Collected as it grows: a full index of 50,000 files otherwise lets its heap grow far past what it holds.
+  const progress = reclaimingHeap(await io.progress());
   const report = await withMemory(opts, io, (memory) => memory.reindex({ rebuild: Boolean(opts.rebuild), progress }));
   io.result(report, () => {
     const head = `${report.files} files, ${report.chunks} chunks: embedded ${report.embedded}, upserted ${report.upserted}, deleted ${report.deleted}, skipped ${report.skipped} unchanged`;

@@ -80,7 +80,8 @@ interface ParsedFile {
 const RECORDS_PER_BATCH = 64;
 const WRITE_BATCH_ROWS = 500;
 const MANIFEST_SAVE_INTERVAL_MS = 5_000;
-// A save rewrites the whole manifest: at most about a tenth of a long sync's time goes to saving progress.
+// A save appends the entries written since the last one, but now and then rewrites the whole manifest (see
+// JsonManifest): at most about a tenth of a long sync's time goes to saving progress.
 const SAVE_TIME_SHARE = 10;
 
 /** The hash of an entry that vouches for nothing: its file is re-read by the next sync, even a partial one. */
@@ -146,7 +147,7 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
     progress.tick(full.files.length);
     if (Date.now() - lastSave >= (saveInterval === 0 ? 0 : Math.max(saveInterval, SAVE_TIME_SHARE * lastSaveMs))) {
       const started = Date.now();
-      await deps.manifest.save(new Map([...notYetSynced, ...next]));
+      await deps.manifest.save(progressOf(notYetSynced, next));
       lastSave = Date.now();
       lastSaveMs = lastSave - started;
     }
@@ -216,6 +217,13 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   const duplicates = await duplicateIdErrors(deps, next);
   report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
   return report;
+}
+
+/** What a progress save holds: the entries of files not synced yet, overridden by those synced (no arrays of all pairs). */
+function progressOf(notYetSynced: Map<string, ManifestEntry>, next: Map<string, ManifestEntry>): Map<string, ManifestEntry> {
+  const all = new Map(notYetSynced);
+  for (const [path, entry] of next) all.set(path, entry);
+  return all;
 }
 
 /** The index, opened (collection created or its model checked) on first use: a sync with nothing to write never asks it. */

@@ -1,7 +1,7 @@
 // Covers the LMDB vector cache on real files: bulk round trip, removals that leave no byte of a removed vector
 // under `.mem/`, two users of one root at once, and the move of the old per-file cache into the store.
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,6 +54,23 @@ describe('LmdbVectorCache', () => {
     const read = await cache.getMany([...hashes, sha256('never written')]);
     expect(read.size).toBe(300);
     for (const h of hashes) expect(read.get(h)).toEqual(written.get(h));
+  });
+
+  it('lets its memory map go after 5,000 reads (pages read count as resident memory) and reads on, also with calls at once', async () => {
+    const dir = await stateDir();
+    const cache = cacheAt(dir);
+    const written = vectors(6000);
+    await cache.putMany(written);
+    const hashes = [...written.keys()];
+    const mapped = async () => (await readFile('/proc/self/maps', 'utf8')).includes(join(dir, 'vectors'));
+    expect((await cache.getMany(hashes.slice(0, 4000))).size).toBe(4000);
+    expect(await mapped()).toBe(true);
+    // Twelve reads at once: the map goes only after the last of them, and every one finds its vectors.
+    const reads = await Promise.all(Array.from({ length: 12 }, (_, i) => cache.getMany(hashes.slice(i * 500, (i + 1) * 500))));
+    expect(reads.map((r) => r.size)).toEqual(Array.from({ length: 12 }, () => 500));
+    expect(await mapped()).toBe(false);
+    const again = await cache.getMany(hashes.slice(5990));
+    expect(again.get(hashes[5995]!)).toEqual(written.get(hashes[5995]!));
   });
 
   it('retain removes the vectors not kept, and no byte of them stays in any file under .mem/', async () => {
