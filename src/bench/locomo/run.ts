@@ -64,7 +64,9 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'diverse 0.7': { ...RESCORED, diversity: diverse({ factor: 0.7 }) },
   'diverse 0.7 once': { ...RESCORED, diversity: diverse({ factor: 0.7, once: true }) },
   'diverse file 0.7': { ...RESCORED, diversity: diverse({ by: 'file', factor: 0.7 }) },
+  'diverse 0.9 once': { ...RESCORED, diversity: diverse({ factor: 0.9, once: true }) },
   'coverage 0.2': { ...RESCORED, diversity: diverse({ coverage: 0.2 }) },
+  'coverage 0.5': { ...RESCORED, diversity: diverse({ coverage: 0.5 }) },
   'places 5': { ...RESCORED, diversity: diverse({ places: 5 }) },
   default: { ...RESCORED },
 };
