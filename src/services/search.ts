@@ -17,6 +17,7 @@ import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
 import { DEFAULT_PRIOR, withSectionPrior, type PriorOptions } from './retrieval/prior.js';
 import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
+import { DEFAULT_DIVERSITY, diversify, type DiversityOptions } from './retrieval/diversity.js';
 import { blendScore } from './retrieval/rescore.js';
 import { retrievalText } from './retrieval/rewrite.js';
 import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
@@ -50,6 +51,8 @@ export interface SearchInput {
   prior?: PriorOptions;
   /** Share of the dense signal in weighted fusion (default: the configured one). */
   denseWeight?: number;
+  /** How the top k is spread over sections (default DEFAULT_DIVERSITY; NO_DIVERSITY keeps the ranking). */
+  diversity?: DiversityOptions;
   /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
   candidates?: number;
   /** Send the best results to the configured reranker and rewrite the query with the configured model (default true; only when configured). */
@@ -241,10 +244,9 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   }
   const ranked = [...best.values()].sort((a, b) => b.parts.score - a.parts.score);
   const reranker = input.rerank === false ? undefined : deps.reranker;
-  const top = (await rerankRanked(reranker, input.query, ranked, Math.max(k, deps.rerankDepth ?? DEFAULT_RERANK_DEPTH), (rel, t) => partsOf(rel, t.c))).slice(
-    0,
-    k,
-  );
+  const reranked = await rerankRanked(reranker, input.query, ranked, Math.max(k, deps.rerankDepth ?? DEFAULT_RERANK_DEPTH), (rel, t) => partsOf(rel, t.c));
+  // Only reorders: one result per file makes every result its own section, so it matters most per unit.
+  const top = diversify(reranked, k, input.query, input.diversity ?? DEFAULT_DIVERSITY).slice(0, k);
   if (input.track !== false && top.length > 0) {
     deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
   }

@@ -14,6 +14,7 @@ import { stopLocalServers } from '../../server-control.js';
 import { DATE_SHARE } from '../../services/retrieval/dates.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
 import { CONTEXT_SHARES, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
+import type { DiversityOptions } from '../../services/retrieval/diversity.js';
 import { SECTION_PRIOR } from '../../services/retrieval/prior.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE } from '../../services/retrieval/windows.js';
 import type { Embedder } from '../../services/ports.js';
@@ -26,13 +27,15 @@ import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from 
 
 export type AblationSettings = Pick<
   SearchInput,
-  'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand' | 'prior' | 'denseWeight'
+  'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand' | 'prior' | 'denseWeight' | 'diversity'
 >;
 
 const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
 const WINDOWS = { windows: DEFAULT_WINDOW_SHARE, expand: 0 };
 const EXPANDED = { windows: DEFAULT_WINDOW_SHARE, expand: DEFAULT_EXPAND };
 const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
+
+const diverse = (o: Partial<DiversityOptions>): DiversityOptions => ({ by: 'section', factor: 1, ...o });
 
 // Each "+" row switches one signal on over hybrid+rescore; the last row is `mem search`'s default.
 export const ABLATIONS: Record<string, AblationSettings> = {
@@ -64,6 +67,16 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'default dense 0.55': { ...RESCORED, denseWeight: 0.55 },
   // The default without the date signal, so its share of the default stays measured.
   'default-dates': { ...RESCORED, dates: 0 },
+  // Diversity of the top k over the default (section 1.6): a section's further results discounted, the
+  // query's uncovered keywords rewarded, or the first places to the best sections.
+  'diverse 0.5': { ...RESCORED, diversity: diverse({ factor: 0.5 }) },
+  'diverse 0.7': { ...RESCORED, diversity: diverse({ factor: 0.7 }) },
+  'diverse 0.7 once': { ...RESCORED, diversity: diverse({ factor: 0.7, once: true }) },
+  'diverse file 0.7': { ...RESCORED, diversity: diverse({ by: 'file', factor: 0.7 }) },
+  'diverse 0.9 once': { ...RESCORED, diversity: diverse({ factor: 0.9, once: true }) },
+  'coverage 0.2': { ...RESCORED, diversity: diverse({ coverage: 0.2 }) },
+  'coverage 0.5': { ...RESCORED, diversity: diverse({ coverage: 0.5 }) },
+  'places 5': { ...RESCORED, diversity: diverse({ places: 5 }) },
   default: { ...RESCORED },
 };
 
