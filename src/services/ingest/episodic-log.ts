@@ -18,7 +18,8 @@ export function logPath(user: string, day: string): string {
 
 /** The fingerprint written into each session's provenance line: the same transcript is not logged twice. */
 export function transcriptHash(turns: Turn[]): string {
-  return sha256(JSON.stringify(turns)).slice(0, 16);
+  // Roles hashed lower-cased: a transcript ingested before speakers' names kept their case is still the same one.
+  return sha256(JSON.stringify(turns.map((t) => ({ ...t, role: t.role.toLowerCase() })))).slice(0, 16);
 }
 
 /** A line of a message that Markdown would read as a heading or a front matter fence is escaped. */

@@ -21,6 +21,17 @@ const role = z
   .regex(/^[\p{L}\p{N} ._-]+$/u, 'a role is a short name such as user or assistant');
 const time = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'not a date (use ISO 8601, e.g. 2026-12-01T10:00:00Z)');
 const turnSchema = z.object({ role, content: z.string(), time: time.optional() });
+
+// The usual chat roles are one role in any case ("User" is "user"); any other role is a speaker's name and
+// keeps its case: the embedding model reads "Maria" and "maria" apart, and questions name people in capitals
+// (lower-cased names cost dense turn recall@10 0.568 -> 0.491 on LoCoMo dev, docs/benchmarks.md 1.7).
+const CHAT_ROLES = new Set(['user', 'assistant', 'system', 'tool', 'developer', 'function', 'human', 'ai', 'model', 'bot']);
+
+/** A turn's role as stored: a chat role lower-cased, a speaker's name as written. */
+export function roleName(raw: string): string {
+  const lower = raw.toLowerCase();
+  return CHAT_ROLES.has(lower) ? lower : raw;
+}
 // {"messages": [...]} (the chat API's shape) is read as its array.
 const jsonSchema = z.preprocess(
   (d) =>
@@ -55,7 +66,7 @@ function parseJson(text: string, name: string): Turn[] {
     const where = typeof path[0] === 'number' ? `turn ${path[0] + 1}${path[1] ? ` (${String(path[1])})` : ''}` : 'top level';
     throw new UsageError(`${name}: ${where}: ${issue.message}; expected an array of {"role", "content", "time"?}`);
   }
-  return parsed.data.map((t) => ({ role: t.role.toLowerCase(), content: t.content.trim(), ...(t.time ? { time: new Date(t.time).toISOString() } : {}) }));
+  return parsed.data.map((t) => ({ role: roleName(t.role), content: t.content.trim(), ...(t.time ? { time: new Date(t.time).toISOString() } : {}) }));
 }
 
 function parseMarkdown(text: string, name: string): Turn[] {
@@ -77,7 +88,7 @@ function parseMarkdown(text: string, name: string): Turn[] {
     if (heading || turn) {
       close();
       const time = timeOf(heading ? heading[2] : turn![1], i + 1);
-      current = { role: (heading ? heading[1]! : turn![2]!).toLowerCase(), lines: heading ? [] : [turn![3] ?? ''], ...(time ? { time } : {}) };
+      current = { role: roleName(heading ? heading[1]! : turn![2]!), lines: heading ? [] : [turn![3] ?? ''], ...(time ? { time } : {}) };
     } else if (current) {
       current.lines.push(line);
     } else if (line.trim() && !/^#{1,6}\s/.test(line)) {

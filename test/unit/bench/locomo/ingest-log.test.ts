@@ -37,7 +37,7 @@ describe('LoCoMo in the ingest format', () => {
     const text = logs[0]!.text;
     expect(text).toContain('# Conversations on 2023-05-08');
     expect(text.match(/^## Session /gm)).toHaveLength(2);
-    expect(text).toContain('**ben** (13:56): Lovely. Name? [shares an image: a photo of a grey cat]');
+    expect(text).toContain('**Ben** (13:56): Lovely. Name? [shares an image: a photo of a grey cat]');
     expect(logs[0]!.turns.map((t) => t.id)).toEqual(['D1:1', 'D1:2', ...Array.from({ length: 12 }, (_, i) => `D2:${i + 1}`)]);
   });
 

@@ -7,7 +7,7 @@ import { parseTranscript } from '../../../../src/services/ingest/transcript.js';
 import { thrown } from '../../../support/thrown.js';
 
 describe('parseTranscript', () => {
-  it('reads a JSON array of turns; roles are lower-cased, times normalised, empty turns dropped', () => {
+  it('reads a JSON array of turns; chat roles are lower-cased, times normalised, empty turns dropped', () => {
     const text = JSON.stringify([
       { role: 'User', content: ' I moved to Berlin. ', time: '2026-11-30T09:15:00+01:00' },
       { role: 'assistant', content: '' },
@@ -18,6 +18,16 @@ describe('parseTranscript', () => {
       { role: 'assistant', content: 'Welcome to Berlin!' },
     ]);
     expect(parseTranscript(JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }), 'c.json')).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it("a speaker's name keeps its case (the model reads names), the usual chat roles are one role in any case", () => {
+    const json = JSON.stringify([
+      { role: 'Caroline', content: 'I went to the support group.' },
+      { role: 'ASSISTANT', content: 'How was it?' },
+      { role: 'Mel', content: 'Tell me more!' },
+    ]);
+    expect(parseTranscript(json, 'chat.json').map((t) => t.role)).toEqual(['Caroline', 'assistant', 'Mel']);
+    expect(parseTranscript('User: hi\n\n## ASSISTANT\n\nhey\n', 'chat.md').map((t) => t.role)).toEqual(['user', 'assistant']);
   });
 
   it('JSON errors name the file and the line, or the turn', () => {
