@@ -4,20 +4,12 @@ import { describe, expect, it } from 'vitest';
 
 import { syncIndex } from '../../../src/services/core/sync.js';
 import { searchMemories } from '../../../src/services/search.js';
+import { DAY_LOG } from '../../support/day-log.js';
 import { InMemoryIndex } from '../../support/fakes.js';
 import { tempRoot } from '../../support/temp-root.js';
 import { unitDeps } from '../../support/unit-deps.js';
 
-const LOG = `---
-type: episodic
----
-# 2026-11-30
-
-- Bob asked where the spare key of the flat is kept
-- It hangs under the blue flower pot by the door
-- Lunch with the team at noon, pizza again
-- Dentist appointment moved to Friday
-`;
+const LOG = DAY_LOG;
 const FACT = 'The spare key of the office is in the top drawer.\n';
 
 async function searchable() {

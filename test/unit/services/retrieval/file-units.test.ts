@@ -9,21 +9,13 @@ import { syncIndex } from '../../../../src/services/core/sync.js';
 import type { IndexHit, LineSpan, MemoryFiles } from '../../../../src/services/ports.js';
 import { fileUnitsReader } from '../../../../src/services/retrieval/file-units.js';
 import { searchMemories } from '../../../../src/services/search.js';
+import { DAY_LOG } from '../../../support/day-log.js';
 import { InMemoryIndex } from '../../../support/fakes.js';
 import { tempRoot } from '../../../support/temp-root.js';
 import { unitDeps } from '../../../support/unit-deps.js';
 
 const LOG_PATH = 'alice/episodic/2026-11-30.md';
-const LOG = `---
-type: episodic
----
-# 2026-11-30
-
-- Bob asked where the spare key of the flat is kept
-- It hangs under the blue flower pot by the door
-- Lunch with the team at noon, pizza again
-- Dentist appointment moved to Friday
-
+const LOG = `${DAY_LOG}
 # 2026-12-01
 
 - The plumber comes on Tuesday about the kitchen tap
