@@ -154,24 +154,28 @@ const EXCERPT_LINES = 80;
 
 type Row = IndexHit['record'];
 
-/** The units inside these windows: from their files, and from the index for any window its file no longer holds. */
-async function unitsInside(deps: MemoryDeps, scope: IndexScope, windows: Row[], readUnits: FileUnits): Promise<Row[]> {
-  const fromFiles = await Promise.all(windows.map(readUnits));
-  const asked = windows.filter((_, i) => !fromFiles[i]);
-  const queried = asked.length > 0 ? await deps.index.unitsWithin(scope, asked, asked.length * 8) : [];
-  const inside = (w: Row) => (u: Row) => u.lineStart >= w.lineStart && u.lineEnd <= w.lineEnd;
-  return [...windows.flatMap((w, i) => fromFiles[i]?.filter(inside(w)) ?? []), ...queried];
+/**
+ * The units inside each row's span: from the row's file while it still holds the row as indexed, else one
+ * index query for the spans of the others (at most `perSpan` units each, `cap` in all).
+ */
+async function unitsIn(
+  deps: MemoryDeps,
+  scope: IndexScope,
+  rows: Row[],
+  span: (r: Row) => LineSpan,
+  readUnits: FileUnits,
+  perSpan: number,
+  cap = Infinity,
+): Promise<Row[]> {
+  const fromFiles = await Promise.all(rows.map(readUnits));
+  const asked = rows.filter((_, i) => !fromFiles[i]).map(span);
+  const queried = asked.length > 0 ? await deps.index.unitsWithin(scope, asked, Math.min(cap, asked.length * perSpan)) : [];
+  const within = (s: LineSpan) => (u: Row) => u.lineStart >= s.lineStart && u.lineEnd <= s.lineEnd;
+  return [...rows.flatMap((r, i) => fromFiles[i]?.filter(within(span(r))) ?? []), ...queried];
 }
 
-/** The units around each result's best unit (EXCERPT_LINES either side): from its file, else from the index. */
-async function unitsAround(deps: MemoryDeps, scope: IndexScope, best: Row[], readUnits: FileUnits): Promise<Row[]> {
-  const around = (r: Row) => ({ path: r.path, lineStart: Math.max(0, r.lineStart - EXCERPT_LINES), lineEnd: r.lineEnd + EXCERPT_LINES });
-  const fromFiles = await Promise.all(best.map(readUnits));
-  const asked = best.filter((_, i) => !fromFiles[i]).map(around);
-  const queried = asked.length > 0 ? await deps.index.unitsWithin(scope, asked, Math.min(16_384, asked.length * 128)) : [];
-  const near = (span: LineSpan) => (u: Row) => u.lineStart >= span.lineStart && u.lineEnd <= span.lineEnd;
-  return [...best.flatMap((r, i) => fromFiles[i]?.filter(near(around(r))) ?? []), ...queried];
-}
+/** A memory-level result's excerpt draws on the units up to EXCERPT_LINES either side of its best unit. */
+const aroundOf = (r: Row): LineSpan => ({ path: r.path, lineStart: Math.max(0, r.lineStart - EXCERPT_LINES), lineEnd: r.lineEnd + EXCERPT_LINES });
 
 async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date, readUnits: FileUnits): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
@@ -203,7 +207,7 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
     top.length > 0
       ? unseenUnits(
           fused,
-          (await unitsInside(deps, scope, top, readUnits)).filter((r) => isEligible({ record: r, score: 0 }, scope)),
+          (await unitsIn(deps, scope, top, (w) => w, readUnits, 8)).filter((r) => isEligible({ record: r, score: 0 }, scope)),
         )
       : [];
   const lifted = withWindows([...fused, ...extra], spans, share);
@@ -258,11 +262,14 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   const nearby =
     unit === 'chunk' || top.length === 0
       ? []
-      : await unitsAround(
+      : await unitsIn(
           deps,
           scope,
           top.map((t) => t.c.hit.record),
+          aroundOf,
           readUnits,
+          128,
+          16_384,
         );
   return top.map(({ c, parts, rerank }) => {
     const r = c.hit.record;
