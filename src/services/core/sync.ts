@@ -226,17 +226,22 @@ function progressOf(notYetSynced: Map<string, ManifestEntry>, next: Map<string, 
   return all;
 }
 
-/** The index, opened (collection created or its model checked) on first use: a sync with nothing to write never asks it. */
+/**
+ * The index, opened (collection created or its model checked) on first use: a sync with nothing to write never asks it.
+ * `open` starts that same opening early (see writeBatch); it is done once, whoever asks first.
+ */
 function openedOnFirstUse(index: VectorIndex, model: EmbeddingModelIdentity): VectorIndex {
   let opened: Promise<void> | undefined;
+  const open = () => (opened ??= index.open(model));
   return new Proxy(index, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       const method = value as (...args: unknown[]) => Promise<unknown>;
-      if (prop === 'open' || prop === 'close' || prop === 'drop') return method.bind(target);
+      if (prop === 'open') return open;
+      if (prop === 'close' || prop === 'drop') return method.bind(target);
       return async (...args: unknown[]) => {
-        await (opened ??= target.open(model));
+        await open();
         return method.apply(target, args);
       };
     },
@@ -454,7 +459,16 @@ async function writeBatch(
   report: ReindexReport,
 ): Promise<void> {
   const records = batch.files.flatMap((f) => f.records);
-  const vectors = await vectorsFor(deps, records, report, batch.vectors);
+  // The index's first use loads the Milvus client (a second or more of this process's CPU, blocking it) and opens
+  // the collection: done while the embedder works on the batch's new texts, not after it. The request gets a head
+  // start: loading the client first would hold it back until the load is over (measured: docs/benchmarks.md 18).
+  const embedding = vectorsFor(deps, records, report, batch.vectors);
+  const opening = headStart(embedding).then(() => deps.index.open(deps.embedder.identity));
+  // Both end before anything else happens (no call outlives the lock); the first failure is the one reported.
+  const [embedded, opened] = await Promise.allSettled([embedding, opening]);
+  if (embedded.status === 'rejected') throw embedded.reason;
+  if (opened.status === 'rejected') throw opened.reason;
+  const vectors = embedded.value;
   await deps.manifest.markPending(batch.files.map((f) => f.stat.path));
   const inserts: ChunkRecord[] = [];
   const upserts: ChunkRecord[] = [];
@@ -480,6 +494,21 @@ async function writeBatch(
   if (staleIds.length > 0) await deps.index.deleteChunks(staleIds);
   // One request for these files: chunk ids embed their path, so "these paths, not these ids" is exact.
   if (unknownPaths.length > 0) await deps.index.deleteStale(unknownPaths, unknownKeep);
+}
+
+// Enough for a request to a local server to be on its way (5 ms was not, under load; 30 ms was).
+const HEAD_START_MS = 50;
+
+/** Resolves once `work` has had HEAD_START_MS to send its requests (or has ended, either way). */
+function headStart(work: Promise<unknown>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, HEAD_START_MS);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    work.then(done, done);
+  });
 }
 
 async function vectorsFor(

@@ -340,6 +340,24 @@ describe('syncIndex', () => {
     expect(index.calls).toMatchObject({ insert: 2, upsert: 1, deleteChunks: 1, deleteStale: 0 });
     expect(index.rowsOf('alice/semantic/tea.md').map((r) => r.content)).toEqual([P[0], `${P[1]} Not any more.`]);
   });
+
+  it('opens the index while the embedder works, not after it', async () => {
+    const { root, deps, index, embedder } = await setup(TREE);
+    await syncIndex(deps);
+    await edit(root, 'alice/semantic/tea.md', `${P[0]}\n\n${P[1]} Changed today.\n`);
+    // Each sync opens the index on its first write. The embedder answers only once the index is being opened,
+    // so a sync that opened it after embedding would never finish.
+    let opening!: () => void;
+    const opened = new Promise<void>((resolve) => (opening = resolve));
+    const open = index.open.bind(index);
+    index.open = (model) => (opening(), open(model));
+    const embed = embedder.embedDocuments.bind(embedder);
+    embedder.embedDocuments = async (texts) => (await opened, embed(texts));
+    const opens = index.calls.open;
+    const report = await syncIndex(deps);
+    expect(report).toMatchObject({ embedded: 1, upserted: 2, deleted: 2, errors: [] });
+    expect(index.calls.open).toBe(opens + 1);
+  });
 });
 
 async function firstRow(deps: SyncDeps) {
