@@ -44,6 +44,8 @@ for (const name of [
   'createCollection',
   'describeCollection',
   'loadCollection',
+  'loadCollectionAsync',
+  'getLoadingProgress',
   'dropCollection',
   'insert',
   'upsert',

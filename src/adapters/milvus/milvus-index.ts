@@ -91,6 +91,9 @@ function fromRow(row: Record<string, unknown>): Omit<ChunkRecord, 'textHash'> {
   };
 }
 
+// How often a load that is not over yet is looked at again.
+const LOAD_POLL_MS = 100;
+
 // A manual compaction of a small collection finishes in seconds; past this, forget reports it as requested.
 const COMPACTION_WAIT_MS = 60_000;
 
@@ -165,13 +168,26 @@ export class MilvusIndex implements VectorIndex {
             'run `mem reindex --rebuild` to rebuild it with the configured model',
         );
       }
-      check(await this.client.loadCollection({ collection_name: this.name }), 'loadCollection');
+      await this.load();
       if (this.options.embedded) {
         const partitions = check(await this.client.showPartitions({ collection_name: this.name }), 'showPartitions');
         this.bucketed = hasLiteBuckets(partitions.partition_names ?? []);
       }
     });
     this.opened = true;
+  }
+
+  /**
+   * Loads the collection and waits until it is. Not the SDK's loadCollection: that sleeps 400 ms after every look at
+   * the progress, even when the collection was loaded already (every open of every command paid it).
+   */
+  private async load(): Promise<void> {
+    check(await this.client.loadCollectionAsync({ collection_name: this.name }), 'loadCollection');
+    for (;;) {
+      const res = check(await this.client.getLoadingProgress({ collection_name: this.name }), 'getLoadingProgress');
+      if (Number(res.progress) >= 100) return;
+      await new Promise((resolve) => setTimeout(resolve, LOAD_POLL_MS));
+    }
   }
 
   /** The partitions that can hold the scope's rows, when Milvus Lite would otherwise scan them all. The filter still names the users. */
