@@ -47,7 +47,9 @@ export class FsMemoryFiles implements MemoryFiles {
     } catch {
       return { files, problems }; // No root yet: nothing to index.
     }
-    const walk = async (dir: string, top = false): Promise<void> => {
+    // Paths are built as the walk descends (`relDir` is the folder's path from the root, '/'-separated): at 50,000
+    // files, path.resolve/relative per file cost about as much as the stats themselves.
+    const walk = async (dir: string, relDir: string, top = false): Promise<void> => {
       let entries;
       try {
         entries = await readdir(dir, { withFileTypes: true });
@@ -58,10 +60,10 @@ export class FsMemoryFiles implements MemoryFiles {
       entries.sort((a, b) => (a.name < b.name ? -1 : 1));
       for (const entry of entries) {
         const abs = join(dir, entry.name);
-        const rel = toPosix(relative(this.root, abs));
+        const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`;
         if (entry.isDirectory()) {
           if (top && options.folders && !options.folders.includes(entry.name)) continue;
-          if (!SKIPPED_DIRS.has(entry.name)) await walk(abs);
+          if (!SKIPPED_DIRS.has(entry.name)) await walk(abs, rel);
         } else if (entry.name.toLowerCase().endsWith('.md')) {
           if (entry.isSymbolicLink()) {
             // Symlinked files count only when they resolve to a regular file inside the root;
@@ -72,12 +74,13 @@ export class FsMemoryFiles implements MemoryFiles {
               continue;
             }
           } else if (!entry.isFile()) continue;
-          const st = this.statNow(rel);
+          // Found by walking the root's own folders (symlinked ones are never entered): inside it by construction.
+          const st = statNow(abs, rel);
           if (st) files.push(st);
         }
       }
     };
-    await walk(this.root, true);
+    await walk(this.root, '', true);
     return { files, problems };
   }
 
@@ -86,23 +89,6 @@ export class FsMemoryFiles implements MemoryFiles {
       const abs = this.resolveInside(path);
       const link = await lstat(abs);
       const st = link.isSymbolicLink() ? await stat(abs) : link;
-      if (!st.isFile()) return null;
-      return { path, size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      return null;
-    }
-  }
-
-  /**
-   * stat() without the round trip through the thread pool: a scan stats every file, and 50,000 awaited
-   * stats took seconds (a few microseconds each here, blocking only while the scan runs anyway).
-   */
-  private statNow(path: string): FileStat | null {
-    try {
-      const abs = this.resolveInside(path);
-      const link = lstatSync(abs);
-      const st = link.isSymbolicLink() ? statSync(abs) : link;
       if (!st.isFile()) return null;
       return { path, size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
     } catch (err) {
@@ -123,5 +109,22 @@ export class FsMemoryFiles implements MemoryFiles {
 
   async remove(path: string): Promise<void> {
     await rm(this.resolveInside(path), { force: true });
+  }
+}
+
+/**
+ * stat() without the round trip through the thread pool: a scan stats every file, and 50,000 awaited
+ * stats took seconds (a few microseconds each here, blocking only while the scan runs anyway).
+ */
+function statNow(abs: string, path: string): FileStat | null {
+  try {
+    // No exception for a file removed since the folder was read: throwing one costs more than the stat.
+    const link = lstatSync(abs, { throwIfNoEntry: false });
+    if (!link) return null;
+    const st = link.isSymbolicLink() ? statSync(abs) : link;
+    if (!st.isFile()) return null;
+    return { path, size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
+  } catch {
+    return null;
   }
 }

@@ -84,13 +84,14 @@ export class JsonManifest implements ManifestStore {
     await ensureStateDir(this.stateDir);
     const saved = this.saved;
     // Unchanged entries are the very objects loaded or saved (the sync passes them through): compared by identity.
-    const removed = saved !== null && [...saved.entries.keys()].some((path) => !entries.has(path));
+    const removed = saved !== null && someKey(saved.entries, (path) => !entries.has(path));
     // A version 3 base gets its journal name, and a base whose journal a kill left out gets a journal.
     if (saved === null || removed || saved.journal === '') {
       // A removed entry leaves the journal with the base: `mem forget` promises that no name of a forgotten memory stays.
       await this.compact(entries);
     } else {
-      const changed = [...entries].filter(([path, entry]) => saved.entries.get(path) !== entry);
+      const changed: [string, ManifestEntry][] = [];
+      for (const [path, entry] of entries) if (saved.entries.get(path) !== entry) changed.push([path, entry]);
       if (changed.length > 0) {
         const lines = changed.map(([p, e]) => JSON.stringify({ p, e }));
         // Each append starts on a line of its own: a line torn by a kill never swallows the next save's first entry.
@@ -132,7 +133,9 @@ export class JsonManifest implements ManifestStore {
     }
     // A missing, damaged or older manifest only costs a full re-scan; the files are the truth.
     if (!data || !READS.has(data.version ?? 0) || typeof data.files !== 'object' || data.files === null) return null;
-    const entries = new Map(Object.entries(data.files));
+    // Filled key by key: Object.entries would first make an array of 50,000 pairs.
+    const entries = new Map<string, ManifestEntry>();
+    for (const path in data.files) entries.set(path, data.files[path]!);
     const baseBytes = text.length;
     // Version 3 had no journal: its base is the whole manifest (the first save gives it one).
     const alone = { journal: '', entries, baseBytes, journalBytes: 0 };
@@ -176,6 +179,11 @@ export class JsonManifest implements ManifestStore {
     }
     return paths;
   }
+}
+
+function someKey(entries: Map<string, ManifestEntry>, test: (path: string) => boolean): boolean {
+  for (const path of entries.keys()) if (test(path)) return true;
+  return false;
 }
 
 function parseLine(line: string): unknown {

@@ -15,7 +15,10 @@ export type IdEntry = Pick<ManifestEntry, 'memoryId' | 'user' | 'status' | 'key'
 /** Ids compare in NFC: `josé` typed or listed in either Unicode form is the same id. */
 export const sameId = (a: string, b: string) => a === b || a.normalize('NFC') === b.normalize('NFC');
 
-const groupKey = (user: string, id: string) => `${user}\u0000${id.normalize('NFC')}`;
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\u0000-\u007f]*$/;
+// An ASCII id is its own NFC form: normalising each of 50,000 ids at every sync is skipped for them.
+const groupKey = (user: string, id: string) => `${user}\u0000${ASCII.test(id) ? id : id.normalize('NFC')}`;
 
 /** Paths of the memories with this id in the user's scope (every user's when none is given). */
 export function pathsOf(entries: Map<string, ManifestEntry>, id: string, user?: string): string[] {
@@ -55,7 +58,9 @@ export async function duplicateIdErrors(deps: FilesDeps, entries: Map<string, Id
   const groups = new Map<string, string[]>();
   for (const [path, e] of entries) {
     const key = groupKey(e.user, e.memoryId);
-    groups.set(key, [...(groups.get(key) ?? []), path]);
+    const group = groups.get(key);
+    if (group) group.push(path);
+    else groups.set(key, [path]);
   }
   const errors: FileError[] = [];
   for (const paths of groups.values()) {

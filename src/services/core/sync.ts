@@ -210,13 +210,19 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   // A delete only marks rows: their text stays in index storage until a purge rewrites it (services/purge.ts).
   if (report.deleted > 0 && !options.rebuild) await deps.residue.markDeleted();
   // A no-op sync leaves the manifest as it was: rewriting megabytes to say the same costs a no-op its time.
-  const same = previous && !options.rebuild && next.size === previous.size && [...next].every(([path, e]) => previous.get(path) === e);
+  const same = previous && !options.rebuild && next.size === previous.size && everyEntry(next, (path, e) => previous.get(path) === e);
   if (!same) await deps.manifest.save(next);
   for (const entry of next.values()) report.chunks += entry.chunks.length;
   // Two files of one user with one id both stay indexed; each is reported where its id is (a partial sync: its own).
   const duplicates = await duplicateIdErrors(deps, next);
   report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
   return report;
+}
+
+/** Whether every entry passes; iterates the map itself (no array of 50,000 pairs made first). */
+function everyEntry(entries: Map<string, ManifestEntry>, test: (path: string, e: ManifestEntry) => boolean): boolean {
+  for (const [path, e] of entries) if (!test(path, e)) return false;
+  return true;
 }
 
 /** What a progress save holds: the entries of files not synced yet, overridden by those synced (no arrays of all pairs). */
@@ -348,7 +354,8 @@ async function applyLinks(
   report: ReindexReport,
 ): Promise<void> {
   const { statuses, problems } = resolveLinks(next);
-  const changed = [...next].filter(([path, e]) => statuses.get(path) !== e.status).map(([path]) => path);
+  const changed: string[] = [];
+  for (const [path, e] of next) if (statuses.get(path) !== e.status) changed.push(path);
   if (changed.length > 0) {
     // Until the rows are rewritten, the manifest must not vouch for them: killed in between, the
     // next sync re-reads these files (whatever the links say by then) instead of trusting a status.
