@@ -58,7 +58,7 @@ function timed(label, target, names, sink) {
       try {
         return await target[name](...a);
       } finally {
-        const kind = a[0]?.kind === 'window' ? ' window' : a[0]?.kind === 'unit' ? ' unit' : '';
+        const kind = Array.isArray(a[0]?.kinds) ? ` ${a[0].kinds.join('+')}` : a[0]?.kind === 'window' ? ' window' : a[0]?.kind === 'unit' ? ' unit' : '';
         const key = `${label}.${name}${typeof a[0]?.mode === 'string' ? ` ${a[0].mode}` : ''}${kind}`;
         (sink.calls[key] ??= []).push(performance.now() - t);
       }
@@ -99,6 +99,17 @@ async function main() {
     const [q, u] = queryAt(i);
     cli.push(await timedRun([MEM, '--root', ROOT, '--json', 'search', q, '--user', u]));
   }
+  // 1b. The daemon's leg alone: the same requests from this warm process (no CLI start), as `mem search` sends them.
+  const { askDaemon } = await import(join(REPO, 'dist/daemon/client.js'));
+  const daemonConfig = loadConfig(env, { root: ROOT });
+  const viaDaemon = [];
+  for (let i = 0; i < QUERY_COUNT; i++) {
+    const [query, user] = queryAt(i);
+    const t = performance.now();
+    const answer = await askDaemon(daemonConfig, 'search', { query, k: 8, user });
+    if (!answer?.ok) throw new Error(`the daemon did not answer: ${JSON.stringify(answer)}`);
+    viaDaemon.push(performance.now() - t);
+  }
   // 2. The CLI's start: Node itself, and Node plus everything `mem search` imports before it asks the daemon.
   const bare = [];
   const imports = [];
@@ -129,6 +140,7 @@ async function main() {
   }
   out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
   out.cliEndToEnd = stats(cli);
+  out.daemonRoundTrip = stats(viaDaemon);
   out.nodeBare = stats(bare);
   out.cliImports = stats(imports);
   out.inProcess = {
@@ -142,6 +154,7 @@ async function main() {
       [
         `search profile of ${ROOT}, ${QUERY_COUNT} queries, load ${out.loadAverageAtStart.join(' ')} -> ${out.loadAverageAtEnd.join(' ')}`,
         line('mem search, end to end', out.cliEndToEnd),
+        line('daemon round trip (warm client)', out.daemonRoundTrip),
         line('node -e 0', out.nodeBare),
         line('node + CLI imports', out.cliImports),
         line('searchMemories in process', out.inProcess.full),
