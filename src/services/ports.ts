@@ -35,12 +35,10 @@ export interface IndexHit {
 /**
  * One retrieval signal at a time; fusion happens in the service, where every score can be explained.
  * `kind` (default 'unit'): the rows searched; windows are asked for only as a signal for units.
- * `kinds`, instead: the best `limit` hits of each of these kinds, exactly those of one search per kind
- * (an index may find them in fewer passes over its rows).
  */
 export type IndexSearchRequest = (
   { mode: 'dense'; scope: IndexScope; queryVector: number[]; limit: number } | { mode: 'bm25'; scope: IndexScope; queryText: string; limit: number }
-) & { kind?: RowKind; kinds?: RowKind[] };
+) & { kind?: RowKind };
 
 export interface EmbeddingModelIdentity {
   name: string;

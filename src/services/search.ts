@@ -7,7 +7,7 @@
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
-import { NO_EXPIRY, type RowKind } from '../memory/records.js';
+import { NO_EXPIRY } from '../memory/records.js';
 import type { MemoryDeps } from './core/deps.js';
 import { successors } from './core/links.js';
 import { accessKey, type IndexHit, type IndexScope, type LineSpan } from './ports.js';
@@ -182,13 +182,12 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
   const share = input.windows ?? DEFAULT_WINDOW_SHARE;
   const queryVector = mode === 'bm25' ? null : deps.embedder.embedQuery(text);
-  // The best `limit` units and the best `limit` windows of each signal, in one request per signal (the index may
-  // then walk its rows once for both kinds).
-  const kinds: RowKind[] = share > 0 ? ['unit', 'window'] : ['unit'];
-  const [dense, bm25] = await Promise.all([
-    queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kinds })) : [],
-    mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kinds }),
-  ]);
+  const signals = (kind: 'unit' | 'window') =>
+    Promise.all([
+      queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
+      mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kind }),
+    ]);
+  const [units, windows] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []]]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
   const fusion = {
     ...(deps.fusion ?? DEFAULT_FUSION),
@@ -198,7 +197,7 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   // Units and windows are fused together, so a window's relevance is on the units' scale: normalised
   // apart, the only window of a small scope would score 1 however poorly it matched.
   const byScore = (a: IndexHit, b: IndexHit) => b.score - a.score;
-  const all = fuseCandidates(keep(dense).sort(byScore), keep(bm25).sort(byScore), fusion);
+  const all = fuseCandidates(keep([...units[0], ...windows[0]]).sort(byScore), keep([...units[1], ...windows[1]]).sort(byScore), fusion);
   const fused = all.filter((c) => c.hit.record.kind !== 'window');
   const windowHits = all.filter((c) => c.hit.record.kind === 'window');
   const spans = windowHits.map(spanOf);

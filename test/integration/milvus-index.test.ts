@@ -153,39 +153,6 @@ describe('MilvusIndex on Milvus Lite', () => {
     expect(await index.unitsWithin({ users: ['alice'] }, [lines(3, 5)], 10)).toEqual([]);
   });
 
-  it('a search of units and windows together finds, kind by kind, the hits and scores of one search per kind', async () => {
-    const path = 'dora/episodic/log.md';
-    // Windows name the pets more often than units, so the best hits of both kinds together are mostly windows for
-    // "cat dog" (units fall short: asked alone) and mostly units for "garden" (units name it more often).
-    await index.upsert(
-      Array.from({ length: 24 }, (_, i) => [
-        row(`d${i}u`, 'dora', `dora has a cat ${'garden '.repeat(1 + (i % 4))}day ${i}`, [1, i / 24, 0, 0], { path, lineStart: 2 * i, lineEnd: 2 * i }),
-        row(`d${i}w`, 'dora', `the cat and the dog ${'cat dog '.repeat(1 + (i % 3))}garden day ${i}`, [i / 24, 1, 0, 0], {
-          path,
-          lineStart: 2 * i,
-          lineEnd: 2 * i + 2,
-          kind: 'window',
-        }),
-      ]).flat(),
-    );
-    await index.flush();
-    const scope = { users: ['dora'] };
-    const view = (hits: { record: { chunkId: string; kind: string; content: string }; score: number }[]) =>
-      hits.map((h) => [h.record.chunkId, h.record.kind, h.record.content, h.score.toFixed(6)]);
-    for (const queryText of ['cat dog', 'garden', 'day 7 garden']) {
-      for (const limit of [3, 5, 40]) {
-        const kinds = ['unit', 'window'] as const;
-        const one = { mode: 'bm25' as const, scope, queryText, limit };
-        const apart = [...(await index.search({ ...one, kind: 'unit' })), ...(await index.search({ ...one, kind: 'window' }))];
-        expect(view(await index.search({ ...one, kinds: [...kinds] }))).toEqual(view(apart));
-        expect(apart.filter((h) => h.record.kind === 'unit').length).toBe(Math.min(limit, 24));
-        const dense = { mode: 'dense' as const, scope, queryVector: [1, 0.5, 0, 0], limit };
-        const denseApart = [...(await index.search({ ...dense, kind: 'unit' })), ...(await index.search({ ...dense, kind: 'window' }))];
-        expect(view(await index.search({ ...dense, kinds: [...kinds] }))).toEqual(view(denseApart));
-      }
-    }
-  });
-
   it("narrows an embedded index's searches to the users' buckets and finds what a search of every partition finds", async () => {
     const users = Array.from({ length: 12 }, (_, i) => `bucket-user-${i}`);
     await index.upsert(

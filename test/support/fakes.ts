@@ -107,11 +107,6 @@ export class InMemoryIndex implements VectorIndex {
 
   async search(request: IndexSearchRequest): Promise<IndexHit[]> {
     this.calls.search++;
-    if (request.kinds) return request.kinds.flatMap((kind) => this.searchKind({ ...request, kind }));
-    return this.searchKind(request);
-  }
-
-  private searchKind(request: IndexSearchRequest): IndexHit[] {
     const words = request.mode === 'bm25' ? request.queryText.toLowerCase().split(/\W+/).filter(Boolean) : [];
     const hits: IndexHit[] = [];
     for (const row of this.rows.values()) {

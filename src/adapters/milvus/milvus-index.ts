@@ -3,7 +3,7 @@ import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { lexicalForm } from '../../memory/lexical.js';
-import { NO_EXPIRY, type ChunkRecord, type RowKind } from '../../memory/records.js';
+import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
 import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
 import { hasLiteBuckets, liteBucket } from './lite-buckets.js';
@@ -221,34 +221,11 @@ export class MilvusIndex implements VectorIndex {
   }
 
   async search(req: IndexSearchRequest): Promise<IndexHit[]> {
-    const kinds = req.kinds ?? [req.kind ?? 'unit'];
-    // Dense: one request per kind. HNSW is approximate and its walk depends on the filter, so a wider request
-    // over both kinds could return other rows than the per-kind one; each is cheap (its partition's rows only).
-    if (kinds.length === 1 || req.mode === 'dense') return (await Promise.all(kinds.map((kind) => this.searchOf(req, [kind], req.limit)))).flat();
-    // BM25: Milvus Lite walks every row of the collection in Python on each sparse search, before pruning
-    // partitions (engine/collection.py, _search_sparse: the cross-segment dedup map), about as long as the search
-    // itself at 200,000 rows. One request over all kinds pays it once. Its scores do not depend on the filter (each
-    // segment's statistics cover all its rows; only unflushed rows are scored among the filtered ones, and every sync
-    // that writes flushes), so the best `limit` of a kind among the best `limit` x kinds of all
-    // are that kind's best `limit`, unless the kind falls short while more rows matched: then it is asked alone.
-    const wide = req.limit * kinds.length;
-    const all = await this.searchOf(req, kinds, wide);
-    const perKind = await Promise.all(
-      kinds.map(async (kind) => {
-        const hits = all.filter((h) => h.record.kind === kind);
-        return hits.length >= req.limit || all.length < wide ? hits.slice(0, req.limit) : this.searchOf(req, [kind], req.limit);
-      }),
-    );
-    return perKind.flat();
-  }
-
-  /** One search request over rows of these kinds; a window comes back without heading and content (never shown). */
-  private async searchOf(req: IndexSearchRequest, kinds: RowKind[], limit: number): Promise<IndexHit[]> {
-    const filter = buildFilter({ ...req.scope, kinds });
+    const filter = buildFilter({ ...req.scope, kinds: [req.kind ?? 'unit'] });
     const common = {
       collection_name: this.name,
-      limit,
-      output_fields: kinds.includes('unit') ? OUTPUT_FIELDS : WINDOW_OUTPUT_FIELDS,
+      limit: req.limit,
+      output_fields: req.kind === 'window' ? WINDOW_OUTPUT_FIELDS : OUTPUT_FIELDS,
       // Strong: `mem add` in one process, then this search in another must find it (READ_CONSISTENCY).
       consistency_level: READ_CONSISTENCY,
       ...(filter ? { filter } : {}),
@@ -261,10 +238,7 @@ export class MilvusIndex implements VectorIndex {
     );
     check(res, 'search');
     const hits = (res.results ?? []) as Record<string, unknown>[];
-    return hits.map((h) => {
-      const record = fromRow(h);
-      return { record: record.kind === 'window' ? { ...record, heading: '', content: '' } : record, score: normaliseScore(req.mode, Number(h.score)) };
-    });
+    return hits.map((h) => ({ record: fromRow(h), score: normaliseScore(req.mode, Number(h.score)) }));
   }
 
   async unitsWithin(scope: IndexScope, spans: LineSpan[], limit: number): Promise<IndexHit['record'][]> {
