@@ -3,7 +3,8 @@
 // each: to see which searches make the p95 (a daemon still starting, a user's first search, the load).
 //
 // Usage: node scripts/bench/search-sequence.mjs --root /tmp/memdir-bench-XXXX [--server-home <dir>] [--searches 20]
-//        [--keep-daemon] [--json]   (--keep-daemon: do not stop the running daemon first). Needs a build.
+//        [--keep-daemon] [--mem <bin/mem.js of another build>] [--json]   (--keep-daemon: do not stop the running
+//        daemon first). Needs a build.
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -16,7 +17,7 @@ import { defaultsEnv } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MEM = join(REPO, 'bin', 'mem.js');
+const MEM_OF_REPO = join(REPO, 'bin', 'mem.js');
 
 const { values: args } = parseArgs({
   options: {
@@ -24,11 +25,13 @@ const { values: args } = parseArgs({
     'server-home': { type: 'string' },
     searches: { type: 'string', default: '20' },
     'keep-daemon': { type: 'boolean', default: false },
+    mem: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 if (!args.root) throw new Error('--root is required (a root indexed beforehand, e.g. by `npm run bench -- --keep`)');
 const ROOT = resolve(args.root);
+const MEM = args.mem ? resolve(args.mem) : MEM_OF_REPO;
 const env = { ...defaultsEnv(), MEMDIR_SERVER_HOME: args['server-home'] ?? `${ROOT}-servers` };
 
 /** Runs a node process: its wall time in ms (fails on a non-zero exit). */
