@@ -1,7 +1,7 @@
 // The search daemon (`mem daemon`): one per user and servers' home, serving every root searched under its
-// configuration. It keeps an open Memory per root (SDK loaded, servers connected, model warm) and answers searches
-// over its Unix socket, so `mem search` skips seconds of start-up. A root unused for a while (or deleted) is closed;
-// the daemon exits after a quiet period, or on SIGTERM/SIGINT.
+// configuration. It keeps an open Memory per root (SDK loaded, servers connected, model and index warm) and answers
+// searches over its Unix socket, so `mem search` skips seconds of start-up. A root unused for a while (or deleted) is
+// closed; the daemon exits after a quiet period, or on SIGTERM/SIGINT.
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
@@ -30,7 +30,8 @@ export type OpenRoot = (root: string) => Promise<Memory>;
 
 /**
  * Milvus Lite builds a segment's BM25 index on the first search that reaches it (engine/collection.py, _search_sparse),
- * and a user's search reaches only its own partition: each user's first search paid for it, 1-2 s at 200,000 rows. One
+ * and a user's search reaches only its own partition: each user's first search paid for it (10,000 files, load ~19:
+ * median 1.8-2.1 s against 1.0-1.1 s for the user's next; docs/benchmarks.md section 20). One
  * search of all users (results unused, not counted as an access) builds them all. The word matters not: every segment
  * is indexed before it is searched.
  */
