@@ -99,17 +99,21 @@ async function main() {
     const [q, u] = queryAt(i);
     cli.push(await timedRun([MEM, '--root', ROOT, '--json', 'search', q, '--user', u]));
   }
-  // 1b. The daemon's leg alone: the same requests from this warm process (no CLI start), as `mem search` sends them.
-  const { askDaemon } = await import(join(REPO, 'dist/daemon/client.js'));
-  const daemonConfig = loadConfig(env, { root: ROOT });
-  const viaDaemon = [];
-  for (let i = 0; i < QUERY_COUNT; i++) {
-    const [query, user] = queryAt(i);
-    const t = performance.now();
-    const answer = await askDaemon(daemonConfig, 'search', { query, k: 8, user });
-    if (!answer?.ok) throw new Error(`the daemon did not answer: ${JSON.stringify(answer)}`);
-    viaDaemon.push(performance.now() - t);
-  }
+  // 1b. The daemon's leg alone: the same requests from one warm process (no CLI start), as `mem search` sends them;
+  //     a child asks (the daemon client is not part of the package's API) and prints each time.
+  const legScript =
+    `const { loadConfig } = await import(${JSON.stringify(join(REPO, 'dist/index.js'))}); ` +
+    `const { askDaemon } = await import(${JSON.stringify(join(REPO, 'dist/daemon/client.js'))}); ` +
+    `const config = loadConfig(process.env, { root: ${JSON.stringify(ROOT)} }); const times = []; ` +
+    `for (const [query, user] of ${JSON.stringify(Array.from({ length: QUERY_COUNT }, (_, i) => queryAt(i)))}) { ` +
+    `const t = performance.now(); const r = await askDaemon(config, 'search', { query, k: 8, user }); ` +
+    `if (!r?.ok) process.exit(1); times.push(performance.now() - t); } process.stdout.write(JSON.stringify(times));`;
+  const viaDaemon = await new Promise((ok, fail) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', legScript], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.on('close', (code) => (code === 0 ? ok(JSON.parse(text)) : fail(new Error(`the daemon's leg exited ${code}`))));
+  });
   // 2. The CLI's start: Node itself, and Node plus everything `mem search` imports before it asks the daemon.
   const bare = [];
   const imports = [];

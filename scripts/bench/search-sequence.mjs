@@ -47,15 +47,21 @@ function timedRun(argv) {
   });
 }
 
-const { loadConfig } = await import(join(REPO, 'dist/index.js'));
-const { askDaemon } = await import(join(REPO, 'dist/daemon/client.js'));
-const config = loadConfig(env, { root: ROOT });
-const listening = async () => Boolean((await askDaemon(config, 'ping', undefined, 2_000))?.ok);
+// The daemon client is not part of the package's API: a child process asks it (as search-profile.mjs does).
+const daemonCall = (op) =>
+  `const { loadConfig } = await import(${JSON.stringify(join(REPO, 'dist/index.js'))}); ` +
+  `const { askDaemon } = await import(${JSON.stringify(join(REPO, 'dist/daemon/client.js'))}); ` +
+  `const r = await askDaemon(loadConfig(process.env, { root: ${JSON.stringify(ROOT)} }), '${op}', undefined, 2000); process.exit(r?.ok ? 0 : 1);`;
+const listening = () =>
+  timedRun(['--input-type=module', '-e', daemonCall('ping')]).then(
+    () => true,
+    () => false,
+  );
 
 const out = { date: new Date().toISOString(), command: `node scripts/bench/search-sequence.mjs ${process.argv.slice(2).join(' ')}`, machine: machine() };
 out.loadAverageAtStart = os.loadavg().map((x) => round(x, 2));
 if (!args['keep-daemon']) {
-  await askDaemon(config, 'stop', undefined, 5_000);
+  await timedRun(['--input-type=module', '-e', daemonCall('stop')]).catch(() => undefined);
   await new Promise((r) => setTimeout(r, 2000));
 }
 await timedRun([MEM, '--root', ROOT, '--json', 'search', QUERIES[0], '--user', USERS[0]]);
