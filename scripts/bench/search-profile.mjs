@@ -58,7 +58,7 @@ function timed(label, target, names, sink) {
       try {
         return await target[name](...a);
       } finally {
-        const kind = a[0]?.kind === 'window' ? ' window' : a[0]?.kind === 'unit' ? ' unit' : '';
+        const kind = Array.isArray(a[0]?.kinds) ? ` ${a[0].kinds.join('+')}` : a[0]?.kind === 'window' ? ' window' : a[0]?.kind === 'unit' ? ' unit' : '';
         const key = `${label}.${name}${typeof a[0]?.mode === 'string' ? ` ${a[0].mode}` : ''}${kind}`;
         (sink.calls[key] ??= []).push(performance.now() - t);
       }
@@ -99,6 +99,21 @@ async function main() {
     const [q, u] = queryAt(i);
     cli.push(await timedRun([MEM, '--root', ROOT, '--json', 'search', q, '--user', u]));
   }
+  // 1b. The daemon's leg alone: the same requests from one warm process (no CLI start), as `mem search` sends them;
+  //     a child asks (the daemon client is not part of the package's API) and prints each time.
+  const legScript =
+    `const { loadConfig } = await import(${JSON.stringify(join(REPO, 'dist/index.js'))}); ` +
+    `const { askDaemon } = await import(${JSON.stringify(join(REPO, 'dist/daemon/client.js'))}); ` +
+    `const config = loadConfig(process.env, { root: ${JSON.stringify(ROOT)} }); const times = []; ` +
+    `for (const [query, user] of ${JSON.stringify(Array.from({ length: QUERY_COUNT }, (_, i) => queryAt(i)))}) { ` +
+    `const t = performance.now(); const r = await askDaemon(config, 'search', { query, k: 8, user }); ` +
+    `if (!r?.ok) process.exit(1); times.push(performance.now() - t); } process.stdout.write(JSON.stringify(times));`;
+  const viaDaemon = await new Promise((ok, fail) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', legScript], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.on('close', (code) => (code === 0 ? ok(JSON.parse(text)) : fail(new Error(`the daemon's leg exited ${code}`))));
+  });
   // 2. The CLI's start: Node itself, and Node plus everything `mem search` imports before it asks the daemon.
   const bare = [];
   const imports = [];
@@ -129,6 +144,7 @@ async function main() {
   }
   out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
   out.cliEndToEnd = stats(cli);
+  out.daemonRoundTrip = stats(viaDaemon);
   out.nodeBare = stats(bare);
   out.cliImports = stats(imports);
   out.inProcess = {
@@ -142,6 +158,7 @@ async function main() {
       [
         `search profile of ${ROOT}, ${QUERY_COUNT} queries, load ${out.loadAverageAtStart.join(' ')} -> ${out.loadAverageAtEnd.join(' ')}`,
         line('mem search, end to end', out.cliEndToEnd),
+        line('daemon round trip (warm client)', out.daemonRoundTrip),
         line('node -e 0', out.nodeBare),
         line('node + CLI imports', out.cliImports),
         line('searchMemories in process', out.inProcess.full),

@@ -1,7 +1,7 @@
 // The search daemon (`mem daemon`): one per user and servers' home, serving every root searched under its
-// configuration. It keeps an open Memory per root (SDK loaded, servers connected, model warm) and answers searches
-// over its Unix socket, so `mem search` skips seconds of start-up. A root unused for a while (or deleted) is closed;
-// the daemon exits after a quiet period, or on SIGTERM/SIGINT.
+// configuration. It keeps an open Memory per root (SDK loaded, servers connected, model and index warm) and answers
+// searches over its Unix socket, so `mem search` skips seconds of start-up. A root unused for a while (or deleted) is
+// closed; the daemon exits after a quiet period, or on SIGTERM/SIGINT.
 import { chmodSync, existsSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
@@ -27,6 +27,15 @@ export interface DaemonOptions {
 
 /** Opens the memory of a root under the daemon's configuration (the caller's composition). */
 export type OpenRoot = (root: string) => Promise<Memory>;
+
+/**
+ * Milvus Lite builds a segment's BM25 index on the first search that reaches it (engine/collection.py, _search_sparse),
+ * and a user's search reaches only its own partition: each user's first search paid for it (10,000 files, load ~19:
+ * median 1.8-2.1 s against 1.0-1.1 s for the user's next; docs/benchmarks.md section 20). One
+ * search of all users (results unused, not counted as an access) builds them all. The word matters not: every segment
+ * is indexed before it is searched.
+ */
+export const WARM_UP = { query: 'memory', allUsers: true, k: 1, track: false } as const;
 
 const malformed = (message: string): DaemonResponse => ({ ok: false, error: { code: 'USAGE', message, exitCode: 2 } });
 
@@ -80,6 +89,8 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
       opened = { memory: first.then(() => open(root)), usedAt: Date.now(), busy: 0 };
       // A root that failed to open is not kept: its next search tries again.
       opened.memory.catch(() => roots.get(root) === opened && roots.delete(root));
+      // Then one search of every user's rows, in the background, so that no user's first search pays the index's lazy loads.
+      opened.memory.then((m) => m.search(WARM_UP)).catch(() => undefined);
       roots.set(root, opened);
       options.onLog(`opening ${root}`);
     }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { PROTOCOL_VERSION, configKey, socketPath, type DaemonTarget } from '../../../src/daemon/protocol.js';
-import { runDaemon, type DaemonOptions } from '../../../src/daemon/server.js';
+import { WARM_UP, runDaemon, type DaemonOptions } from '../../../src/daemon/server.js';
 import type { Memory } from '../../../src/services/facade.js';
 import type { SearchInput } from '../../../src/services/search.js';
 import { eventually } from '../../support/eventually.js';
@@ -69,13 +69,16 @@ async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) 
 }
 
 describe('search daemon server', () => {
-  it('serves two roots from one socket, each in its own Memory opened once, and stops on request', async () => {
+  it('serves two roots from one socket, each in its own Memory opened once and warmed, and stops on request', async () => {
     const d = await startDaemon();
     expect(await send(d.config, d.request('search', d.rootA, { query: 'tea', user: 'ann', k: 3 }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
     expect(await send(d.config, d.request('search', d.rootB, { query: 'tea', user: 'bob' }))).toEqual({ ok: true, results: [{ id: 'hit-in-b' }] });
     expect(await send(d.config, d.request('search', d.rootA, { query: 'milk', user: 'ann' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    // Each root, once opened, is first searched for all users, untracked (the index's lazy loads), then as asked.
     expect(d.searched).toEqual([
+      { root: d.rootA, input: WARM_UP },
       { root: d.rootA, input: { query: 'tea', user: 'ann', k: 3 } },
+      { root: d.rootB, input: WARM_UP },
       { root: d.rootB, input: { query: 'tea', user: 'bob' } },
       { root: d.rootA, input: { query: 'milk', user: 'ann' } },
     ]);
