@@ -24,8 +24,8 @@ const PER_TRANSACTION = 5_000;
  * touches stays mapped, and counts in the process's resident memory, until the map goes; and a read maps more
  * than its page: with the file in the page cache, one random read mapped ~135 KiB on average (the kernel maps
  * the whole cached folio and its neighbours), so 5,000 reads mapped all 112 MiB of a 10,000-file store during a
- * full index. 128 reads (two of the sync's lookups) map at most ~17 MiB; a reopen costs about a millisecond
- * (docs/benchmarks.md section 19).
+ * full index. 128 reads (two of the sync's lookups) map at most ~17 MiB, and reads were no slower for the
+ * reopens (docs/benchmarks.md section 19).
  */
 const RELEASE_MAP_AFTER_READS = 128;
 
