@@ -197,7 +197,8 @@ async function writeBase(file: string, journal: string, entries: Map<string, Man
   try {
     const write = async (text: string) => {
       bytes += Buffer.byteLength(text);
-      await handle.write(text);
+      // writeFile, not write: it goes on after a partial write; from the current position, after what came before.
+      await handle.writeFile(text);
     };
     await write(`{"version":${VERSION},"journal":${JSON.stringify(journal)},"files":{`);
     let part: string[] = [];
