@@ -11,7 +11,7 @@ import type { Progress } from '../services/ports.js';
  * files). Its heap limit cannot be set once the process runs; a full collection when the heap has grown by
  * GROWTH_BYTES keeps it near the live size. A no-op sync allocates little and is never collected this way.
  */
-const GROWTH_BYTES = 48 * 1024 * 1024;
+const GROWTH_BYTES = 24 * 1024 * 1024;
 /** How often (in files) the heap is looked at: reading its size costs microseconds. */
 const CHECK_EVERY_FILES = 100;
 
@@ -26,7 +26,11 @@ export function reclaimingHeap(progress: Progress): Progress {
       floor = process.memoryUsage().heapUsed;
       progress.start(total, label);
     },
-    stop: () => progress.stop(),
+    stop() {
+      progress.stop();
+      // What follows (links, the manifest's save: a JSON string of all entries at once) starts from the live heap.
+      collect();
+    },
     tick(n = 1) {
       progress.tick(n);
       files += n;

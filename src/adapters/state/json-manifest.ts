@@ -1,7 +1,8 @@
 // ManifestStore as one JSON file under `.mem/` (the base, replaced atomically) plus a journal of the entries
 // saved since, one JSON line each, and an append-only log of the paths a sync is writing since the last save.
 import { randomUUID } from 'node:crypto';
-import { access, appendFile, open, readFile, rm } from 'node:fs/promises';
+import { access, appendFile, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
@@ -109,12 +110,11 @@ export class JsonManifest implements ManifestStore {
   /** Writes all entries as a new base with a new journal name, then starts that journal empty. */
   private async compact(entries: Map<string, ManifestEntry>): Promise<void> {
     const journal = randomUUID();
-    const text = JSON.stringify({ version: VERSION, journal, files: Object.fromEntries(entries) });
-    await writeFileAtomic(this.file, text);
+    const baseBytes = await writeBase(this.file, journal, entries);
     // Killed before this, the old journal names another base and is ignored: the new base already holds its entries.
     const header = `${JSON.stringify({ journal })}\n`;
     await writeFileAtomic(this.journalFile, header);
-    this.saved = { journal, entries: new Map(entries), baseBytes: Buffer.byteLength(text), journalBytes: Buffer.byteLength(header) };
+    this.saved = { journal, entries: new Map(entries), baseBytes, journalBytes: Buffer.byteLength(header) };
   }
 
   /** The base and its journal; 'raced' when the journal names another base (unless `settled`: then the base alone). */
@@ -184,6 +184,50 @@ export class JsonManifest implements ManifestStore {
 function someKey(entries: Map<string, ManifestEntry>, test: (path: string) => boolean): boolean {
   for (const path of entries.keys()) if (test(path)) return true;
   return false;
+}
+
+/** Entries per write of the base: ~1.5 MB of JSON at a time. */
+const BASE_ENTRIES_PER_WRITE = 2_000;
+
+/**
+ * The base's JSON (the same text as `JSON.stringify` of it), written a few thousand entries at a time to a
+ * temporary file that is then renamed over the base, as write-file-atomic does: at 50,000 files the whole text
+ * at once is a 37 MB string and as much again encoded, on top of the entries, at the end of a full index.
+ * Returns its size in bytes. Temporary files a killed write left are removed first (they name memories too).
+ */
+async function writeBase(file: string, journal: string, entries: Map<string, ManifestEntry>): Promise<number> {
+  const prefix = `${basename(file)}.base-`;
+  const stale = (await readdir(dirname(file))).filter((n) => n.startsWith(prefix));
+  await Promise.all(stale.map((n) => rm(join(dirname(file), n), { force: true })));
+  const temp = `${file}.base-${randomUUID()}`;
+  const handle = await open(temp, 'w');
+  let bytes = 0;
+  try {
+    const write = async (text: string) => {
+      bytes += Buffer.byteLength(text);
+      // writeFile, not write: it goes on after a partial write; from the current position, after what came before.
+      await handle.writeFile(text);
+    };
+    await write(`{"version":${VERSION},"journal":${JSON.stringify(journal)},"files":{`);
+    let part: string[] = [];
+    let first = true;
+    for (const [path, entry] of entries) {
+      part.push(`${JSON.stringify(path)}:${JSON.stringify(entry)}`);
+      if (part.length < BASE_ENTRIES_PER_WRITE) continue;
+      await write(`${first ? '' : ','}${part.join(',')}`);
+      first = false;
+      part = [];
+    }
+    await write(`${first || part.length === 0 ? '' : ','}${part.join(',')}}}`);
+    await handle.datasync();
+    await handle.close();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true });
+    throw err;
+  }
+  await rename(temp, file);
+  return bytes;
 }
 
 function parseLine(line: string): unknown {

@@ -21,11 +21,13 @@ const PER_TRANSACTION = 5_000;
 
 /**
  * Vectors read before the store's memory map is let go (closed, reopened on the next call). Every page a read
- * touches stays mapped, and counts in the process's resident memory, until the map goes: reading all 208,000
- * vectors of a 50,000-file corpus mapped 530 MiB of a 540 MB file; released every 5,000 reads, at most ~70 MiB
- * (docs/benchmarks.md section 16). An open costs a few milliseconds.
+ * touches stays mapped, and counts in the process's resident memory, until the map goes; and a read maps more
+ * than its page: with the file in the page cache, one random read mapped ~135 KiB on average (the kernel maps
+ * the whole cached folio and its neighbours), so 5,000 reads mapped all 112 MiB of a 10,000-file store during a
+ * full index. 128 reads (two of the sync's lookups) map at most ~17 MiB, and reads were no slower for the
+ * reopens (docs/benchmarks.md section 19).
  */
-const RELEASE_MAP_AFTER_READS = 5_000;
+const RELEASE_MAP_AFTER_READS = 128;
 
 // Keys are the text hashes as written (hex): they hold nothing of the text.
 const keyOf = (hash: string) => Buffer.from(hash, 'utf8');
@@ -56,8 +58,12 @@ export class LmdbVectorCache implements VectorCache {
   private readSinceOpen = 0;
   private busy = 0;
 
-  /** `stateDir`: the root's `.mem/` (see stateDirOf). */
-  constructor(stateDir: string, modelKey: string) {
+  /** `stateDir`: the root's `.mem/` (see stateDirOf); `releaseMapAfterReads`: see RELEASE_MAP_AFTER_READS. */
+  constructor(
+    stateDir: string,
+    modelKey: string,
+    private readonly releaseMapAfterReads = RELEASE_MAP_AFTER_READS,
+  ) {
     this.legacyDir = stateLayoutAt(stateDir).vectors(modelKey);
     this.dir = dirname(this.legacyDir);
     this.base = basename(this.legacyDir);
@@ -118,7 +124,7 @@ export class LmdbVectorCache implements VectorCache {
       return await work();
     } finally {
       this.busy--;
-      if (this.busy === 0 && this.readSinceOpen >= RELEASE_MAP_AFTER_READS) await this.close();
+      if (this.busy === 0 && this.readSinceOpen >= this.releaseMapAfterReads) await this.close();
     }
   }
 

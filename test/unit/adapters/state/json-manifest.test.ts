@@ -170,3 +170,21 @@ describe('JsonManifest journal', () => {
     expect((await new JsonManifest(join(dir, '.mem'), 'test').load())!.get('u/semantic/m0.md')!.memoryId).toBe('zero');
   });
 });
+
+describe('JsonManifest base', () => {
+  it('writes the base a few thousand entries at a time as the very JSON of all of them, and leaves no temporary file', async () => {
+    const { m, dir } = await manifest();
+    const state = join(dir, '.mem');
+    await m.save(new Map());
+    // A temporary base a killed write left behind names memories too: the next base write removes it.
+    await writeFile(join(state, 'manifest-test.json.base-left-by-a-kill'), '{"files":{"alice/semantic/gone.md":{}}}');
+    const entries = new Map(Array.from({ length: 4_500 }, (_, i) => [`alice/semantic/m${i}.md`, entry(`m${i}`)] as const));
+    // A journal this long (~0.8 MB against an empty base) has the base rewritten: 4,500 entries over three writes.
+    await m.save(entries);
+    const base = JSON.parse(await readFile(join(state, 'manifest-test.json'), 'utf8')) as { version: number; journal: string; files: object };
+    expect(base.files).toEqual(Object.fromEntries(entries));
+    expect(base.version).toBe(4);
+    expect(await readdir(state)).toEqual(expect.not.arrayContaining([expect.stringMatching(/base-/)]));
+    expect((await new JsonManifest(state, 'test').load())!.size).toBe(4_500);
+  });
+});
