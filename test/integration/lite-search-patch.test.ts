@@ -1,0 +1,61 @@
+// The Milvus Lite that memdir starts reuses its BM25 search's per-segment version map (adapters/runtime/lite-search-patch.ts):
+// the patch is applied to the pinned Milvus Lite, and BM25 still returns only the newest version of an edited memory
+// after each of several syncs, and a corrected memory, whose rows are rewritten under the same keys, stays out (each
+// flush adds a segment, so the map is rebuilt, not reused stale).
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { openTestMemory, type TestMemory } from '../support/harness.js';
+import { ownServerHome } from '../support/server-home.js';
+
+const fm = (id: string) => `---\nid: ${id}\ntype: semantic\n---\n`;
+
+describe('Milvus Lite BM25 search with the version map kept per set of segments', () => {
+  const home = ownServerHome();
+  let t: TestMemory;
+
+  beforeAll(async () => {
+    t = await openTestMemory({
+      'ann/semantic/drink.md': `${fm('ann-drink')}Ann drinks green tea every morning.\n`,
+      'ann/semantic/bike.md': `${fm('ann-bike')}Ann rides a red bicycle to work.\n`,
+    });
+    await t.memory.reindex();
+  });
+  afterAll(async () => {
+    await t?.cleanup();
+  });
+
+  const bm25 = async (query: string) => (await t.memory.search({ query, user: 'ann', k: 5, mode: 'bm25' })).map((r) => r.content ?? '');
+
+  it('is applied by the launcher to the pinned Milvus Lite', async () => {
+    await bm25('green tea'); // a BM25 search has run on this server
+    const log = await readFile(join(home(), 'servers', 'milvus-lite.log'), 'utf8');
+    expect(log).toContain('memdir: BM25 search reuses its per-segment version map');
+  });
+
+  it('finds only the newest text of a memory edited in several syncs', async () => {
+    expect((await bm25('green tea')).join('\n')).toContain('green tea');
+    const path = join(t.root, 'ann/semantic/drink.md');
+    for (const drink of ['black coffee', 'mint lemonade', 'hot chocolate']) {
+      await writeFile(path, `${fm('ann-drink')}Ann drinks ${drink} every morning.\n`);
+      await t.memory.reindex();
+      const found = (await bm25('Ann drinks every morning green tea black coffee mint lemonade hot chocolate')).join('\n');
+      expect(found).toContain(drink);
+      for (const old of ['green tea', 'black coffee', 'mint lemonade', 'hot chocolate'].filter((d) => d !== drink)) {
+        expect(found).not.toContain(old);
+      }
+    }
+    expect((await bm25('red bicycle')).join('\n')).toContain('red bicycle');
+  });
+
+  it('keeps a corrected memory out once its rows are rewritten as superseded (same keys, newer versions, new segments)', async () => {
+    expect((await bm25('red bicycle')).join('\n')).toContain('red bicycle');
+    await writeFile(join(t.root, 'ann/semantic/scooter.md'), `---\nid: ann-scooter\ntype: semantic\nsupersedes: ann-bike\n---\nAnn rides an electric scooter to work now.\n`);
+    await t.memory.reindex();
+    const found = (await bm25('Ann rides a red bicycle electric scooter to work')).join('\n');
+    expect(found).toContain('electric scooter');
+    expect(found).not.toContain('red bicycle');
+  });
+});
