@@ -38,6 +38,9 @@ export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<v
   io.result({ servers }, () => describe(servers));
 }
 
+/** How long `mem server stop --all` waits for a daemon's answer. */
+const BUSY_DAEMON_MS = 30_000;
+
 export async function serverStopCommand(opts: GlobalOptions & { all?: boolean }, io: Io): Promise<void> {
   const config = configFrom(opts);
   const { askDaemon, daemonsOfHome, stopDaemonAt, stopLegacyDaemon } = await import('../../daemon/client.js');
@@ -46,8 +49,10 @@ export async function serverStopCommand(opts: GlobalOptions & { all?: boolean },
   const stopped: string[] = [];
   if (opts.all) {
     let daemons = 0;
-    for (const daemon of await daemonsOfHome(config)) {
-      const pid = await stopDaemonAt(daemon.socket);
+    // A daemon that just opened a root is busy for seconds (it loads the Milvus SDK and warms the index up) and answers
+    // late: a short wait would take it for gone and return while it still runs. A socket nobody listens on fails at once.
+    for (const daemon of await daemonsOfHome(config, BUSY_DAEMON_MS)) {
+      const pid = await stopDaemonAt(daemon.socket, BUSY_DAEMON_MS);
       if (pid) await waitForExit(pid);
       if (pid) daemons++;
     }
