@@ -52,7 +52,10 @@ describe('Milvus Lite BM25 search with the version map kept per set of segments'
 
   it('keeps a corrected memory out once its rows are rewritten as superseded (same keys, newer versions, new segments)', async () => {
     expect((await bm25('red bicycle')).join('\n')).toContain('red bicycle');
-    await writeFile(join(t.root, 'ann/semantic/scooter.md'), `---\nid: ann-scooter\ntype: semantic\nsupersedes: ann-bike\n---\nAnn rides an electric scooter to work now.\n`);
+    await writeFile(
+      join(t.root, 'ann/semantic/scooter.md'),
+      `---\nid: ann-scooter\ntype: semantic\nsupersedes: ann-bike\n---\nAnn rides an electric scooter to work now.\n`,
+    );
     await t.memory.reindex();
     const found = (await bm25('Ann rides a red bicycle electric scooter to work')).join('\n');
     expect(found).toContain('electric scooter');
