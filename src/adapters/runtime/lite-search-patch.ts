@@ -14,24 +14,23 @@ export const LITE_SEARCH_PATCH = `
 def _memdir_patch_sparse_dedup():
     import inspect, textwrap
     import milvus_lite.engine.collection as coll
+    # The block as it stands in the method's source once dedented (its body 4 spaces in; 8 in the file).
     block = (
-        "        global_pk_seq: Dict[Any, int] = {}\\n"
-        "        for seg in seg_snapshot:\\n"
-        "            # Resolve collection-wide versions before partition pruning, just\\n"
-        "            # as for MemTable rows. Moving a pk must not reveal its old version\\n"
-        "            # in the source partition after the new version is flushed.\\n"
-        "            for i, pk in enumerate(seg.pks):\\n"
-        "                seq = int(seg.seqs[i])\\n"
-        "                if pk not in global_pk_seq or seq > global_pk_seq[pk]:\\n"
-        "                    global_pk_seq[pk] = seq\\n"
+        "    global_pk_seq: Dict[Any, int] = {}\\n"
+        "    for seg in seg_snapshot:\\n"
+        "        # Resolve collection-wide versions before partition pruning, just\\n"
+        "        # as for MemTable rows. Moving a pk must not reveal its old version\\n"
+        "        # in the source partition after the new version is flushed.\\n"
+        "        for i, pk in enumerate(seg.pks):\\n"
+        "            seq = int(seg.seqs[i])\\n"
+        "            if pk not in global_pk_seq or seq > global_pk_seq[pk]:\\n"
+        "                global_pk_seq[pk] = seq\\n"
     )
     try:
         source = textwrap.dedent(inspect.getsource(coll.Collection._search_sparse))
     except (OSError, TypeError):
         print("memdir: BM25 search left unpatched (no source)", flush=True)
         return
-    # The method's source, dedented: its body starts 4 spaces in (8 in the file).
-    block = "".join(line[4:] + "\\n" for line in block.split("\\n")[:-1])
     if source.count(block) != 1:
         print("memdir: BM25 search left unpatched (another Milvus Lite version)", flush=True)
         return
