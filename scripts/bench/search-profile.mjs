@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, openMemory } from 'memdir';
 
 import { QUERIES, USERS } from './corpus.mjs';
+import { daemonCallCode, timedNode } from './child.mjs';
 import { defaultsEnv } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 
@@ -36,18 +37,7 @@ const env = { ...defaultsEnv(), MEMDIR_SERVER_HOME: args['server-home'] ?? `${RO
 const log = (msg) => process.stderr.write(`[profile] ${msg}\n`);
 const queryAt = (i) => [QUERIES[(i + 1) % QUERIES.length], USERS[i % USERS.length]];
 
-/** Runs a node process, returns its wall time in ms (and fails on a non-zero exit). */
-function timedRun(argv) {
-  return new Promise((ok, fail) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, argv, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stdout.resume();
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? ok(performance.now() - t0) : fail(new Error(`${argv.join(' ')} exited ${code}: ${err.slice(-1000)}`))));
-  });
-}
+const timedRun = (argv) => timedNode(argv, { cwd: REPO, env });
 
 /** Wraps the named methods of `target` so that each call's duration lands in `sink` under its label. */
 function timed(label, target, names, sink) {
@@ -75,10 +65,7 @@ async function main() {
   //    build may serve this root (it answers any build of the same protocol): it is stopped, and this build's
   //    daemon started by a first search, then awaited.
   log('end to end: mem search through the daemon');
-  const daemonCall = (op) =>
-    `const { loadConfig } = await import(${JSON.stringify(join(REPO, 'dist/index.js'))}); ` +
-    `const { askDaemon } = await import(${JSON.stringify(join(REPO, 'dist/daemon/client.js'))}); ` +
-    `const r = await askDaemon(loadConfig(process.env, { root: ${JSON.stringify(ROOT)} }), '${op}'); process.exit(r?.ok ? 0 : 1);`;
+  const daemonCall = (op) => daemonCallCode(REPO, ROOT, op);
   await timedRun(['--input-type=module', '-e', daemonCall('stop')]).catch(() => undefined);
   await new Promise((r) => setTimeout(r, 2000));
   await timedRun([MEM, '--root', ROOT, '--json', 'search', QUERIES[0], '--user', USERS[0]]);

@@ -5,14 +5,13 @@
 // Usage: node scripts/bench/search-sequence.mjs --root /tmp/memdir-bench-XXXX [--server-home <dir>] [--searches 20]
 //        [--keep-daemon] [--mem <bin/mem.js of another build>] [--json]   (--keep-daemon: do not stop the running
 //        daemon first). Needs a build.
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS } from './corpus.mjs';
+import { daemonCallCode, timedNode } from './child.mjs';
 import { defaultsEnv } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 
@@ -34,24 +33,10 @@ const ROOT = resolve(args.root);
 const MEM = args.mem ? resolve(args.mem) : MEM_OF_REPO;
 const env = { ...defaultsEnv(), MEMDIR_SERVER_HOME: args['server-home'] ?? `${ROOT}-servers` };
 
-/** Runs a node process: its wall time in ms (fails on a non-zero exit). */
-function timedRun(argv) {
-  return new Promise((ok, fail) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, argv, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stdout.resume();
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? ok(performance.now() - t0) : fail(new Error(`${argv.join(' ')} exited ${code}: ${err.slice(-1000)}`))));
-  });
-}
+const timedRun = (argv) => timedNode(argv, { cwd: REPO, env });
 
 // The daemon client is not part of the package's API: a child process asks it (as search-profile.mjs does).
-const daemonCall = (op) =>
-  `const { loadConfig } = await import(${JSON.stringify(join(REPO, 'dist/index.js'))}); ` +
-  `const { askDaemon } = await import(${JSON.stringify(join(REPO, 'dist/daemon/client.js'))}); ` +
-  `const r = await askDaemon(loadConfig(process.env, { root: ${JSON.stringify(ROOT)} }), '${op}', undefined, 2000); process.exit(r?.ok ? 0 : 1);`;
+const daemonCall = (op) => daemonCallCode(REPO, ROOT, op, 2000);
 const listening = () =>
   timedRun(['--input-type=module', '-e', daemonCall('ping')]).then(
     () => true,
