@@ -106,3 +106,27 @@ def aggregate(per_q):
 def rank_dense(doc_emb, q_emb):
     scores = doc_emb @ q_emb
     return np.argsort(-scores, kind="stable")
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_stem = None
+
+
+def stemmed_tokens(text):
+    """BM25's tokens: lower-cased [a-z0-9]+ words, Snowball English stems (the stemmer loaded on first use)."""
+    global _stem
+    if _stem is None:
+        import snowballstemmer
+
+        _stem = snowballstemmer.stemmer("english").stemWords
+    return _stem(_WORD.findall(text.lower()))
+
+
+def minmax_top(scores, pool):
+    """Scores scaled to [0, 1] over the signal's own top `pool`; everything below that counts 0."""
+    top = np.argsort(-scores, kind="stable")[:pool]
+    lo, hi = scores[top].min(), scores[top].max()
+    out = np.zeros_like(scores, dtype=np.float64)
+    if hi > lo:
+        out[top] = (scores[top] - lo) / (hi - lo)
+    return out

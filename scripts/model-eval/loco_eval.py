@@ -9,12 +9,10 @@ all questions of those five held-out scorings. Writes results/loco-<form>.json.
 import argparse
 import json
 import os
-import re
 import sys
 
 import numpy as np
 import rank_bm25
-import snowballstemmer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common
@@ -40,19 +38,8 @@ texts = text_forms.turn_texts(args.form)
 # Only conversations both models have finished (embed_cache.py saves after each one).
 convs = [c for c in convs if c["sample_id"] in MP and c["sample_id"] in NANO]
 
-stem = snowballstemmer.stemmer("english").stemWords
-tok_re = re.compile(r"[a-z0-9]+")
-tok = lambda s: stem(tok_re.findall(s.lower()))
-
-
-def minmax_top(scores, pool):
-    """Scores scaled to [0, 1] over the signal's own top `pool`; everything below that counts 0."""
-    top = np.argsort(-scores, kind="stable")[:pool]
-    lo, hi = scores[top].min(), scores[top].max()
-    out = np.zeros_like(scores, dtype=np.float64)
-    if hi > lo:
-        out[top] = (scores[top] - lo) / (hi - lo)
-    return out
+tok = common.stemmed_tokens
+minmax_top = common.minmax_top
 
 
 # family -> list of (label, weights (bm25, nano, mpnet)); raw single signals rank by the signal itself.

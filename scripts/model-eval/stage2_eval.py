@@ -8,7 +8,6 @@ is an upper bound for what they would give on conversations never seen.
 import argparse
 import json
 import os
-import re
 import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -16,7 +15,6 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import numpy as np
 import rank_bm25
-import snowballstemmer
 
 import common
 
@@ -47,19 +45,8 @@ mp = sentence_transformers.SentenceTransformer(mdir, device="cpu")
 mp_enc = lambda xs: mp.encode(xs, batch_size=len(xs) if isinstance(xs, list) else 1, normalize_embeddings=True,
                               convert_to_numpy=True, show_progress_bar=False)
 
-stem = snowballstemmer.stemmer("english").stemWords
-tok_re = re.compile(r"[a-z0-9]+")
-tok = lambda s: stem(tok_re.findall(s.lower()))
-
-
-def minmax_top(scores, pool):
-    """Scores scaled to [0, 1] over the signal's own top `pool`; everything below that counts 0."""
-    top = np.argsort(-scores, kind="stable")[:pool]
-    lo, hi = scores[top].min(), scores[top].max()
-    out = np.zeros_like(scores, dtype=np.float64)
-    if hi > lo:
-        out[top] = (scores[top] - lo) / (hi - lo)
-    return out
+tok = common.stemmed_tokens
+minmax_top = common.minmax_top
 
 
 def minmax(x):
