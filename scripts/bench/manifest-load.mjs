@@ -2,15 +2,17 @@
 // process's resident memory after it, in a fresh process per run. Reads only (a version 4 manifest's chunk lists
 // are copied to the store by load(), as any command does; its base is rewritten only by a sync's save).
 //
-// Usage: node --expose-gc scripts/bench/manifest-load.mjs --root <root> [--runs 3]. Needs a build (dist/).
+// Usage: node --expose-gc scripts/bench/manifest-load.mjs --root <root> [--runs 3]. Needs a build (dist/). The heap
+// kept is counted from after the imports; the RSS includes them (the whole `memdir/bench` kit).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { JsonManifest } from 'memdir/bench';
+
 const { values: args } = parseArgs({
   options: { root: { type: 'string' }, runs: { type: 'string', default: '3' }, child: { type: 'boolean', default: false } },
 });
@@ -19,7 +21,6 @@ const base = readdirSync(state).find((n) => /^manifest-[0-9a-f]+\.json$/.test(n)
 const scope = base.slice('manifest-'.length, -'.json'.length);
 
 if (args.child) {
-  const { JsonManifest } = await import(pathToFileURL(join(REPO, 'dist', 'adapters', 'state', 'json-manifest.js')).href);
   globalThis.gc();
   const heap0 = process.memoryUsage().heapUsed;
   const t0 = performance.now();
