@@ -141,10 +141,13 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     opened.usedAt = Date.now();
     // One line per call, so that a write through the daemon can be told from one made by its own process.
     const count = Array.isArray(call.args[0]) ? ` (${call.args[0].length})` : '';
-    options.onLog(`index ${call.method}${count} for ${root}`);
+    const started = Date.now();
     try {
-      return { ok: true, results: (await runIndexCall(index, call)) ?? null };
+      const results = (await runIndexCall(index, call)) ?? null;
+      options.onLog(`index ${call.method}${count} for ${root} (${Date.now() - started} ms)`);
+      return { ok: true, results };
     } catch (err) {
+      options.onLog(`index ${call.method}${count} for ${root} failed (${Date.now() - started} ms): ${errorMessage(err)}`);
       if (err instanceof IndexUnavailableError) {
         setImmediate(stop);
         return { ok: false, declined: true };

@@ -22,7 +22,7 @@ describe('small writes through the search daemon', () => {
   /** The daemon's log (beside its socket): one line per index call it made, naming the root. */
   let daemonLog: string;
   const indexLines = async (root: string) =>
-    (await readFile(daemonLog, 'utf8').catch(() => '')).split('\n').filter((l) => l.startsWith('index ') && l.endsWith(` for ${root}`));
+    (await readFile(daemonLog, 'utf8').catch(() => '')).split('\n').filter((l) => l.startsWith('index ') && l.includes(` for ${root} (`));
 
   beforeAll(async () => {
     rootA = await e2eRoot({ 'kim/semantic/plant.md': 'Kim waters the fig tree every Sunday.\n' }, 'memdir-e2e-dwrite-a-');
