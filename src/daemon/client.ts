@@ -24,7 +24,8 @@ const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));
 function exchange(path: string, request: DaemonRequest, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve) => {
     const socket = connect(path);
-    let data = '';
+    // Bytes, decoded once whole: a character split between two reads must not turn into U+FFFD.
+    const data: Buffer[] = [];
     let settled = false;
     const done = (value: unknown) => {
       if (settled) return;
@@ -35,10 +36,10 @@ function exchange(path: string, request: DaemonRequest, timeoutMs: number): Prom
     socket.setTimeout(timeoutMs, () => done(null));
     socket.on('error', () => done(null));
     socket.on('connect', () => socket.end(`${JSON.stringify(request)}\n`));
-    socket.on('data', (chunk) => (data += chunk.toString()));
+    socket.on('data', (chunk: Buffer) => data.push(chunk));
     socket.on('end', () => {
       try {
-        done(JSON.parse(data));
+        done(JSON.parse(Buffer.concat(data).toString('utf8')));
       } catch {
         done(null);
       }

@@ -8,8 +8,10 @@ import { isAbsolute } from 'node:path';
 
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
 import type { Memory } from '../services/facade.js';
+import type { VectorIndex } from '../services/ports.js';
+import { runIndexCall } from './index-requests.js';
 import { PROTOCOL_VERSION, configKey, socketPath, type DaemonResponse, type DaemonTarget } from './protocol.js';
-import { MAX_REQUEST_BYTES, parseRequest, parseSearchInput } from './request.js';
+import { MAX_INDEX_REQUEST_BYTES, MAX_REQUEST_BYTES, parseIndexCall, parseRequest, parseSearchInput } from './request.js';
 
 export interface DaemonOptions {
   /** No request for this long: the daemon exits. */
@@ -23,6 +25,8 @@ export interface DaemonOptions {
   warm?: string[];
   /** Called once per root before it is first opened (the CLI stops that root's daemon of the previous version). */
   onFirstUse?: (root: string) => Promise<void>;
+  /** The index of an open root's memory, for index calls of `mem` processes (none: every index call is declined). */
+  indexOf?: (memory: Memory) => VectorIndex | undefined;
 }
 
 /** Opens the memory of a root under the daemon's configuration (the caller's composition). */
@@ -55,6 +59,8 @@ interface OpenedRoot {
   usedAt: number;
   /** Searches running on it: a root is not closed under them. */
   busy: number;
+  /** The memory once opened: index calls go only to a root that is. */
+  ready?: Memory;
 }
 
 /** Serves the roots searched under `target`'s configuration (each opened with `open`, all closed before this returns) until stopped or idle. */
@@ -86,7 +92,9 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     if (!opened) {
       const first = seen.has(root) ? Promise.resolve() : (options.onFirstUse?.(root) ?? Promise.resolve()).catch(() => undefined);
       seen.add(root);
-      opened = { memory: first.then(() => open(root)), usedAt: Date.now(), busy: 0 };
+      const entry: OpenedRoot = { memory: first.then(() => open(root)), usedAt: Date.now(), busy: 0 };
+      entry.memory.then((m) => (entry.ready = m)).catch(() => undefined);
+      opened = entry;
       // A root that failed to open is not kept: its next search tries again.
       opened.memory.catch(() => roots.get(root) === opened && roots.delete(root));
       // Then one search of every user's rows, in the background, so that no user's first search pays the index's lazy loads.
@@ -118,6 +126,40 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     }
   };
 
+  /**
+   * One index call of a `mem` process, on a root this daemon has open already, whose index is the caller's (same
+   * server and collection): a call never opens a root nor waits for one opening; otherwise it is declined and the
+   * caller uses its own client. The caller holds the root's write lock; the answer comes once the index acknowledged.
+   */
+  const indexCall = async (root: string, input: unknown): Promise<DaemonResponse> => {
+    const call = parseIndexCall(input);
+    if ('invalid' in call) return malformed(call.invalid);
+    const opened = roots.get(root);
+    const index = opened?.ready ? options.indexOf?.(opened.ready) : undefined;
+    if (!opened || !index || index.location !== call.location) return { ok: false, declined: true };
+    opened.busy++;
+    opened.usedAt = Date.now();
+    // One line per call, so that a write through the daemon can be told from one made by its own process.
+    const count = Array.isArray(call.args[0]) ? ` (${call.args[0].length})` : '';
+    const started = Date.now();
+    try {
+      const results = (await runIndexCall(index, call)) ?? null;
+      options.onLog(`index ${call.method}${count} for ${root} (${Date.now() - started} ms)`);
+      return { ok: true, results };
+    } catch (err) {
+      options.onLog(`index ${call.method}${count} for ${root} failed (${Date.now() - started} ms): ${errorMessage(err)}`);
+      if (err instanceof IndexUnavailableError) {
+        setImmediate(stop);
+        return { ok: false, declined: true };
+      }
+      const e = err instanceof MemError ? err : null;
+      return { ok: false, error: { code: e?.code ?? 'INTERNAL', message: errorMessage(err), exitCode: e?.exitCode ?? 1 } };
+    } finally {
+      opened.busy--;
+      opened.usedAt = Date.now();
+    }
+  };
+
   const answer = async (line: string): Promise<DaemonResponse> => {
     const request = parseRequest(line);
     if ('invalid' in request) return malformed(request.invalid);
@@ -136,6 +178,9 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     if (root === undefined || !isAbsolute(root)) return malformed('malformed daemon request: root: an absolute path is required');
     if (request.op === 'release') return { ok: true, pid: process.pid, released: await close(root, '`mem server stop`') };
     if (!existsSync(root)) return { ok: false, declined: true };
+    if (request.op === 'index') return indexCall(root, request.input);
+    // Only an index call carries rows: any other request stays within the search's bound.
+    if (line.length > MAX_REQUEST_BYTES) return malformed('daemon request too long');
     const input = parseSearchInput(request.input);
     if ('invalid' in input) return malformed(input.invalid);
     return search(root, input);
@@ -143,19 +188,29 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
 
   // allowHalfOpen: the client ends its side after the request; the answer still has to go back.
   const server = createServer({ allowHalfOpen: true }, (socket: Socket) => {
-    let data = '';
+    // Bytes, decoded once whole: a character split between two reads must not turn into U+FFFD (rows carry any text).
+    const chunks: Buffer[] = [];
+    let length = 0;
     let answered = false; // one request per connection: anything after it is ignored
-    socket.on('data', (chunk) => {
+    socket.on('data', (chunk: Buffer) => {
       if (answered) return;
-      data += chunk.toString();
-      const newline = data.indexOf('\n');
-      if (newline === -1 && data.length <= MAX_REQUEST_BYTES) return;
+      const newlineAt = chunk.indexOf(0x0a);
+      chunks.push(chunk);
+      length += chunk.length;
+      if (newlineAt === -1 && length <= MAX_INDEX_REQUEST_BYTES) return;
       answered = true;
-      if (newline === -1 || newline > MAX_REQUEST_BYTES) {
+      const newline = newlineAt === -1 ? -1 : length - chunk.length + newlineAt;
+      if (newline === -1 || newline > MAX_INDEX_REQUEST_BYTES) {
         socket.end(JSON.stringify(malformed('daemon request too long')));
         return;
       }
-      void answer(data.slice(0, newline)).then((response) => socket.end(JSON.stringify(response)));
+      void answer(Buffer.concat(chunks, length).subarray(0, newline).toString('utf8')).then((response) => socket.end(JSON.stringify(response)));
+    });
+    // The client ended without a whole line: no request will come.
+    socket.on('end', () => {
+      if (answered) return;
+      answered = true;
+      socket.end(JSON.stringify(malformed(length > MAX_REQUEST_BYTES ? 'daemon request too long' : 'malformed daemon request: no newline')));
     });
     socket.on('error', () => undefined);
   });

@@ -1,5 +1,6 @@
 // `mem server start|stop|status` and `mem setup`: control the embedded runtime's local servers.
 import { localServerStatus, residentBytes, servedRoots, startLocalServers, stopLocalServers, waitForExit } from '../../server-control.js';
+import type { VectorIndex } from '../../services/ports.js';
 import { cliSettings, configFrom } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 
@@ -20,7 +21,17 @@ export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> 
   // a client under other settings has another socket (daemon/protocol.ts), so it never reaches this daemon.
   const config = configFrom(opts);
   const idleMs = cliSettings().daemonIdleMs;
-  await runDaemon((root) => openMemory(configFrom({ ...opts, root }), { onLog: (l) => io.note(l) }), config, {
+  // Each root's index, for the index calls of `mem` processes (small writes: adapters/milvus/daemon-index.ts).
+  const indexes = new WeakMap<object, VectorIndex>();
+  const open = async (root: string) => {
+    let index: VectorIndex | undefined;
+    // Its own calls go to its own client, never to a daemon (itself).
+    const memory = await openMemory(configFrom({ ...opts, root }), { onLog: (l) => io.note(l), indexThroughDaemon: false, wrapIndex: (i) => (index = i) });
+    if (index) indexes.set(memory, index);
+    return memory;
+  };
+  await runDaemon(open, config, {
+    indexOf: (memory) => indexes.get(memory),
     idleMs,
     rootIdleMs: Math.min(idleMs, 10 * 60_000),
     warm: [config.root],
