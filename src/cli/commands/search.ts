@@ -61,7 +61,7 @@ async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Prom
   if (response?.ok) return response.results as SearchResult[];
   if (response && !response.ok && 'error' in response) throw new DaemonError(response.error);
   const results = await withMemory(opts, io, (memory) => memory.search(input));
-  startDaemon(config);
+  startDaemon(config, input.user);
   return results;
 }
 
