@@ -374,7 +374,8 @@ async function main() {
     failure = err;
   } finally {
     if (serversMayRun) {
-      const stop = await mem(root, ['server', 'stop'], { allowFail: true }).catch((e) => ({ result: null, ms: 0, e }));
+      // --all: the bench's own servers' home; its search daemon too (otherwise it would wait out its idle time).
+      const stop = await mem(root, ['server', 'stop', '--all'], { allowFail: true }).catch((e) => ({ result: null, ms: 0, e }));
       out.serverStop = { seconds: round(stop.ms / 1000, 2), stopped: stop.result?.stopped ?? null };
     }
     out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
