@@ -73,7 +73,10 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     quietMs: options.warmQuietMs ?? WARM_UP_QUIET_MS,
     warm: async (root, user, first) => {
       const opened = roots.get(root);
-      if (opened) await (await opened.memory).search(warmUpSearch(user, first));
+      if (!opened) return;
+      const started = Date.now();
+      await (await opened.memory).search(warmUpSearch(user, first));
+      options.onLog(`warmed up ${user} in ${root} (${Date.now() - started} ms)`);
     },
   });
   const usersOf = options.usersOf ?? ((root: string) => rootUsers(root));
