@@ -118,8 +118,8 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   };
 
   const search = async (root: string, input: SearchInput): Promise<DaemonResponse> => {
-    warmUp.searchStarted();
     const opened = memoryOf(root, input.user);
+    warmUp.searchStarted(root, input.user);
     opened.busy++;
     try {
       // The user scope arrives from the CLI process that parsed the caller's own flags and environment.

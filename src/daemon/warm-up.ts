@@ -71,14 +71,18 @@ export class WarmUpQueue {
     this.schedule();
   }
 
-  /** A search starts: no step starts until it ends and the daemon has been quiet for quietMs. */
-  searchStarted(): void {
+  /**
+   * A search of `user` in `root` starts: no step starts until it ends and the daemon has been quiet for quietMs, and
+   * that user's own step is dropped (the search builds the partition's index itself: a step beside it would do it twice).
+   */
+  searchStarted(root: string, user: string | undefined): void {
     this.searches++;
+    if (user !== undefined) this.forget((s) => s.root === root && s.user === user);
     clearTimeout(this.timer);
     this.timer = undefined;
   }
 
-  /** A search of `user` in `root` ended: that user's partition is warm (its own search built it). */
+  /** A search ended: that user's partition is warm (its own search built it), and the quiet time starts again. */
   searchEnded(root: string, user: string | undefined): void {
     this.searches = Math.max(0, this.searches - 1);
     this.lastSearch = this.now();

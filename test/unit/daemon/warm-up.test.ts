@@ -53,7 +53,7 @@ describe('daemon warm-up queue', () => {
 
   it('starts no step while a search runs, nor until the quiet time after it has passed', async () => {
     const w = queue(150);
-    w.q.searchStarted();
+    w.q.searchStarted('/r', 'cy');
     w.q.add('/r', ['ann', 'bob']);
     await tick(300);
     expect(w.started).toEqual([]); // a search runs: nothing starts beside it
@@ -66,24 +66,24 @@ describe('daemon warm-up queue', () => {
     await eventually(async () => w.q.remaining() === 0, 'the queue to empty', 5_000);
   });
 
-  it('waits for a running step before the next, and a search arriving in between holds the next back', async () => {
+  it('waits for a running step before the next; a search arriving in between holds the next back and drops its own user', async () => {
     const w = queue(100);
-    w.q.add('/r', ['ann', 'bob']);
+    w.q.add('/r', ['ann', 'bob', 'cy']);
     await eventually(async () => w.started.length === 1, 'ann to be warmed', 5_000);
-    w.q.searchStarted(); // arrives while ann's step runs: it is not held back (nothing to await here), the next step is
+    w.q.searchStarted('/r', 'bob'); // arrives while ann's step runs: bob's own search drops his step, holds back the next
     await w.endStep();
     await tick(250);
     expect(w.started).toEqual(['/r:ann']);
-    w.q.searchEnded('/r', 'cy');
-    await eventually(async () => w.started.length === 2, 'bob to be warmed', 5_000);
-    expect(w.started).toEqual(['/r:ann', '/r:bob']);
+    w.q.searchEnded('/r', 'bob');
+    await eventually(async () => w.started.length === 2, 'cy to be warmed', 5_000);
+    expect(w.started).toEqual(['/r:ann', '/r:cy']);
     await w.endStep();
     expect(w.maxRunning()).toBe(1);
   });
 
   it("drops a closed root's steps, and stops", async () => {
     const w = queue(50);
-    w.q.searchStarted();
+    w.q.searchStarted('/c', 'dan');
     w.q.add('/a', ['ann']);
     w.q.add('/b', ['bob', 'cy']);
     w.q.drop('/a');
