@@ -109,8 +109,11 @@ export async function stopLegacyDaemon(config: DaemonTarget, timeoutMs = 5_000):
   return answer?.ok && answer.pid ? answer.pid : null;
 }
 
-/** Starts the daemon of this configuration in the background (a second one started concurrently just exits). */
-export function startDaemon(config: DaemonTarget): void {
+/**
+ * Starts the daemon of this configuration in the background (a second one started concurrently just exits); it warms
+ * `user`'s memories of this root first.
+ */
+export function startDaemon(config: DaemonTarget, user?: string): void {
   let log: number;
   try {
     log = openSync(socketPath(config).replace(/\.sock$/, '.log'), 'a', 0o600);
@@ -118,7 +121,7 @@ export function startDaemon(config: DaemonTarget): void {
     return; // no safe place for a socket: searches stay in-process
   }
   // The daemon inherits this process's environment (and folder), so it loads the same configuration for every root.
-  const child = spawn(process.execPath, [MEM_BIN, '--root', config.root, 'daemon'], {
+  const child = spawn(process.execPath, [MEM_BIN, '--root', config.root, 'daemon', ...(user === undefined ? [] : ['--warm-user', user])], {
     detached: true,
     stdio: ['ignore', log, log],
   });

@@ -9,9 +9,11 @@ import { isAbsolute } from 'node:path';
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
 import type { Memory } from '../services/facade.js';
 import type { VectorIndex } from '../services/ports.js';
+import type { SearchInput } from '../services/search.js';
 import { runIndexCall } from './index-requests.js';
 import { PROTOCOL_VERSION, configKey, socketPath, type DaemonResponse, type DaemonTarget } from './protocol.js';
 import { MAX_INDEX_REQUEST_BYTES, MAX_REQUEST_BYTES, parseIndexCall, parseRequest, parseSearchInput } from './request.js';
+import { WarmUpQueue, rootUsers, warmUpSearch } from './warm-up.js';
 
 export interface DaemonOptions {
   /** No request for this long: the daemon exits. */
@@ -23,6 +25,12 @@ export interface DaemonOptions {
   onLog: (line: string) => void;
   /** Roots opened as soon as the daemon listens (the root of the search that started it): its next search is warm. */
   warm?: string[];
+  /** The user of the search that started the daemon: warmed first in the roots of `warm`. */
+  warmUser?: string;
+  /** The users a root's warm-up searches (default: its user folders, rootUsers). */
+  usersOf?: (root: string) => string[];
+  /** A warm-up search of another user starts only after this long without a search (default WARM_UP_QUIET_MS). */
+  warmQuietMs?: number;
   /** Called once per root before it is first opened (the CLI stops that root's daemon of the previous version). */
   onFirstUse?: (root: string) => Promise<void>;
   /** The index of an open root's memory, for index calls of `mem` processes (none: every index call is declined). */
@@ -33,13 +41,10 @@ export interface DaemonOptions {
 export type OpenRoot = (root: string) => Promise<Memory>;
 
 /**
- * Milvus Lite builds a segment's BM25 index on the first search that reaches it (engine/collection.py, _search_sparse),
- * and a user's search reaches only its own partition: each user's first search paid for it (10,000 files, load ~19:
- * median 1.8-2.1 s against 1.0-1.1 s for the user's next; docs/benchmarks.md section 20). One
- * search of all users (results unused, not counted as an access) builds them all. The word matters not: every segment
- * is indexed before it is searched.
+ * The quiet time before a warm-up step: longer than the pause between two searches of a script or a hook (the next
+ * `mem search` connects ~100-200 ms after the last answered), so a warm-up rarely runs beside a search.
  */
-export const WARM_UP = { query: 'memory', allUsers: true, k: 1, track: false } as const;
+export const WARM_UP_QUIET_MS = 500;
 
 const malformed = (message: string): DaemonResponse => ({ ok: false, error: { code: 'USAGE', message, exitCode: 2 } });
 
@@ -69,6 +74,18 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   const path = socketPath(target);
   const roots = new Map<string, OpenedRoot>();
   const seen = new Set<string>();
+  // One user at a time, between searches: each user's first search then finds its partition's index built.
+  const warmUp = new WarmUpQueue({
+    quietMs: options.warmQuietMs ?? WARM_UP_QUIET_MS,
+    warm: async (root, user, first) => {
+      const opened = roots.get(root);
+      if (!opened) return;
+      const started = Date.now();
+      await (await opened.memory).search(warmUpSearch(user, first));
+      options.onLog(`warmed up ${user} in ${root} (${Date.now() - started} ms)`);
+    },
+  });
+  const usersOf = options.usersOf ?? ((root: string) => rootUsers(root));
 
   let idle: NodeJS.Timeout | undefined;
   let stop: () => void = () => {};
@@ -82,12 +99,14 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     const opened = roots.get(root);
     if (!opened) return false;
     roots.delete(root);
+    warmUp.drop(root);
     options.onLog(`closing ${root}: ${why}`);
     await opened.memory.then((m) => m.close()).catch(() => undefined);
     return true;
   };
 
-  const memoryOf = (root: string): OpenedRoot => {
+  /** The root's open memory, opened (and queued for warm-up, `user` first) if it is not. */
+  const memoryOf = (root: string, user?: string): OpenedRoot => {
     let opened = roots.get(root);
     if (!opened) {
       const first = seen.has(root) ? Promise.resolve() : (options.onFirstUse?.(root) ?? Promise.resolve()).catch(() => undefined);
@@ -97,21 +116,22 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
       opened = entry;
       // A root that failed to open is not kept: its next search tries again.
       opened.memory.catch(() => roots.get(root) === opened && roots.delete(root));
-      // Then one search of every user's rows, in the background, so that no user's first search pays the index's lazy loads.
-      opened.memory.then((m) => m.search(WARM_UP)).catch(() => undefined);
       roots.set(root, opened);
+      // Then, in the background, one search per user, so that no user's first search pays the index's lazy loads.
+      warmUp.add(root, usersOf(root), user);
       options.onLog(`opening ${root}`);
     }
     opened.usedAt = Date.now();
     return opened;
   };
 
-  const search = async (root: string, input: unknown): Promise<DaemonResponse> => {
-    const opened = memoryOf(root);
+  const search = async (root: string, input: SearchInput): Promise<DaemonResponse> => {
+    const opened = memoryOf(root, input.user);
+    warmUp.searchStarted(root, input.user);
     opened.busy++;
     try {
       // The user scope arrives from the CLI process that parsed the caller's own flags and environment.
-      return { ok: true, results: await (await opened.memory).search(input as Parameters<Memory['search']>[0]) };
+      return { ok: true, results: await (await opened.memory).search(input) };
     } catch (err) {
       // Lost the shared servers (stopped or crashed): hand this search back and make way for a fresh daemon.
       if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {
@@ -123,6 +143,7 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     } finally {
       opened.busy--;
       opened.usedAt = Date.now();
+      warmUp.searchEnded(root, input.user);
     }
   };
 
@@ -165,7 +186,8 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     if ('invalid' in request) return malformed(request.invalid);
     if (request.version !== PROTOCOL_VERSION) return { ok: false, declined: true };
     // Ping and stop answer anyone who can open the socket (only this OS user); searches need the same settings.
-    if (request.op === 'ping') return { ok: true, pid: process.pid, roots: [...roots.keys()].sort(), serverHome: target.serverHome };
+    if (request.op === 'ping')
+      return { ok: true, pid: process.pid, roots: [...roots.keys()].sort(), serverHome: target.serverHome, warming: warmUp.remaining() };
     if (request.op === 'stop') {
       setImmediate(stop);
       return { ok: true, pid: process.pid };
@@ -232,7 +254,7 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   chmodSync(path, 0o600);
   options.onLog(`memd listening on ${path} (pid ${process.pid})`);
   rearm();
-  for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root).memory.catch(() => undefined);
+  for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root, options.warmUser).memory.catch(() => undefined);
   // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed.
   const watch = setInterval(() => {
     if (!existsSync(path)) return stop();
@@ -246,6 +268,7 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   process.once('SIGTERM', () => stop());
   process.once('SIGINT', () => stop());
   await stopped;
+  warmUp.stop();
   clearTimeout(idle);
   clearInterval(watch);
   server.close();

@@ -11,11 +11,12 @@ function describe(servers: ServerState[]): string {
   return servers.map((s) => `${s.name}: ${s.running ? `running (pid ${s.pid}${s.port ? `, port ${s.port}` : ''}${rss(s)})` : 'stopped'}`).join('\n');
 }
 
-export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> {
-  const [{ runDaemon }, { stopLegacyDaemon }, { openMemory }] = await Promise.all([
+export async function daemonCommand(opts: GlobalOptions & { warmUser?: string }, io: Io): Promise<void> {
+  const [{ runDaemon }, { stopLegacyDaemon }, { openMemory }, { rootUsers }] = await Promise.all([
     import('../../daemon/server.js'),
     import('../../daemon/client.js'),
     import('../../open-memory.js'),
+    import('../../daemon/warm-up.js'),
   ]);
   // Every root gets the configuration this process was started with (the first client's environment), its own root aside:
   // a client under other settings has another socket (daemon/protocol.ts), so it never reaches this daemon.
@@ -35,6 +36,9 @@ export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> 
     idleMs,
     rootIdleMs: Math.min(idleMs, 10 * 60_000),
     warm: [config.root],
+    ...(opts.warmUser === undefined ? {} : { warmUser: opts.warmUser }),
+    // Each root's user folders, and the owner of its files outside them.
+    usersOf: (root) => rootUsers(root, [configFrom({ ...opts, root }).defaultOwner]),
     onLog: (l) => io.note(l),
     // A root's own daemon of the previous version would otherwise keep its memory open until its idle time.
     onFirstUse: async (root) => {
@@ -90,9 +94,17 @@ export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<
   const { askDaemon } = await import('../../daemon/client.js');
   const ping = await askDaemon(config, 'ping', undefined, 2_000);
   const rssBytes = ping?.ok && ping.pid ? await residentBytes(ping.pid) : undefined;
-  const daemon: ServerState & { roots?: string[] } =
+  // warming: the daemon's warm-up searches still to run (0: every open root's users are warm).
+  const daemon: ServerState & { roots?: string[]; warming?: number } =
     ping?.ok && ping.pid
-      ? { name: 'memd', running: true, pid: ping.pid, ...(rssBytes ? { rssBytes } : {}), roots: ping.roots ?? [] }
+      ? {
+          name: 'memd',
+          running: true,
+          pid: ping.pid,
+          ...(rssBytes ? { rssBytes } : {}),
+          roots: ping.roots ?? [],
+          ...(ping.warming !== undefined ? { warming: ping.warming } : {}),
+        }
       : { name: 'memd', running: false };
   const held = new Set(daemon.roots ?? []);
   const roots = state.roots.map(
@@ -102,7 +114,8 @@ export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<
     [
       `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})`,
       `servers' home: ${state.home}`,
-      describe([...state.servers, daemon]) + (daemon.running ? `, ${held.size} root${held.size === 1 ? '' : 's'} open` : ''),
+      describe([...state.servers, daemon]) +
+        (daemon.running ? `, ${held.size} root${held.size === 1 ? '' : 's'} open${daemon.warming ? `, warming up (${daemon.warming} left)` : ''}` : ''),
       ...roots,
     ].join('\n'),
   );
