@@ -2,8 +2,8 @@
 // unexpired); candidate units (paragraphs, list items, turns) come from dense and BM25 retrieval, fused,
 // lifted by the best context window containing them (windows are searched the same way, never
 // returned) and by a date the query names (neighbour, file and section priors are options, off by default),
-// optionally reranked, then rescored with recency and importance, one result per memory (or per unit),
-// and access statistics are updated.
+// optionally reranked, then rescored with recency and importance, one result per memory (ranked by its best
+// units together) or per unit, and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
