@@ -15,6 +15,7 @@ import type { Memory } from '../../../src/services/facade.js';
 import type { IndexedChunk } from '../../../src/services/ports.js';
 import { eventually } from '../../support/eventually.js';
 import { InMemoryIndex } from '../../support/fakes.js';
+import { indexedRow } from '../../support/hit-record.js';
 import { tempRoot } from '../../support/temp-root.js';
 
 const cleanup: string[] = [];
@@ -33,26 +34,7 @@ function send(target: DaemonTarget, text: string): Promise<Record<string, unknow
   });
 }
 
-const row = (i: number, content: string): IndexedChunk => ({
-  chunkId: `c${i}`,
-  kind: 'unit',
-  textHash: `h${i}`,
-  memoryId: `m${i}`,
-  user: 'ann',
-  type: 'semantic',
-  status: 'active',
-  importance: 0.5,
-  created: 1,
-  updated: 2,
-  expires: 0,
-  path: `ann/semantic/m${i}.md`,
-  heading: '',
-  lineStart: 1,
-  lineEnd: 1,
-  tags: [],
-  content,
-  vector: [1, 0, 0],
-});
+const row = (i: number, content: string): IndexedChunk => indexedRow(i, { content });
 
 async function startDaemon() {
   const home = await tempRoot();

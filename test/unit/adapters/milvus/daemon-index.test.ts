@@ -7,30 +7,12 @@ import { DaemonIndex, type AskDaemon } from '../../../../src/adapters/milvus/dae
 import { decodeVector, encodeVector, type DaemonResponse, type IndexCall } from '../../../../src/daemon/protocol.js';
 import type { IndexedChunk } from '../../../../src/services/ports.js';
 import { InMemoryIndex } from '../../../support/fakes.js';
+import { indexedRow } from '../../../support/hit-record.js';
 
 const target = { root: '/memories', socketDir: '/tmp/sockets', serverHome: '/tmp/servers' };
 
 function row(i: number): IndexedChunk {
-  return {
-    chunkId: `c${i}`,
-    kind: 'unit',
-    textHash: `h${i}`,
-    memoryId: 'm1',
-    user: 'ann',
-    type: 'semantic',
-    status: 'active',
-    importance: 0.5,
-    created: 1,
-    updated: 2,
-    expires: 0,
-    path: 'ann/semantic/m1.md',
-    heading: '',
-    lineStart: 1,
-    lineEnd: 1,
-    tags: [],
-    content: `text ${i}`,
-    vector: [0.1 * i, -0.25, 1 / 3],
-  };
+  return indexedRow(i, { memoryId: 'm1', path: 'ann/semantic/m1.md', vector: [0.1 * i, -0.25, 1 / 3] });
 }
 
 /** A transport that records every call and answers each with `answer` (a response, or null: no daemon). */
