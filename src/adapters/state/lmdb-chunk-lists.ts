@@ -1,7 +1,8 @@
 // The manifest's chunk lists (each file's chunk ids and text hashes) in one LMDB file beside it, keyed by a hash of
 // the path: read only for the files a sync rewrites or removes, so the manifest held in memory stays small.
 import { createHash } from 'node:crypto';
-import { access, rm } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 
 import { open, type RootDatabase } from 'lmdb';
 
@@ -33,10 +34,15 @@ export interface StoredList {
 /**
  * A path's key is its SHA-256, not the path: a removed list's bytes may stay in LMDB's free pages, and neither the
  * key nor the value (hashes only) holds a memory's name or text (the promise `mem forget` makes for `.mem/`).
- * The store is opened for each call and closed after it: a rebuild deletes the file, and an idle process keeps
- * no map of it.
+ * The store stays open between calls, as the vector cache does, and is opened again when its file was replaced or
+ * removed (a rebuild in another process). Opened and closed for every call, as it first was, lmdb's free-page search
+ * failed in the middle of a write at 50,000 files ("Invalid zero size key", "mdb_page_alloc error", MDB_BAD_VALSIZE:
+ * two full indexes out of two, at 9.5 and 20.5 MB of store; docs/benchmarks.md 25).
  */
 export class LmdbChunkLists {
+  private db: Db | null = null;
+  private inode = -1;
+
   constructor(
     private readonly stateDir: string,
     private readonly file: string,
@@ -90,20 +96,30 @@ export class LmdbChunkLists {
   }
 
   async clear(): Promise<void> {
+    await this.close();
     await rm(this.file, { force: true });
     await rm(`${this.file}-lock`, { force: true });
   }
 
-  /** Opens the store (creating it only to write), runs `work` and closes it; nothing to do when there is no store. */
+  /** Lets the store's file go (the next call opens it again). */
+  async close(): Promise<void> {
+    const db = this.db;
+    this.db = null;
+    this.inode = -1;
+    await db?.close();
+  }
+
+  /** Runs `work` on the open store (opened, or created only to write, when needed); nothing to do when there is no store. */
   private async using(create: boolean, work: (db: Db) => Promise<void>): Promise<void> {
     if (create) await ensureStateDir(this.stateDir);
-    else if (!(await exists(this.file))) return;
-    const db = open<Buffer, Buffer>({ path: this.file, ...OPTIONS });
-    try {
-      await work(db);
-    } finally {
-      await db.close();
+    const inode = inodeOf(this.file);
+    if (inode === -1 && !create) return this.close();
+    if (!this.db || this.inode !== inode || inode === -1) {
+      await this.close();
+      this.db = open<Buffer, Buffer>({ path: this.file, ...OPTIONS });
+      this.inode = inodeOf(this.file);
     }
+    await work(this.db);
   }
 }
 
@@ -116,11 +132,13 @@ function keyOf(path: string): Buffer {
   return createHash('sha256').update(path).digest();
 }
 
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
+/** The file's inode, -1 when there is none: a replaced store has another. */
+function inodeOf(file: string): number {
+  try {
+    return statSync(file).ino;
+  } catch {
+    return -1;
+  }
 }
 
 function encode(list: ChunkList): Buffer {
