@@ -255,13 +255,18 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   options.onLog(`memd listening on ${path} (pid ${process.pid})`);
   rearm();
   for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root, options.warmUser).memory.catch(() => undefined);
-  // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed.
+  // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed; and once every root
+  // it has served is gone from disk, nobody is left to serve either (issue 13: stop within a minute, not the idle time).
   const watch = setInterval(() => {
     if (!existsSync(path)) return stop();
     const now = Date.now();
     for (const [root, opened] of roots) {
       if (!existsSync(root)) void close(root, 'gone from disk');
       else if (opened.busy === 0 && now - opened.usedAt > options.rootIdleMs) void close(root, 'idle');
+    }
+    if (seen.size > 0 && [...seen].every((root) => !existsSync(root))) {
+      options.onLog('every root served is gone from disk');
+      return stop();
     }
   }, options.checkMs ?? 10_000);
   watch.unref();

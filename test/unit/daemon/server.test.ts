@@ -135,6 +135,19 @@ describe('search daemon server', () => {
     await d.stop();
   });
 
+  it('exits by itself once every root it served is gone from disk, without waiting for its idle time', async () => {
+    const d = await startDaemon({ checkMs: 50, warmQuietMs: 60_000 });
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    await send(d.config, d.request('search', d.rootB, { query: 'tea' }));
+    await rm(d.rootA, { recursive: true, force: true });
+    // One root left on disk: still serving.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await send(d.config, d.ping)).toMatchObject({ ok: true });
+    await rm(d.rootB, { recursive: true, force: true });
+    await d.running;
+    expect(d.closed).toEqual(expect.arrayContaining([d.rootA, d.rootB]));
+  });
+
   it('opens the roots it is asked to warm as soon as it listens, the user who started it first', async () => {
     const d = await startDaemon({ warmUser: 'cy', usersOf: () => ['ann', 'cy'], warmQuietMs: 0 }, true);
     await eventually(async () => (await send(d.config, d.ping)).roots?.toString() === d.rootA, 'the warmed root to be open', 10_000);
