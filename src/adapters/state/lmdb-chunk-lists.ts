@@ -1,13 +1,13 @@
 // The manifest's chunk lists (each file's chunk ids and text hashes) in one LMDB file beside it, keyed by a hash of
 // the path: read only for the files a sync rewrites or removes, so the manifest held in memory stays small.
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 
 import { open, type RootDatabase } from 'lmdb';
 
 import type { ChunkList, ChunkRef } from '../../services/ports.js';
 import { ensureStateDir } from './state-dir.js';
+import { inodeOf } from './inode.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
 
@@ -130,15 +130,6 @@ export function listKey(path: string): string {
 
 function keyOf(path: string): Buffer {
   return createHash('sha256').update(path).digest();
-}
-
-/** The file's inode, -1 when there is none: a replaced store has another. */
-function inodeOf(file: string): number {
-  try {
-    return statSync(file).ino;
-  } catch {
-    return -1;
-  }
 }
 
 function encode(list: ChunkList): Buffer {
