@@ -64,7 +64,15 @@ async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Prom
   return results;
 }
 
-export async function searchCommand(query: string, opts: SearchOptions, io: Io): Promise<void> {
+/** What a `mem search` asks for, checked: the use case's input, the output format and its budget. */
+export interface SearchRequest {
+  input: SearchInput;
+  format: 'text' | 'json' | 'context';
+  budget: number;
+}
+
+/** The request of the command's query and options, or a usage error (before anything starts). */
+export function searchRequest(query: string, opts: SearchOptions): SearchRequest {
   // Both at once is ambiguous: searching everyone when one user was named would widen the scope silently.
   if (opts.allUsers && opts.user !== undefined) throw new UsageError('give either --user or --all-users, not both');
   const user = opts.allUsers ? undefined : actingUser(opts.user);
@@ -86,17 +94,26 @@ export async function searchCommand(query: string, opts: SearchOptions, io: Io):
     ...(opts.rescore === false ? { rescore: false } : {}),
     ...(opts.history ? { history: true } : {}),
   };
-  const results = await searchFast(opts, io, input);
-  if (format === 'context') {
+  return { input, format, budget };
+}
+
+/** Prints the results in the request's format (the fast path, cli/fast-search.ts, prints through this too). */
+export async function printResults(results: SearchResult[], request: SearchRequest, opts: SearchOptions, io: Io): Promise<void> {
+  if (request.format === 'context') {
     // Loaded only for this format: every module costs the daemon's fast path its load time.
     const { formatContext } = await import('../../services/retrieval/context.js');
-    const block = formatContext(results, user!, budget);
+    const block = formatContext(results, request.input.user!, request.budget);
     process.stdout.write(`${terminalSafe(block.text)}\n`);
     return;
   }
-  if (format === 'json') {
+  if (request.format === 'json') {
     process.stdout.write(`${JSON.stringify({ results })}\n`);
     return;
   }
   io.result({ results }, () => formatResults(results, Boolean(opts.explain)));
+}
+
+export async function searchCommand(query: string, opts: SearchOptions, io: Io): Promise<void> {
+  const request = searchRequest(query, opts);
+  await printResults(await searchFast(opts, io, request.input), request, opts, io);
 }
