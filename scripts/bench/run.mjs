@@ -350,6 +350,17 @@ async function main() {
       queryEmbeddingMs: stats(qlat),
     };
     check('searches return results', out.search.zeroHitQueries === 0, `${out.search.zeroHitQueries} of ${SEARCHES} returned nothing`);
+    // The start-up alone, beside the searches (issue 13): Node itself, and the full CLI (commander and every command
+    // declared) answering `mem server status`; a plain `mem search` skips the latter (src/cli/fast-search.ts).
+    const bare = [];
+    const status = [];
+    for (let i = 0; i < 10; i++) {
+      const t1 = performance.now();
+      await new Promise((ok, fail) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('close', ok).on('error', fail));
+      bare.push(performance.now() - t1);
+      status.push((await mem(root, ['server', 'status'])).ms);
+    }
+    out.startUp = { nodeBare: stats(bare), serverStatus: stats(status) };
 
     // 4b. The same edit of another file with the search daemon up (step 5 started it and it has the root open): a
     //     small sync sends its writes through the daemon's loaded client (adapters/milvus/daemon-index.ts).
@@ -504,6 +515,11 @@ function render(o) {
       [`mem search x${s.n}`, `p50 ${s.p50} ms, p95 ${s.p95} ms (min ${s.min}, max ${s.max}); avg ${s.avgHits} hits`],
       ['query embedding alone', `p50 ${s.queryEmbeddingMs.p50} ms, p95 ${s.queryEmbeddingMs.p95} ms`],
     );
+    if (o.startUp)
+      rows.push([
+        `start-up alone (x${o.startUp.nodeBare.n}): node -e 0 / mem server status`,
+        `p50 ${o.startUp.nodeBare.p50} / ${o.startUp.serverStatus.p50} ms`,
+      ]);
     const st = o.searchStart;
     if (st?.afterStart)
       rows.push(
