@@ -129,9 +129,13 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     const opened = memoryOf(root, input.user);
     warmUp.searchStarted(root, input.user);
     opened.busy++;
+    const started = Date.now();
     try {
       // The user scope arrives from the CLI process that parsed the caller's own flags and environment.
-      return { ok: true, results: await (await opened.memory).search(input) };
+      const results = await (await opened.memory).search(input);
+      // The daemon's own share of a `mem search` (the rest is the client's start-up and the socket): the bench reads it.
+      options.onLog(`search in ${root} (${Date.now() - started} ms)`);
+      return { ok: true, results };
     } catch (err) {
       // Lost the shared servers (stopped or crashed): hand this search back and make way for a fresh daemon.
       if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {

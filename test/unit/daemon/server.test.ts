@@ -72,7 +72,8 @@ async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) 
 describe('search daemon server', () => {
   it('serves two roots from one socket, each in its own Memory opened once, and stops on request', async () => {
     // No quiet moment for a warm-up here (the test after this one covers it).
-    const d = await startDaemon({ usersOf: () => ['ann', 'bob'], warmQuietMs: 60_000 });
+    const log: string[] = [];
+    const d = await startDaemon({ usersOf: () => ['ann', 'bob'], warmQuietMs: 60_000, onLog: (line) => log.push(line) });
     expect(await send(d.config, d.request('search', d.rootA, { query: 'tea', user: 'ann', k: 3 }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
     expect(await send(d.config, d.request('search', d.rootB, { query: 'tea', user: 'bob' }))).toEqual({ ok: true, results: [{ id: 'hit-in-b' }] });
     expect(await send(d.config, d.request('search', d.rootA, { query: 'milk', user: 'ann' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
@@ -84,6 +85,9 @@ describe('search daemon server', () => {
     ]);
     expect(d.opened).toEqual([d.rootA, d.rootB]);
     expect(d.firstUse).toEqual([d.rootA, d.rootB]);
+    // Each search's own time, in the log (the bench reads it: the daemon's share of `mem search`).
+    const timed = (root: string) => log.filter((l) => l.startsWith(`search in ${root} (`) && / \(\d+ ms\)$/.test(l)).length;
+    expect([timed(d.rootA), timed(d.rootB)]).toEqual([2, 1]);
     expect(await send(d.config, d.ping)).toMatchObject({ ok: true, pid: process.pid, roots: [d.rootA, d.rootB].sort(), serverHome: d.config.serverHome });
     // Only this OS user can reach it: the socket is 0600 in a 0700 folder.
     expect(statSync(socketPath(d.config)).mode & 0o777).toBe(0o600);
