@@ -531,7 +531,7 @@ function render(o) {
     if (s.daemonOwnMs) rows.push(["the daemon's own time (its log)", `p50 ${s.daemonOwnMs.p50} ms, p95 ${s.daemonOwnMs.p95} ms`]);
     if (o.startUp)
       rows.push([
-        `start-up alone (x${o.startUp.nodeBare.n}): node -e 0 / mem server status`,
+        `start-up, timed beside the searches (x${o.startUp.nodeBare.n}): node -e 0 / mem server status`,
         `p50 ${o.startUp.nodeBare.p50} / ${o.startUp.serverStatus.p50} ms`,
       ]);
     const st = o.searchStart;
