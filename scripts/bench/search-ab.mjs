@@ -59,6 +59,8 @@ out.searchB = stats(times.b);
 out.helpA = stats(times.startA);
 out.helpB = stats(times.startB);
 out.nodeBare = stats(times.node);
+// The two builds' searches of the same round ran back to back: their difference is the fairer figure under load.
+out.pairedDiffAminusB = stats(times.a.map((ms, i) => ms - times.b[i]));
 if (args.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 else {
   const line = (k, s) => `  ${k.padEnd(28)} p50 ${s.p50} ms  p95 ${s.p95} ms  (n ${s.n ?? s.count ?? '?'})`;
@@ -70,6 +72,7 @@ else {
       line('A mem --help', out.helpA),
       line('B mem --help', out.helpB),
       line('node -e 0', out.nodeBare),
+      line('A - B, same round', out.pairedDiffAminusB),
     ].join('\n') + '\n',
   );
 }
