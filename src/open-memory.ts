@@ -6,6 +6,7 @@ import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
 import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
 import type { MemoryDeps } from './services/core/deps.js';
+import type { SecondModel } from './services/core/second-vectors.js';
 import type { Memory } from './services/facade.js';
 import type { Embedder, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
@@ -40,6 +41,10 @@ interface Connection {
   /** Ends this process's use of the shared servers (they may then stop when idle). */
   release: () => Promise<void>;
 }
+
+/** The second dense field's model, when one is configured (issue 12). */
+const secondIdentity = (config: MemConfig) =>
+  config.secondModel ? { second: { name: config.secondModel.model, dimension: config.secondModel.dimension } } : {};
 
 /** Connects to the index and embedder the configuration names, starting the shared local ones if needed. */
 async function connect(config: MemConfig, options: OpenOptions, layout: StateLayout): Promise<Connection> {
@@ -96,11 +101,12 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
           token: local.milvus!.secret,
           collection,
           embedded: true,
+          ...secondIdentity(config),
           unavailableHint:
             `The shared Milvus Lite server stopped or does not answer (log: ${join(servers.servers, 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
-      : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
+      : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) },
   );
   // What the manifest is kept for: the local server's port changes at every restart, its collection does not.
   const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${collection})` : index.location;
@@ -144,6 +150,26 @@ async function embedderOf(config: MemConfig, local: { embedder?: ServerRecord },
       });
 }
 
+/** The second dense field's embedder and vector cache (issue 12), when configured. */
+async function secondModelOf(config: MemConfig, layout: StateLayout, options: OpenOptions): Promise<SecondModel | undefined> {
+  const second = config.secondModel;
+  if (!second) return undefined;
+  const [{ OpenAIEmbedder }, { LmdbVectorCache }] = await Promise.all([
+    import('./adapters/embedder/openai-embedder.js'),
+    import('./adapters/state/lmdb-vector-cache.js'),
+  ]);
+  const base = new OpenAIEmbedder({
+    baseURL: second.baseURL,
+    apiKey: 'not-needed',
+    model: second.model,
+    dimension: second.dimension,
+    timeoutMs: config.embedTimeoutMs,
+  });
+  const embedder = options.wrapEmbedder ? options.wrapEmbedder(base) : base;
+  const cache = new LmdbVectorCache(layout.dir, sha256(`${second.model}@${second.dimension}`).slice(0, 16));
+  return { embedder, cache, batchSize: config.embedBatchSize };
+}
+
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
   const [
@@ -168,9 +194,11 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   const layout = stateLayoutOf(config);
   const connection = await connect(config, options, layout);
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;
-  const index = options.wrapIndex ? options.wrapIndex(connection.index) : connection.index;
   const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const embedder = options.wrapEmbedder ? options.wrapEmbedder(baseEmbedder) : baseEmbedder;
+  const second = await secondModelOf(config, layout, options);
+  const withSecond = second ? (await import('./services/core/second-vectors.js')).secondVectorIndex(connection.index, second) : connection.index;
+  const index = options.wrapIndex ? options.wrapIndex(withSecond) : withSecond;
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const reranker = config.rerank ? new (await import('./adapters/rerank/http-reranker.js')).HttpReranker(config.rerank) : undefined;
   const rewriter =
@@ -178,13 +206,15 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
       ? new (await import('./adapters/llm/openai-rewriter.js')).OpenAIRewriter({ ...config.llm, timeoutMs: config.rewrite.timeoutMs })
       : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
+  // The manifest's key names the second model too: switching it on indexes every file again (from the caches).
+  const indexed = second ? `${model} + ${second.embedder.identity.name}@${second.embedder.identity.dimension}` : model;
   const deps: MemoryDeps = {
     files: new FsMemoryFiles(config.root),
     index,
     embedder,
     cache: new LmdbVectorCache(layout.dir, sha256(model).slice(0, 16)),
     // One manifest per (index, model): switching MILVUS_URI or model never trusts the other's.
-    manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
+    manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${indexed}`).slice(0, 12)),
     lock: new FileLock(layout.dir),
     audit: new GitAudit(config.root, config.git),
     journal: new JsonWriteJournal(layout.dir),
@@ -195,6 +225,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     ...(llm ? { llm } : {}),
     ...(reranker ? { reranker, rerankDepth: config.rerank!.depth } : {}),
     ...(rewriter ? { rewriter } : {}),
+    ...(second ? { second: second.embedder } : {}),
     lifecycle: config.lifecycle,
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
@@ -210,6 +241,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     await deps.access.settle();
     await index.close();
     await deps.cache.close?.();
+    await second?.cache.close?.();
     await release();
   });
   // A root migrated from its own server (or copied) is re-indexed here, from its vector cache, before any use.

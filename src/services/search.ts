@@ -14,6 +14,7 @@ import { accessKey, type IndexHit, type IndexScope, type LineSpan } from './port
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
 import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
+import { DEFAULT_SECOND_SHARE, withSecondDense } from './retrieval/second-dense.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
 import { DEFAULT_PRIOR, withSectionPrior, type PriorOptions } from './retrieval/prior.js';
 import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
@@ -51,6 +52,8 @@ export interface SearchInput {
   prior?: PriorOptions;
   /** Share of the dense signal in weighted fusion (default: the configured one). */
   denseWeight?: number;
+  /** Share of the second dense field in a unit's relevance (default DEFAULT_SECOND_SHARE when one is configured; 0 turns it off). */
+  second?: number;
   /** How the top k is spread over sections (default DEFAULT_DIVERSITY; NO_DIVERSITY keeps the ranking). */
   diversity?: DiversityOptions;
   /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
@@ -76,6 +79,8 @@ export interface ScoreComponents {
   dense?: number;
   /** BM25 score of the best chunk, when BM25 found it. */
   bm25?: number;
+  /** Cosine similarity on the second dense field, when one is configured and found the chunk. */
+  second?: number;
   /** The reranker's score in [0, 1] (then the relevance), when a reranker is configured and answered. */
   rerank?: number;
   /** Fused relevance of the best context window containing the unit, when a window search found one. */
@@ -187,7 +192,10 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
       queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
       mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kind }),
     ]);
-  const [units, windows] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []]]);
+  // The second dense field (issue 12): one more request, units only, in parallel with the others.
+  const secondShare = deps.second && mode === 'hybrid' ? (input.second ?? DEFAULT_SECOND_SHARE) : 0;
+  const secondHits = secondShare > 0 ? deps.second!.embedQuery(text).then((v) => deps.index.search({ mode: 'second', scope, queryVector: v, limit })) : [];
+  const [units, windows, seconds] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []], secondHits]);
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
   const fusion = {
     ...(deps.fusion ?? DEFAULT_FUSION),
@@ -198,7 +206,11 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   // apart, the only window of a small scope would score 1 however poorly it matched.
   const byScore = (a: IndexHit, b: IndexHit) => b.score - a.score;
   const all = fuseCandidates(keep([...units[0], ...windows[0]]).sort(byScore), keep([...units[1], ...windows[1]]).sort(byScore), fusion);
-  const fused = all.filter((c) => c.hit.record.kind !== 'window');
+  const fused = withSecondDense(
+    all.filter((c) => c.hit.record.kind !== 'window'),
+    keep(seconds),
+    secondShare,
+  );
   const windowHits = all.filter((c) => c.hit.record.kind === 'window');
   const spans = windowHits.map(spanOf);
   // A unit that matches nothing itself (the reply after the question) still joins through its best windows.
@@ -294,6 +306,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
         relevance: parts.relevance,
         ...(c.dense !== undefined ? { dense: c.dense } : {}),
         ...(c.bm25 !== undefined ? { bm25: c.bm25 } : {}),
+        ...(c.second !== undefined ? { second: c.second } : {}),
         ...(rerank !== undefined ? { rerank } : {}),
         ...(c.window !== undefined ? { window: c.window } : {}),
         recency: parts.recency,

@@ -341,3 +341,23 @@ describe('loadAgentConfig', () => {
     );
   });
 });
+
+describe('loadConfig second dense field (issue 12)', () => {
+  it('is off unless MEM_SECOND_MODEL names one', () => {
+    expect(loadConfig({}).secondModel).toBeUndefined();
+    expect(loadConfig({ MEM_SECOND_MODEL: 'off' }).secondModel).toBeUndefined();
+  });
+
+  it('mpnet: all-mpnet-base-v2, 768 dimensions, at MEM_SECOND_MODEL_URL', () => {
+    expect(loadConfig({ MEM_SECOND_MODEL: 'mpnet', MEM_SECOND_MODEL_URL: 'http://127.0.0.1:9/v1' }).secondModel).toEqual({
+      baseURL: 'http://127.0.0.1:9/v1',
+      model: 'all-mpnet-base-v2',
+      dimension: 768,
+    });
+  });
+
+  it('refuses an unknown model, and mpnet without an address', () => {
+    expect(configError({ MEM_SECOND_MODEL: 'bge' }).message).toContain('MEM_SECOND_MODEL must be "mpnet" or "off"');
+    expect(configError({ MEM_SECOND_MODEL: 'mpnet' }).message).toContain('MEM_SECOND_MODEL_URL');
+  });
+});
