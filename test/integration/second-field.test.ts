@@ -80,6 +80,16 @@ describe('the second dense field on Milvus Lite', () => {
     expect(hits[1]!.score).toBeCloseTo(0, 5);
   });
 
+  it('finds units among many windows in a sealed segment', async () => {
+    const windows = Array.from({ length: 300 }, (_, i) =>
+      row(`cw${i}`, [0, 0, 1, 0], undefined, { kind: 'window', user: 'carol', lineStart: i, lineEnd: i + 1 }),
+    );
+    await index.insert([...windows, row('c1', [0, 0, 1, 0], [0, 0, 1], { user: 'carol' }), row('c2', [0, 0, 1, 0], [0, 1, 0], { user: 'carol' })]);
+    await index.flush();
+    const hits = await index.search({ mode: 'second', scope: { users: ['carol'] }, queryVector: [0, 0, 1], limit: 10 });
+    expect(hits.map((h) => h.record.chunkId)).toEqual(['c1', 'c2']);
+  });
+
   it('leaves the first dense field as it was', async () => {
     const hits = await index.search({ mode: 'dense', scope, queryVector: [1, 0, 0, 0], limit: 10 });
     expect(hits[0]!.record.chunkId).toBe('u1');

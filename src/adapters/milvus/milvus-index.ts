@@ -1,4 +1,6 @@
 // VectorIndex on Milvus (Lite, standalone, cluster or Zilliz Cloud) through the Node SDK.
+import { createHash } from 'node:crypto';
+
 import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
@@ -50,17 +52,22 @@ function embeddingKey(model: EmbeddingModelIdentity, second?: EmbeddingModelIden
 }
 
 // Every row needs a value in every vector field: a window (never searched by the second field, whose requests
-// ask for units only) and a unit written without one get a fixed unit vector.
-function placeholder(dimension: number): number[] {
-  const v = new Array<number>(dimension).fill(0);
-  v[0] = 1;
-  return v;
+// ask for units only) gets a placeholder. Spread, not one fixed vector: thousands of identical points wreck
+// the HNSW graph, and a filtered search then found no unit at all in two of five LoCoMo conversations.
+function placeholder(dimension: number, chunkId: string): number[] {
+  const v: number[] = [];
+  for (let block = 0; v.length < dimension; block++) {
+    for (const byte of createHash('sha256').update(`${block}\u0000${chunkId}`).digest()) v.push(byte / 127.5 - 1);
+  }
+  v.length = dimension;
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => x / norm);
 }
 
 function toRow(c: IndexedChunk, second?: EmbeddingModelIdentity) {
   return {
     ...baseRow(c),
-    ...(second ? { [SECOND_FIELD]: c.vector2 ?? placeholder(second.dimension) } : {}),
+    ...(second ? { [SECOND_FIELD]: c.vector2 ?? placeholder(second.dimension, c.chunkId) } : {}),
   };
 }
 
