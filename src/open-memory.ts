@@ -27,6 +27,11 @@ export interface OpenOptions {
   wrapEmbedder?: (embedder: Embedder) => Embedder;
   /** Wraps the index (the search-latency benchmark times each call). */
   wrapIndex?: (index: VectorIndex) => VectorIndex;
+  /**
+   * Small index calls go through the running search daemon of this configuration when it has the root open (default
+   * true; see adapters/milvus/daemon-index.ts). The daemon itself opens its roots with false.
+   */
+  indexThroughDaemon?: boolean;
 }
 
 interface Connection {
@@ -48,7 +53,10 @@ const secondIdentity = (config: MemConfig) =>
 
 /** Connects to the index and embedder the configuration names, starting the shared local ones if needed. */
 async function connect(config: MemConfig, options: OpenOptions, layout: StateLayout): Promise<Connection> {
-  const { LazyMilvusIndex } = await import('./adapters/milvus/lazy-index.js');
+  const [{ LazyMilvusIndex }, { DaemonIndex }] = await Promise.all([
+    import('./adapters/milvus/lazy-index.js'),
+    options.indexThroughDaemon === false ? { DaemonIndex: undefined } : import('./adapters/milvus/daemon-index.js'),
+  ]);
   const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
   const servers = serverLayout(config.serverHome);
   let local: Connection['local'] = {};
@@ -93,7 +101,7 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       throw err;
     }
   }
-  const index = new LazyMilvusIndex(
+  const ownIndex = new LazyMilvusIndex(
     config.index.kind === 'embedded'
       ? {
           // The token is the server's secret: it refuses every call without it (adapters/runtime/owner-only.ts).
@@ -108,6 +116,8 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
         }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) },
   );
+  // The daemon's socket is named by the whole configuration (daemon/protocol.ts), as for `mem search`.
+  const index = DaemonIndex ? new DaemonIndex(ownIndex, { target: config }) : ownIndex;
   // What the manifest is kept for: the local server's port changes at every restart, its collection does not.
   const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${collection})` : index.location;
   return {

@@ -14,7 +14,7 @@ const entries = new Map();
 for (let i = 0; i < n; i++) {
   const user = `u${i % 100}`;
   const id = `m${i}`;
-  const e = { size: 1, mtimeMs: 1, sha: 'x', memoryId: id, user, type: 'semantic', status: 'active', chunks: [{ id: `c${i}`, textHash: 'h' }] };
+  const e = { size: 1, mtimeMs: 1, sha: 'x', memoryId: id, user, type: 'semantic', status: 'active', chunkCount: 1 };
   if (i % 10 === 9 && i >= 100) e.supersedes = `m${i - 100}`;
   if (i % 50 === 49 && i >= 300) e.sources = [`m${i - 100}`, `m${i - 200}`, `m${i - 300}`];
   if (i % 1000 === 0 && i + 100 < n) e.supersedes = `m${i + 100}`;

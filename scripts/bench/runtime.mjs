@@ -55,7 +55,7 @@ async function searchDaemons(home) {
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const cmdline = (await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '')).split('\0').filter(Boolean);
-    if (cmdline.at(-1) !== 'daemon') continue;
+    if (!cmdline.slice(2).includes('daemon')) continue; // `mem --root <root> daemon [--warm-user <user>]`
     const environ = await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '');
     if (environ.split('\0').includes(`MEMDIR_SERVER_HOME=${home}`)) found.push(Number(name));
   }

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, openMemory } from 'memdir';
 
 import { QUERIES, USERS } from './corpus.mjs';
-import { daemonCallCode, timedNode } from './child.mjs';
+import { daemonCallCode, nodeOutput, timedNode } from './child.mjs';
 import { defaultsEnv } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 
@@ -63,21 +63,20 @@ async function main() {
 
   // 1. End to end, as the scale bench measures it: `mem search` through the warm daemon. A daemon of another
   //    build may serve this root (it answers any build of the same protocol): it is stopped, and this build's
-  //    daemon started by a first search, then awaited.
+  //    daemon started by a first search, then awaited until it listens and has finished its warm-up (a daemon of a
+  //    build that does not say so: until it listens).
   log('end to end: mem search through the daemon');
   const daemonCall = (op) => daemonCallCode(REPO, ROOT, op);
   await timedRun(['--input-type=module', '-e', daemonCall('stop')]).catch(() => undefined);
   await new Promise((r) => setTimeout(r, 2000));
   await timedRun([MEM, '--root', ROOT, '--json', 'search', QUERIES[0], '--user', USERS[0]]);
   for (let waited = 0; ; waited++) {
-    if (
-      await timedRun(['--input-type=module', '-e', daemonCall('ping')]).then(
-        () => true,
-        () => false,
-      )
-    )
-      break;
-    if (waited > 120) throw new Error('the search daemon did not start');
+    const ping = await nodeOutput(['--input-type=module', '-e', daemonCall('ping')], { cwd: REPO, env }).then(
+      ({ stdout }) => JSON.parse(stdout),
+      () => null,
+    );
+    if (ping && !ping.warming) break;
+    if (waited > 300) throw new Error('the search daemon did not start or warm up');
     await new Promise((r) => setTimeout(r, 1000));
   }
   for (let i = 0; i < WARMUP; i++) await timedRun([MEM, '--root', ROOT, '--json', 'search', queryAt(i)[0], '--user', queryAt(i)[1]]);

@@ -1,6 +1,7 @@
 // Each `mem search` of the scale bench's search step, one by one (run.mjs step 5: the daemon stopped, one
 // untimed search, then the timed ones rotating over the users), with whether the daemon was listening before
-// each: to see which searches make the p95 (a daemon still starting, a user's first search, the load).
+// each and how many warm-up searches it still had to run: to see which searches make the p95 (a daemon still
+// starting, a user's first search, the warm-up, the load).
 //
 // Usage: node scripts/bench/search-sequence.mjs --root /tmp/memdir-bench-XXXX [--server-home <dir>] [--searches 20]
 //        [--keep-daemon] [--mem <bin/mem.js of another build>] [--json]   (--keep-daemon: do not stop the running
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS } from './corpus.mjs';
-import { daemonCallCode, timedNode } from './child.mjs';
+import { daemonCallCode, nodeOutput, timedNode } from './child.mjs';
 import { defaultsEnv } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 
@@ -37,10 +38,11 @@ const timedRun = (argv) => timedNode(argv, { cwd: REPO, env });
 
 // The daemon client is not part of the package's API: a child process asks it (as search-profile.mjs does).
 const daemonCall = (op) => daemonCallCode(REPO, ROOT, op, 2000);
+/** The daemon's ping answer ({ warming, … }), or null if none listens. */
 const listening = () =>
-  timedRun(['--input-type=module', '-e', daemonCall('ping')]).then(
-    () => true,
-    () => false,
+  nodeOutput(['--input-type=module', '-e', daemonCall('ping')], { cwd: REPO, env }).then(
+    ({ stdout }) => JSON.parse(stdout),
+    () => null,
   );
 
 const out = { date: new Date().toISOString(), command: `node scripts/bench/search-sequence.mjs ${process.argv.slice(2).join(' ')}`, machine: machine() };
@@ -54,8 +56,9 @@ const searches = [];
 for (let i = 0; i < Number(args.searches); i++) {
   const query = QUERIES[(i + 1) % QUERIES.length];
   const user = USERS[i % USERS.length];
-  const daemon = await listening();
-  searches.push({ i, user, daemon, ms: round(await timedRun([MEM, '--root', ROOT, '--json', 'search', query, '--user', user]), 1) });
+  const ping = await listening();
+  const ms = round(await timedRun([MEM, '--root', ROOT, '--json', 'search', query, '--user', user]), 1);
+  searches.push({ i, user, daemon: ping !== null, ...(ping?.warming !== undefined ? { warming: ping.warming } : {}), ms });
 }
 out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
 out.searches = searches;
@@ -64,7 +67,10 @@ out.withDaemon = stats(searches.filter((s) => s.daemon).map((s) => s.ms));
 if (args.json) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 else {
   process.stdout.write(`search sequence on ${ROOT}, load ${out.loadAverageAtStart.join(' ')} -> ${out.loadAverageAtEnd.join(' ')}\n`);
-  for (const s of searches) process.stdout.write(`  #${s.i} ${s.user.padEnd(9)} daemon ${s.daemon ? 'up  ' : 'down'} ${s.ms} ms\n`);
+  for (const s of searches) {
+    const warming = s.warming === undefined ? '' : s.warming ? `, ${s.warming} warm-ups left` : ', warm';
+    process.stdout.write(`  #${s.i} ${s.user.padEnd(9)} daemon ${s.daemon ? 'up  ' : 'down'}${warming} ${s.ms} ms\n`);
+  }
   process.stdout.write(
     `  all: p50 ${out.all.p50} p95 ${out.all.p95}; daemon listening: p50 ${out.withDaemon.p50} p95 ${out.withDaemon.p95} (n ${out.withDaemon.n})\n`,
   );

@@ -7,6 +7,8 @@ export { toChunkRecords, NO_EXPIRY } from '../memory/records.js';
 export { sha256 } from '../memory/hash.js';
 export { serverLayout, stateLayout } from '../memory/layout.js';
 export { LmdbVectorCache } from '../adapters/state/lmdb-vector-cache.js';
+// What loading a root's manifest costs (manifest-load.mjs).
+export { JsonManifest } from '../adapters/state/json-manifest.js';
 
 // Link resolution over a manifest (links.mjs).
 export { resolveLinks } from '../services/core/links.js';

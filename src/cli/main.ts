@@ -222,6 +222,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
   program
     .command('daemon', { hidden: true })
     .description('serve searches for every root over a local socket (started by `mem search`)')
+    .option('--warm-user <user>', 'the user whose memories are warmed first (the search that started it)')
     .action(run(() => import('./commands/server.js').then((m) => m.daemonCommand)));
 
   const server = program.command('server').description('control the local servers of the embedded default (one of each, shared by all roots)');

@@ -24,7 +24,8 @@ const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));
 function exchange(path: string, request: DaemonRequest, timeoutMs: number): Promise<unknown> {
   return new Promise((resolve) => {
     const socket = connect(path);
-    let data = '';
+    // Bytes, decoded once whole: a character split between two reads must not turn into U+FFFD.
+    const data: Buffer[] = [];
     let settled = false;
     const done = (value: unknown) => {
       if (settled) return;
@@ -35,10 +36,10 @@ function exchange(path: string, request: DaemonRequest, timeoutMs: number): Prom
     socket.setTimeout(timeoutMs, () => done(null));
     socket.on('error', () => done(null));
     socket.on('connect', () => socket.end(`${JSON.stringify(request)}\n`));
-    socket.on('data', (chunk) => (data += chunk.toString()));
+    socket.on('data', (chunk: Buffer) => data.push(chunk));
     socket.on('end', () => {
       try {
-        done(JSON.parse(data));
+        done(JSON.parse(Buffer.concat(data).toString('utf8')));
       } catch {
         done(null);
       }
@@ -108,8 +109,11 @@ export async function stopLegacyDaemon(config: DaemonTarget, timeoutMs = 5_000):
   return answer?.ok && answer.pid ? answer.pid : null;
 }
 
-/** Starts the daemon of this configuration in the background (a second one started concurrently just exits). */
-export function startDaemon(config: DaemonTarget): void {
+/**
+ * Starts the daemon of this configuration in the background (a second one started concurrently just exits); it warms
+ * `user`'s memories of this root first.
+ */
+export function startDaemon(config: DaemonTarget, user?: string): void {
   let log: number;
   try {
     log = openSync(socketPath(config).replace(/\.sock$/, '.log'), 'a', 0o600);
@@ -117,7 +121,7 @@ export function startDaemon(config: DaemonTarget): void {
     return; // no safe place for a socket: searches stay in-process
   }
   // The daemon inherits this process's environment (and folder), so it loads the same configuration for every root.
-  const child = spawn(process.execPath, [MEM_BIN, '--root', config.root, 'daemon'], {
+  const child = spawn(process.execPath, [MEM_BIN, '--root', config.root, 'daemon', ...(user === undefined ? [] : ['--warm-user', user])], {
     detached: true,
     stdio: ['ignore', log, log],
   });

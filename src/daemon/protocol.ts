@@ -15,18 +15,53 @@ export interface DaemonRequest {
   version: number;
   /** The client's configuration but its root, hashed: a daemon started under other settings must not answer. */
   configKey: string;
-  /** search: `input` in `root`; release: close `root` (`mem server stop`); ping: the daemon's pid and open roots; stop: exit. */
-  op: 'search' | 'ping' | 'stop' | 'release';
+  /**
+   * search: `input` in `root`; index: one call of `root`'s index (an IndexCall: a `mem` process's small write, through
+   * the daemon's loaded client); release: close `root` (`mem server stop`); ping: the daemon's pid and open roots; stop: exit.
+   */
+  op: 'search' | 'index' | 'ping' | 'stop' | 'release';
   /** Absolute path of the root, as the client's configuration resolved it (search and release). */
   root?: string;
   input?: unknown;
 }
 
 export type DaemonResponse =
-  | { ok: true; results?: unknown; pid?: number; roots?: string[]; serverHome?: string; released?: boolean }
+  /** warming (ping): warm-up searches still to run, 0 once every open root's users are warm (daemon/warm-up.ts). */
+  | { ok: true; results?: unknown; pid?: number; roots?: string[]; serverHome?: string; released?: boolean; warming?: number }
   | { ok: false; error: { code: string; message: string; exitCode: number } }
   /** Not for this client (other version or settings, or a root it cannot serve), or the daemon lost its servers: search in-process. */
   | { ok: false; declined: true };
+
+/** The index methods a client may call through the daemon: what a small sync or `mem add` needs, nothing that scans every row. */
+export const INDEX_METHODS = ['open', 'upsert', 'insert', 'deleteChunks', 'deleteStale', 'delete', 'flush', 'search', 'unitsWithin', 'count'] as const;
+export type IndexMethod = (typeof INDEX_METHODS)[number];
+
+/**
+ * One call of a root's index (op `index`). `location` is the client's own index (server address and collection): a
+ * daemon whose index of the root is another one declines. Vectors travel as base64 of their float32 bytes (the
+ * precision Milvus stores), about a third of their JSON text and no float parsing.
+ */
+export interface IndexCall {
+  location: string;
+  method: IndexMethod;
+  args: unknown[];
+}
+
+/** A vector as base64 of its little-endian float32 bytes. */
+export function encodeVector(vector: ArrayLike<number>): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
+  return bytes.toString('base64');
+}
+
+/** The vector of encodeVector's text, or null when it is not one (not base64 of whole float32s). */
+export function decodeVector(text: string): number[] | null {
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length % 4 !== 0 || bytes.toString('base64') !== text) return null;
+  const floats = new Float32Array(bytes.length / 4);
+  for (let i = 0; i < floats.length; i++) floats[i] = bytes.readFloatLE(i * 4);
+  return Array.from(floats);
+}
 
 /** What a daemon and its clients know of the configuration: the root, the socket folder, the servers' home, and the whole of it to hash. */
 export interface DaemonTarget {

@@ -1,14 +1,17 @@
 // What may arrive on the daemon's socket, checked before anything acts on it: a request of the known
 // shape, and for a search only the fields `mem search` sends, each of its type (the use case then
-// validates their values, e.g. the user id). Kept apart from protocol.ts so the client never loads zod.
+// validates their values, e.g. the user id); for an index call, its method's arguments, each of its type (the
+// index's filter builder then validates and escapes their values). Kept apart from protocol.ts so the client never loads zod.
 import { z } from 'zod';
 
-import { MEMORY_TYPES } from '../memory/model.js';
+import { MEMORY_STATUSES, MEMORY_TYPES } from '../memory/model.js';
 import type { SearchInput } from '../services/search.js';
-import type { DaemonRequest } from './protocol.js';
+import { INDEX_METHODS, type DaemonRequest, type IndexCall } from './protocol.js';
 
 /** A request line longer than this is not one `mem search` sends. */
 export const MAX_REQUEST_BYTES = 64 * 1024;
+/** An index call carries rows with their vectors: a client sends at most a few hundred (adapters/daemon/daemon-index.ts). */
+export const MAX_INDEX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 const searchInput = z.strictObject({
   query: z.string(),
@@ -28,7 +31,7 @@ const searchInput = z.strictObject({
 const request = z.object({
   version: z.number(),
   configKey: z.string(),
-  op: z.enum(['search', 'ping', 'stop', 'release']),
+  op: z.enum(['search', 'index', 'ping', 'stop', 'release']),
   root: z.string().optional(),
   input: z.unknown().optional(),
 });
@@ -54,4 +57,67 @@ export function parseSearchInput(input: unknown): SearchInput | { invalid: strin
     return { invalid: `malformed search request: ${issue ? `${issue.path.join('.') || 'input'}: ${issue.message}` : 'unexpected shape'}` };
   }
   return parsed.data as SearchInput;
+}
+
+const names = z.array(z.string());
+const scope = z.strictObject({
+  users: z.union([names, z.literal('all')]),
+  statuses: z.array(z.enum(MEMORY_STATUSES)).optional(),
+  types: z.array(z.enum(MEMORY_TYPES)).optional(),
+  notExpiredAt: z.number().optional(),
+  paths: names.optional(),
+  memoryIds: names.optional(),
+  tags: names.optional(),
+});
+const row = z.strictObject({
+  chunkId: z.string(),
+  kind: z.enum(['unit', 'window']),
+  textHash: z.string(),
+  memoryId: z.string(),
+  user: z.string(),
+  type: z.enum(MEMORY_TYPES),
+  status: z.enum(MEMORY_STATUSES),
+  importance: z.number(),
+  created: z.number(),
+  updated: z.number(),
+  expires: z.number(),
+  path: z.string(),
+  heading: z.string(),
+  lineStart: z.number(),
+  lineEnd: z.number(),
+  tags: names,
+  content: z.string(),
+  /** base64 of float32s (protocol.ts, encodeVector). */
+  vector: z.string(),
+});
+const kind = z.enum(['unit', 'window']).optional();
+const searchRequest = z.union([
+  z.strictObject({ mode: z.literal('dense'), scope, queryVector: z.string(), limit: z.number(), kind }),
+  z.strictObject({ mode: z.literal('bm25'), scope, queryText: z.string(), limit: z.number(), kind }),
+]);
+const span = z.strictObject({ path: z.string(), lineStart: z.number(), lineEnd: z.number() });
+const ARGS: Record<IndexCall['method'], z.ZodType<unknown[]>> = {
+  open: z.tuple([z.strictObject({ name: z.string(), dimension: z.number().int().positive() })]),
+  upsert: z.tuple([z.array(row)]),
+  insert: z.tuple([z.array(row)]),
+  deleteChunks: z.tuple([names]),
+  deleteStale: z.tuple([names, names]),
+  delete: z.tuple([scope]),
+  flush: z.tuple([]),
+  search: z.tuple([searchRequest]),
+  unitsWithin: z.tuple([scope, z.array(span), z.number().int().positive()]),
+  count: z.tuple([scope]),
+};
+const indexCall = z.strictObject({ location: z.string(), method: z.enum(INDEX_METHODS), args: z.array(z.unknown()) });
+
+/** The index call of a request (its arguments checked against its method's), or why it is not one. */
+export function parseIndexCall(input: unknown): IndexCall | { invalid: string } {
+  const call = indexCall.safeParse(input);
+  if (!call.success) return { invalid: `malformed index request: ${call.error.issues[0]?.message ?? 'unexpected shape'}` };
+  const args = ARGS[call.data.method].safeParse(call.data.args);
+  if (!args.success) {
+    const issue = args.error.issues[0];
+    return { invalid: `malformed index request: ${call.data.method} ${issue ? `${issue.path.join('.') || 'args'}: ${issue.message}` : 'arguments'}` };
+  }
+  return { ...call.data, args: args.data };
 }

@@ -8,8 +8,12 @@ import { isAbsolute } from 'node:path';
 
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
 import type { Memory } from '../services/facade.js';
+import type { VectorIndex } from '../services/ports.js';
+import type { SearchInput } from '../services/search.js';
+import { runIndexCall } from './index-requests.js';
 import { PROTOCOL_VERSION, configKey, socketPath, type DaemonResponse, type DaemonTarget } from './protocol.js';
-import { MAX_REQUEST_BYTES, parseRequest, parseSearchInput } from './request.js';
+import { MAX_INDEX_REQUEST_BYTES, MAX_REQUEST_BYTES, parseIndexCall, parseRequest, parseSearchInput } from './request.js';
+import { WarmUpQueue, rootUsers, warmUpSearch } from './warm-up.js';
 
 export interface DaemonOptions {
   /** No request for this long: the daemon exits. */
@@ -21,21 +25,26 @@ export interface DaemonOptions {
   onLog: (line: string) => void;
   /** Roots opened as soon as the daemon listens (the root of the search that started it): its next search is warm. */
   warm?: string[];
+  /** The user of the search that started the daemon: warmed first in the roots of `warm`. */
+  warmUser?: string;
+  /** The users a root's warm-up searches (default: its user folders, rootUsers). */
+  usersOf?: (root: string) => string[];
+  /** A warm-up search of another user starts only after this long without a search (default WARM_UP_QUIET_MS). */
+  warmQuietMs?: number;
   /** Called once per root before it is first opened (the CLI stops that root's daemon of the previous version). */
   onFirstUse?: (root: string) => Promise<void>;
+  /** The index of an open root's memory, for index calls of `mem` processes (none: every index call is declined). */
+  indexOf?: (memory: Memory) => VectorIndex | undefined;
 }
 
 /** Opens the memory of a root under the daemon's configuration (the caller's composition). */
 export type OpenRoot = (root: string) => Promise<Memory>;
 
 /**
- * Milvus Lite builds a segment's BM25 index on the first search that reaches it (engine/collection.py, _search_sparse),
- * and a user's search reaches only its own partition: each user's first search paid for it (10,000 files, load ~19:
- * median 1.8-2.1 s against 1.0-1.1 s for the user's next; docs/benchmarks.md section 20). One
- * search of all users (results unused, not counted as an access) builds them all. The word matters not: every segment
- * is indexed before it is searched.
+ * The quiet time before a warm-up step: longer than the pause between two searches of a script or a hook (the next
+ * `mem search` connects ~100-200 ms after the last answered), so a warm-up rarely runs beside a search.
  */
-export const WARM_UP = { query: 'memory', allUsers: true, k: 1, track: false } as const;
+export const WARM_UP_QUIET_MS = 500;
 
 const malformed = (message: string): DaemonResponse => ({ ok: false, error: { code: 'USAGE', message, exitCode: 2 } });
 
@@ -55,6 +64,8 @@ interface OpenedRoot {
   usedAt: number;
   /** Searches running on it: a root is not closed under them. */
   busy: number;
+  /** The memory once opened: index calls go only to a root that is. */
+  ready?: Memory;
 }
 
 /** Serves the roots searched under `target`'s configuration (each opened with `open`, all closed before this returns) until stopped or idle. */
@@ -63,6 +74,18 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   const path = socketPath(target);
   const roots = new Map<string, OpenedRoot>();
   const seen = new Set<string>();
+  // One user at a time, between searches: each user's first search then finds its partition's index built.
+  const warmUp = new WarmUpQueue({
+    quietMs: options.warmQuietMs ?? WARM_UP_QUIET_MS,
+    warm: async (root, user, first) => {
+      const opened = roots.get(root);
+      if (!opened) return;
+      const started = Date.now();
+      await (await opened.memory).search(warmUpSearch(user, first));
+      options.onLog(`warmed up ${user} in ${root} (${Date.now() - started} ms)`);
+    },
+  });
+  const usersOf = options.usersOf ?? ((root: string) => rootUsers(root));
 
   let idle: NodeJS.Timeout | undefined;
   let stop: () => void = () => {};
@@ -76,37 +99,77 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     const opened = roots.get(root);
     if (!opened) return false;
     roots.delete(root);
+    warmUp.drop(root);
     options.onLog(`closing ${root}: ${why}`);
     await opened.memory.then((m) => m.close()).catch(() => undefined);
     return true;
   };
 
-  const memoryOf = (root: string): OpenedRoot => {
+  /** The root's open memory, opened (and queued for warm-up, `user` first) if it is not. */
+  const memoryOf = (root: string, user?: string): OpenedRoot => {
     let opened = roots.get(root);
     if (!opened) {
       const first = seen.has(root) ? Promise.resolve() : (options.onFirstUse?.(root) ?? Promise.resolve()).catch(() => undefined);
       seen.add(root);
-      opened = { memory: first.then(() => open(root)), usedAt: Date.now(), busy: 0 };
+      const entry: OpenedRoot = { memory: first.then(() => open(root)), usedAt: Date.now(), busy: 0 };
+      entry.memory.then((m) => (entry.ready = m)).catch(() => undefined);
+      opened = entry;
       // A root that failed to open is not kept: its next search tries again.
       opened.memory.catch(() => roots.get(root) === opened && roots.delete(root));
-      // Then one search of every user's rows, in the background, so that no user's first search pays the index's lazy loads.
-      opened.memory.then((m) => m.search(WARM_UP)).catch(() => undefined);
       roots.set(root, opened);
+      // Then, in the background, one search per user, so that no user's first search pays the index's lazy loads.
+      warmUp.add(root, usersOf(root), user);
       options.onLog(`opening ${root}`);
     }
     opened.usedAt = Date.now();
     return opened;
   };
 
-  const search = async (root: string, input: unknown): Promise<DaemonResponse> => {
-    const opened = memoryOf(root);
+  const search = async (root: string, input: SearchInput): Promise<DaemonResponse> => {
+    const opened = memoryOf(root, input.user);
+    warmUp.searchStarted(root, input.user);
     opened.busy++;
     try {
       // The user scope arrives from the CLI process that parsed the caller's own flags and environment.
-      return { ok: true, results: await (await opened.memory).search(input as Parameters<Memory['search']>[0]) };
+      return { ok: true, results: await (await opened.memory).search(input) };
     } catch (err) {
       // Lost the shared servers (stopped or crashed): hand this search back and make way for a fresh daemon.
       if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {
+        setImmediate(stop);
+        return { ok: false, declined: true };
+      }
+      const e = err instanceof MemError ? err : null;
+      return { ok: false, error: { code: e?.code ?? 'INTERNAL', message: errorMessage(err), exitCode: e?.exitCode ?? 1 } };
+    } finally {
+      opened.busy--;
+      opened.usedAt = Date.now();
+      warmUp.searchEnded(root, input.user);
+    }
+  };
+
+  /**
+   * One index call of a `mem` process, on a root this daemon has open already, whose index is the caller's (same
+   * server and collection): a call never opens a root nor waits for one opening; otherwise it is declined and the
+   * caller uses its own client. The caller holds the root's write lock; the answer comes once the index acknowledged.
+   */
+  const indexCall = async (root: string, input: unknown): Promise<DaemonResponse> => {
+    const call = parseIndexCall(input);
+    if ('invalid' in call) return malformed(call.invalid);
+    const opened = roots.get(root);
+    const index = opened?.ready ? options.indexOf?.(opened.ready) : undefined;
+    if (!opened || !index || index.location !== call.location) return { ok: false, declined: true };
+    opened.busy++;
+    opened.usedAt = Date.now();
+    // One line per call, so that a write through the daemon can be told from one made by its own process.
+    const count = Array.isArray(call.args[0]) ? ` (${call.args[0].length})` : '';
+    const started = Date.now();
+    try {
+      const results = (await runIndexCall(index, call)) ?? null;
+      options.onLog(`index ${call.method}${count} for ${root} (${Date.now() - started} ms)`);
+      return { ok: true, results };
+    } catch (err) {
+      options.onLog(`index ${call.method}${count} for ${root} failed (${Date.now() - started} ms): ${errorMessage(err)}`);
+      if (err instanceof IndexUnavailableError) {
         setImmediate(stop);
         return { ok: false, declined: true };
       }
@@ -123,7 +186,8 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     if ('invalid' in request) return malformed(request.invalid);
     if (request.version !== PROTOCOL_VERSION) return { ok: false, declined: true };
     // Ping and stop answer anyone who can open the socket (only this OS user); searches need the same settings.
-    if (request.op === 'ping') return { ok: true, pid: process.pid, roots: [...roots.keys()].sort(), serverHome: target.serverHome };
+    if (request.op === 'ping')
+      return { ok: true, pid: process.pid, roots: [...roots.keys()].sort(), serverHome: target.serverHome, warming: warmUp.remaining() };
     if (request.op === 'stop') {
       setImmediate(stop);
       return { ok: true, pid: process.pid };
@@ -136,6 +200,9 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     if (root === undefined || !isAbsolute(root)) return malformed('malformed daemon request: root: an absolute path is required');
     if (request.op === 'release') return { ok: true, pid: process.pid, released: await close(root, '`mem server stop`') };
     if (!existsSync(root)) return { ok: false, declined: true };
+    if (request.op === 'index') return indexCall(root, request.input);
+    // Only an index call carries rows: any other request stays within the search's bound.
+    if (line.length > MAX_REQUEST_BYTES) return malformed('daemon request too long');
     const input = parseSearchInput(request.input);
     if ('invalid' in input) return malformed(input.invalid);
     return search(root, input);
@@ -143,19 +210,29 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
 
   // allowHalfOpen: the client ends its side after the request; the answer still has to go back.
   const server = createServer({ allowHalfOpen: true }, (socket: Socket) => {
-    let data = '';
+    // Bytes, decoded once whole: a character split between two reads must not turn into U+FFFD (rows carry any text).
+    const chunks: Buffer[] = [];
+    let length = 0;
     let answered = false; // one request per connection: anything after it is ignored
-    socket.on('data', (chunk) => {
+    socket.on('data', (chunk: Buffer) => {
       if (answered) return;
-      data += chunk.toString();
-      const newline = data.indexOf('\n');
-      if (newline === -1 && data.length <= MAX_REQUEST_BYTES) return;
+      const newlineAt = chunk.indexOf(0x0a);
+      chunks.push(chunk);
+      length += chunk.length;
+      if (newlineAt === -1 && length <= MAX_INDEX_REQUEST_BYTES) return;
       answered = true;
-      if (newline === -1 || newline > MAX_REQUEST_BYTES) {
+      const newline = newlineAt === -1 ? -1 : length - chunk.length + newlineAt;
+      if (newline === -1 || newline > MAX_INDEX_REQUEST_BYTES) {
         socket.end(JSON.stringify(malformed('daemon request too long')));
         return;
       }
-      void answer(data.slice(0, newline)).then((response) => socket.end(JSON.stringify(response)));
+      void answer(Buffer.concat(chunks, length).subarray(0, newline).toString('utf8')).then((response) => socket.end(JSON.stringify(response)));
+    });
+    // The client ended without a whole line: no request will come.
+    socket.on('end', () => {
+      if (answered) return;
+      answered = true;
+      socket.end(JSON.stringify(malformed(length > MAX_REQUEST_BYTES ? 'daemon request too long' : 'malformed daemon request: no newline')));
     });
     socket.on('error', () => undefined);
   });
@@ -177,8 +254,9 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   chmodSync(path, 0o600);
   options.onLog(`memd listening on ${path} (pid ${process.pid})`);
   rearm();
-  for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root).memory.catch(() => undefined);
-  // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed.
+  for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root, options.warmUser).memory.catch(() => undefined);
+  // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed; and once every root
+  // it has served is gone from disk, nobody is left to serve either (issue 13: stop within a minute, not the idle time).
   const watch = setInterval(() => {
     if (!existsSync(path)) return stop();
     const now = Date.now();
@@ -186,11 +264,16 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
       if (!existsSync(root)) void close(root, 'gone from disk');
       else if (opened.busy === 0 && now - opened.usedAt > options.rootIdleMs) void close(root, 'idle');
     }
+    if (seen.size > 0 && [...seen].every((root) => !existsSync(root))) {
+      options.onLog('every root served is gone from disk');
+      return stop();
+    }
   }, options.checkMs ?? 10_000);
   watch.unref();
   process.once('SIGTERM', () => stop());
   process.once('SIGINT', () => stop());
   await stopped;
+  warmUp.stop();
   clearTimeout(idle);
   clearInterval(watch);
   server.close();

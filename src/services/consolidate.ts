@@ -29,11 +29,13 @@ export interface ConsolidateResult {
 
 /** Each memory's vector: the mean of its chunks' cached vectors (embedded again only if the cache lost them). */
 async function vectorsOf(deps: MemoryDeps, entries: [string, ManifestEntry][]): Promise<Map<string, number[]>> {
-  const cached = await deps.cache.getMany(entries.flatMap(([, e]) => e.chunks.map((c) => c.textHash)));
+  const lists = await deps.manifest.chunksOf(entries);
+  const cached = await deps.cache.getMany([...lists.values()].flatMap((chunks) => chunks.map((c) => c.textHash)));
   const out = new Map<string, number[]>();
   for (const [path, e] of entries) {
-    const vectors = e.chunks.map((c) => cached.get(c.textHash)).filter((v): v is number[] => v !== undefined);
-    if (vectors.length === e.chunks.length && vectors.length > 0) out.set(path, meanVector(vectors));
+    const chunks = lists.get(path) ?? [];
+    const vectors = chunks.map((c) => cached.get(c.textHash)).filter((v): v is number[] => v !== undefined);
+    if (vectors.length === chunks.length && vectors.length > 0) out.set(path, meanVector(vectors));
     else out.set(path, meanVector(await deps.embedder.embedDocuments([(await loadDoc(deps, path)).body.trim() || e.memoryId])));
   }
   return out;

@@ -119,7 +119,8 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
       invalid.add(stat.path);
       // Sync keeps an invalid file's last good rows (nothing is lost): those are what the index should
       // hold — except for a file in the wrong user's scope, which keeps none.
-      expected.set(stat.path, new Set(seen.misplaced ? [] : (entry?.chunks.map((c) => c.id) ?? [])));
+      const kept = !seen.misplaced && entry ? (await deps.manifest.chunksOf([[stat.path, entry]])).get(stat.path) : undefined;
+      expected.set(stat.path, new Set(kept?.map((c) => c.id) ?? []));
       if (entry && !seen.misplaced) current.set(stat.path, entry);
       continue;
     }

@@ -206,7 +206,8 @@ async function forgottenBytes(deps: MemoryDeps, targets: [string, ManifestEntry]
       .filter((l) => l.length >= MIN_NEEDLE);
     for (const l of lines.length > 0 ? lines : [body.trim()]) if (l) text.add(l);
   }
-  const cached = await deps.cache.getMany(targets.flatMap(([, e]) => e.chunks.map((c) => c.textHash)));
+  const lists = await deps.manifest.chunksOf(targets);
+  const cached = await deps.cache.getMany([...lists.values()].flatMap((chunks) => chunks.map((c) => c.textHash)));
   // 16 floats are 64 bytes: no other vector starts the same way, and a row store keeps them contiguous.
   const vectors = [...cached.values()].map((v) => new Uint8Array(new Float32Array(v.slice(0, 16)).buffer));
   return { text: [...text], vectors };

@@ -160,16 +160,47 @@ export interface ManifestEntry {
   sources?: string[];
   supersededBy?: string;
   consolidatedInto?: string;
-  chunks: { id: string; textHash: string }[];
+  /** How many rows the file has in the index; the rows themselves are in its chunk list (ManifestStore.chunksOf). */
+  chunkCount: number;
   /** The index may hold rows of this path that `chunks` does not list (a sync was killed writing it, or no manifest said): remove them by path. */
   unknownRows?: true;
 }
 
+/** One index row of a file: its chunk id and the hash of the text embedded (the vector cache's key). */
+export interface ChunkRef {
+  id: string;
+  textHash: string;
+}
+
+/** The rows a sync just wrote for a file, for the content with this sha. */
+export interface ChunkList {
+  path: string;
+  sha: string;
+  chunks: ChunkRef[];
+}
+
+/**
+ * The manifest: per file what a no-op sync, link resolution and lookups need (held in memory), and apart from it
+ * each file's chunk list (what a rewrite or removal deletes), read only for the files that ask for it.
+ */
 export interface ManifestStore {
   /** Cheap check for "this root was indexed before" (no parse). */
   exists(): Promise<boolean>;
   load(): Promise<Map<string, ManifestEntry> | null>;
+  /** Saves the entries; the chunk lists of entries no longer there are removed with them. */
   save(entries: Map<string, ManifestEntry>): Promise<void>;
+  /** True when the loaded manifest is of an older version: the next save rewrites it even if no entry changed. */
+  needsRewrite(): boolean;
+  /**
+   * The chunk lists of these entries, as putChunks recorded them for the entry's content (an entry whose file a
+   * sync may have left half-written — sha '' — gets the last list recorded). An entry without a list known to
+   * match is missing from the answer: its rows can only be found by path.
+   */
+  chunksOf(entries: Iterable<[string, ManifestEntry]>): Promise<Map<string, ChunkRef[]>>;
+  /** Records the rows just written for these files (before the save that gives them their entries). */
+  putChunks(lists: ChunkList[]): Promise<void>;
+  /** Every text hash of the chunk lists of these entries (which cached vectors are still used). */
+  textHashes(entries: Map<string, ManifestEntry>): Promise<Set<string>>;
   /**
    * Records, before their rows are written, paths whose rows the saved entries do not describe; until the
    * next save, load() returns them with `unknownRows`. Appends only: cheap enough for every batch of a sync.

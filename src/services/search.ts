@@ -2,8 +2,8 @@
 // unexpired); candidate units (paragraphs, list items, turns) come from dense and BM25 retrieval, fused,
 // lifted by the best context window containing them (windows are searched the same way, never
 // returned) and by a date the query names (neighbour, file and section priors are options, off by default),
-// optionally reranked, then rescored with recency and importance, one result per memory (or per unit),
-// and access statistics are updated.
+// optionally reranked, then rescored with recency and importance, one result per memory (ranked by its best
+// units together) or per unit, and access statistics are updated.
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
@@ -19,6 +19,7 @@ import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/n
 import { DEFAULT_PRIOR, withSectionPrior, type PriorOptions } from './retrieval/prior.js';
 import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
 import { DEFAULT_DIVERSITY, diversify, type DiversityOptions } from './retrieval/diversity.js';
+import { DEFAULT_FILE_SCORE, fileRelevances, type FileScoreOptions } from './retrieval/file-score.js';
 import { blendScore } from './retrieval/rescore.js';
 import { retrievalText } from './retrieval/rewrite.js';
 import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
@@ -56,6 +57,11 @@ export interface SearchInput {
   second?: number;
   /** How the top k is spread over sections (default DEFAULT_DIVERSITY; NO_DIVERSITY keeps the ranking). */
   diversity?: DiversityOptions;
+  /**
+   * Per memory only: shares of a file's second and third best units in its relevance (default
+   * DEFAULT_FILE_SCORE; NO_FILE_SCORE ranks a file by its best unit alone).
+   */
+  files?: FileScoreOptions;
   /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
   candidates?: number;
   /** Send the best results to the configured reranker and rewrite the query with the configured model (default true; only when configured). */
@@ -258,7 +264,11 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
     const seen = best.get(key);
     if (!seen || s.parts.score > seen.parts.score) best.set(key, s);
   }
-  const ranked = [...best.values()].sort((a, b) => b.parts.score - a.parts.score);
+  // Per memory, a file is ranked by its best units together (retrieval/file-score.ts), not by its best alone.
+  const files = unit === 'memory' ? fileRelevances(candidates, input.files ?? DEFAULT_FILE_SCORE) : null;
+  const ranked = [...best.values()]
+    .map((s) => (files ? { ...s, parts: partsOf(files.get(s.c.hit.record.path)!, s.c) } : s))
+    .sort((a, b) => b.parts.score - a.parts.score);
   const reranker = input.rerank === false ? undefined : deps.reranker;
   const reranked = await rerankRanked(reranker, input.query, ranked, Math.max(k, deps.rerankDepth ?? DEFAULT_RERANK_DEPTH), (rel, t) => partsOf(rel, t.c));
   // Only reorders: one result per file makes every result its own section, so it matters most per unit.

@@ -32,7 +32,7 @@ export async function memoryStatus(deps: MemoryDeps): Promise<StatusReport> {
   const users: StatusReport['users'] = {};
   let chunks = 0;
   for (const entry of manifest.values()) {
-    chunks += entry.chunks.length;
+    chunks += entry.chunkCount;
     const u = (users[entry.user] ??= { memories: 0, byType: {}, byStatus: {} });
     u.memories++;
     bump(u.byType, entry.type);

@@ -22,7 +22,8 @@ async function daemonProcesses(home: string): Promise<number[]> {
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const cmdline = (await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '')).split('\0');
-    if (cmdline.at(-2) !== 'daemon' && cmdline.at(-1) !== 'daemon') continue;
+    // `mem --root <root> daemon [--warm-user <user>]`
+    if (!cmdline.slice(2).includes('daemon')) continue;
     const environ = (await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '')).split('\0');
     if (environ.includes(`MEMDIR_SERVER_HOME=${home}`)) pids.push(Number(name));
   }
@@ -133,7 +134,8 @@ describe('one search daemon for every root', () => {
   });
 
   it('a search under other settings gets a daemon of its own; `mem server stop --all` returns once both are gone', async () => {
-    const pid = (await status(rootA)).daemon.pid;
+    // The daemon restarted by the previous test may still be opening its root (below): asked until status names it.
+    const pid = await eventually(async () => (await status(rootA)).daemon.pid, 'the daemon in status', 60_000, 500);
     // Another fusion weight: the default daemon would answer with the wrong one, so it is not asked.
     const other = { MEM_DENSE_WEIGHT: '0.9' };
     expect((await mem(rootA, ['search', 'fig tree', '--user', 'kim', '--json'], other)).json.results[0].path).toBe('kim/semantic/plant.md');

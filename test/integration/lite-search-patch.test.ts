@@ -1,7 +1,8 @@
-// The Milvus Lite that memdir starts reuses its BM25 search's per-segment version map (adapters/runtime/lite-search-patch.ts):
-// the patch is applied to the pinned Milvus Lite, and BM25 still returns only the newest version of an edited memory
-// after each of several syncs, and a corrected memory, whose rows are rewritten under the same keys, stays out (each
-// flush adds a segment, so the map is rebuilt, not reused stale).
+// The Milvus Lite that memdir starts reuses its searches' version maps (adapters/runtime/lite-search-patch.ts): BM25's
+// per set of segments, dense search's per set of partition segments. Both patches are applied to the pinned Milvus
+// Lite, and BM25 still returns only the newest version of an edited memory after each of several syncs, and a
+// corrected memory, whose rows are rewritten under the same keys, stays out of BM25 and dense searches alike (each
+// flush adds a segment, so a map is rebuilt, not reused stale).
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -12,7 +13,7 @@ import { ownServerHome } from '../support/server-home.js';
 
 const fm = (id: string) => `---\nid: ${id}\ntype: semantic\n---\n`;
 
-describe('Milvus Lite BM25 search with the version map kept per set of segments', () => {
+describe('Milvus Lite BM25 and dense search with the version map kept per set of segments', () => {
   const home = ownServerHome();
   let t: TestMemory;
 
@@ -28,11 +29,13 @@ describe('Milvus Lite BM25 search with the version map kept per set of segments'
   });
 
   const bm25 = async (query: string) => (await t.memory.search({ query, user: 'ann', k: 5, mode: 'bm25' })).map((r) => r.content ?? '');
+  const dense = async (query: string) => (await t.memory.search({ query, user: 'ann', k: 5, mode: 'dense' })).map((r) => r.content ?? '');
 
   it('is applied by the launcher to the pinned Milvus Lite', async () => {
     await bm25('green tea'); // a BM25 search has run on this server
     const log = await readFile(join(home(), 'servers', 'milvus-lite.log'), 'utf8');
     expect(log).toContain('memdir: BM25 search reuses its per-segment version map');
+    expect(log).toContain('memdir: dense search reuses its per-partition version map');
   });
 
   it('finds only the newest text of a memory edited in several syncs', async () => {
@@ -52,6 +55,8 @@ describe('Milvus Lite BM25 search with the version map kept per set of segments'
 
   it('keeps a corrected memory out once its rows are rewritten as superseded (same keys, newer versions, new segments)', async () => {
     expect((await bm25('red bicycle')).join('\n')).toContain('red bicycle');
+    // The dense map of ann's partition is built here, before the correction: a map reused stale would keep the old row.
+    expect((await dense('Ann rides a red bicycle to work')).join('\n')).toContain('red bicycle');
     await writeFile(
       join(t.root, 'ann/semantic/scooter.md'),
       `---\nid: ann-scooter\ntype: semantic\nsupersedes: ann-bike\n---\nAnn rides an electric scooter to work now.\n`,
@@ -60,5 +65,8 @@ describe('Milvus Lite BM25 search with the version map kept per set of segments'
     const found = (await bm25('Ann rides a red bicycle electric scooter to work')).join('\n');
     expect(found).toContain('electric scooter');
     expect(found).not.toContain('red bicycle');
+    const near = (await dense('Ann rides a red bicycle to work')).join('\n');
+    expect(near).toContain('electric scooter');
+    expect(near).not.toContain('red bicycle');
   });
 });

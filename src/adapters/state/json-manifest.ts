@@ -1,12 +1,14 @@
 // ManifestStore as one JSON file under `.mem/` (the base, replaced atomically) plus a journal of the entries
-// saved since, one JSON line each, and an append-only log of the paths a sync is writing since the last save.
+// saved since, one JSON line each, and an append-only log of the paths a sync is writing since the last save;
+// each file's chunk list lives apart, in an LMDB file beside them (lmdb-chunk-lists.ts).
 import { randomUUID } from 'node:crypto';
 import { access, appendFile, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
-import type { ManifestEntry, ManifestStore } from '../../services/ports.js';
+import type { ChunkList, ChunkRef, ManifestEntry, ManifestStore } from '../../services/ports.js';
 import { stateLayoutAt } from '../../memory/layout.js';
+import { LmdbChunkLists, listKey } from './lmdb-chunk-lists.js';
 import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
@@ -14,8 +16,13 @@ import { ensureStateDir } from './state-dir.js';
 //    in fileStatus, and the back links superseded_by / consolidated_into for `mem doctor`.
 // 4: the same entries, with a journal beside the base (`journal` names the one that belongs to it). A version 3
 //    file loads as a base without a journal and is rewritten as 4 by the first save that compacts.
-const VERSION = 4;
-const READS = new Set([3, VERSION]);
+// 5: entries without their chunk lists (a count instead; the lists are in the `.chunks` store). At 50,000 files
+//    the lists were 70 % of the manifest: 37 MB of JSON, 400-530 ms to parse and ~140 MB of V8 heap held by
+//    every sync, where a no-op needs none of them and an edit the lists of the files it rewrites (measured:
+//    without them 11 MB, ~200 ms, docs/benchmarks.md sections 18 and 22). A version 3 or 4 manifest loads with
+//    its lists moved to the store, and the next save (even a no-op sync's: see needsRewrite) writes it as 5.
+const VERSION = 5;
+const READS = new Set([3, 4, VERSION]);
 
 // A save appends only the entries that changed; the base is rewritten when the journal outgrows this share
 // of it (so rewrites cost O(entries) in total over a full index, not per save), or when an entry is removed.
@@ -34,6 +41,7 @@ export class JsonManifest implements ManifestStore {
   private readonly pendingFile: string;
   /** What the files on disk say, as of this process's last load or save: a save writes only what differs. */
   private saved: { journal: string; entries: Map<string, ManifestEntry>; baseBytes: number; journalBytes: number } | null = null;
+  private readonly lists: LmdbChunkLists;
 
   /** `scope` separates manifests of different indexes (e.g. embedding model) of one root; `stateDir` is its `.mem/`. */
   constructor(
@@ -43,6 +51,7 @@ export class JsonManifest implements ManifestStore {
     this.file = stateLayoutAt(stateDir).manifest(scope);
     this.journalFile = `${this.file}.journal`;
     this.pendingFile = `${this.file}.pending`;
+    this.lists = new LmdbChunkLists(stateDir, `${this.file}.chunks`);
   }
 
   async exists(): Promise<boolean> {
@@ -56,6 +65,12 @@ export class JsonManifest implements ManifestStore {
     // A compaction between reading the base and its journal shows as a journal of another base: read again.
     let loaded = await this.read(false);
     for (let attempt = 0; loaded === 'raced'; attempt++) loaded = await this.read(attempt >= 2);
+    if (loaded !== null && loaded.legacy.length > 0) {
+      // Lists of an older manifest go to the store first; the base that no longer holds them is written by the
+      // next save. Harmless if another process does the same: a list counts only for the content of its sha.
+      await this.lists.put(loaded.legacy);
+      loaded.journal = '';
+    }
     this.saved = loaded;
     if (loaded === null) return null;
     const entries = new Map(loaded.entries);
@@ -79,17 +94,47 @@ export class JsonManifest implements ManifestStore {
     await rm(this.file, { force: true });
     await rm(this.journalFile, { force: true });
     await rm(this.pendingFile, { force: true });
+    await this.lists.clear();
+  }
+
+  needsRewrite(): boolean {
+    return this.saved !== null && this.saved.journal === '';
+  }
+
+  async chunksOf(entries: Iterable<[string, ManifestEntry]>): Promise<Map<string, ChunkRef[]>> {
+    const wanted = new Map(entries);
+    const found = new Map<string, ChunkRef[]>();
+    for (const [path, list] of await this.lists.get([...wanted.keys()])) {
+      if (describes(list.sha, wanted.get(path)!)) found.set(path, list.chunks);
+    }
+    return found;
+  }
+
+  async putChunks(lists: ChunkList[]): Promise<void> {
+    await this.lists.put(lists);
+  }
+
+  async textHashes(entries: Map<string, ManifestEntry>): Promise<Set<string>> {
+    const keys = new Map<string, string>();
+    for (const path of entries.keys()) keys.set(listKey(path), path);
+    const hashes = new Set<string>();
+    await this.lists.forEach(keys, (path, list) => {
+      if (describes(list.sha, entries.get(path)!)) for (const c of list.chunks) hashes.add(c.textHash);
+    });
+    return hashes;
   }
 
   async save(entries: Map<string, ManifestEntry>): Promise<void> {
     await ensureStateDir(this.stateDir);
     const saved = this.saved;
     // Unchanged entries are the very objects loaded or saved (the sync passes them through): compared by identity.
-    const removed = saved !== null && someKey(saved.entries, (path) => !entries.has(path));
+    const removed = saved === null ? [] : keysWhere(saved.entries, (path) => !entries.has(path));
     // A version 3 base gets its journal name, and a base whose journal a kill left out gets a journal.
-    if (saved === null || removed || saved.journal === '') {
+    if (saved === null || removed.length > 0 || saved.journal === '') {
       // A removed entry leaves the journal with the base: `mem forget` promises that no name of a forgotten memory stays.
       await this.compact(entries);
+      // Only once no entry names them (killed in between, a list of no entry is never read: see chunksOf).
+      await this.lists.remove(removed);
     } else {
       const changed: [string, ManifestEntry][] = [];
       for (const [path, entry] of entries) if (saved.entries.get(path) !== entry) changed.push([path, entry]);
@@ -118,7 +163,7 @@ export class JsonManifest implements ManifestStore {
   }
 
   /** The base and its journal; 'raced' when the journal names another base (unless `settled`: then the base alone). */
-  private async read(settled: boolean): Promise<NonNullable<JsonManifest['saved']> | 'raced' | null> {
+  private async read(settled: boolean): Promise<(NonNullable<JsonManifest['saved']> & { legacy: ChunkList[] }) | 'raced' | null> {
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
@@ -135,10 +180,11 @@ export class JsonManifest implements ManifestStore {
     if (!data || !READS.has(data.version ?? 0) || typeof data.files !== 'object' || data.files === null) return null;
     // Filled key by key: Object.entries would first make an array of 50,000 pairs.
     const entries = new Map<string, ManifestEntry>();
-    for (const path in data.files) entries.set(path, data.files[path]!);
+    const legacy: ChunkList[] = [];
+    for (const path in data.files) entries.set(path, withoutChunks(path, data.files[path]!, legacy));
     const baseBytes = text.length;
     // Version 3 had no journal: its base is the whole manifest (the first save gives it one).
-    const alone = { journal: '', entries, baseBytes, journalBytes: 0 };
+    const alone = { journal: '', entries, baseBytes, journalBytes: 0, legacy };
     if (typeof data.journal !== 'string') return alone;
     let journal: string;
     try {
@@ -156,9 +202,9 @@ export class JsonManifest implements ManifestStore {
       const record = parseLine(line) as { p?: unknown; e?: unknown } | null;
       // An empty line, or one torn by a kill (its save had not finished: the pending log still names its path).
       if (!record || typeof record.p !== 'string' || typeof record.e !== 'object' || record.e === null) continue;
-      entries.set(record.p, record.e as ManifestEntry);
+      entries.set(record.p, withoutChunks(record.p, record.e as ManifestEntry, legacy));
     }
-    return { journal: data.journal, entries, baseBytes, journalBytes: journal.length };
+    return { journal: data.journal, entries, baseBytes, journalBytes: journal.length, legacy };
   }
 
   private async pendingPaths(): Promise<string[]> {
@@ -181,9 +227,27 @@ export class JsonManifest implements ManifestStore {
   }
 }
 
-function someKey(entries: Map<string, ManifestEntry>, test: (path: string) => boolean): boolean {
-  for (const path of entries.keys()) if (test(path)) return true;
-  return false;
+function keysWhere(entries: Map<string, ManifestEntry>, test: (path: string) => boolean): string[] {
+  const keys: string[] = [];
+  for (const path of entries.keys()) if (test(path)) keys.push(path);
+  return keys;
+}
+
+/**
+ * Whether a list recorded for content `sha` describes the entry's rows: the same content, or an entry that vouches
+ * for no content (sha '': its file was being written, or its rows restatused, when a sync stopped; its last list
+ * is the best known, and a sync removes such a file's rows by path anyway: see ManifestEntry.unknownRows).
+ */
+function describes(sha: string, entry: ManifestEntry): boolean {
+  return entry.sha === '' || sha === entry.sha;
+}
+
+/** An entry of a version 3 or 4 manifest, which held its chunk list: the entry as 5 has it, and the list apart. */
+function withoutChunks(path: string, entry: ManifestEntry & { chunks?: ChunkRef[] }, legacy: ChunkList[]): ManifestEntry {
+  if (!Array.isArray(entry.chunks)) return entry;
+  const { chunks, ...rest } = entry;
+  legacy.push({ path, sha: entry.sha, chunks });
+  return { ...rest, chunkCount: chunks.length };
 }
 
 /** Entries per write of the base: ~1.5 MB of JSON at a time. */
@@ -250,4 +314,4 @@ async function appendDurably(file: string, text: string): Promise<void> {
   }
 }
 
-const UNKNOWN: ManifestEntry = { size: -1, mtimeMs: -1, sha: '', memoryId: '', user: '', type: 'semantic', status: 'active', chunks: [] };
+const UNKNOWN: ManifestEntry = { size: -1, mtimeMs: -1, sha: '', memoryId: '', user: '', type: 'semantic', status: 'active', chunkCount: 0 };

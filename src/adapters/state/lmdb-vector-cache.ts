@@ -1,6 +1,5 @@
 // VectorCache in one LMDB file per embedding model under `.mem/vectors/`, read and written in bulk; a removal
 // rewrites the live vectors into a new file (a generation), so no removed vector's bytes stay in freed pages.
-import { statSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -10,6 +9,7 @@ import { stateLayoutAt } from '../../memory/layout.js';
 import type { VectorCache } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
 import { importLegacyVectors } from './legacy-vector-files.js';
+import { inodeOf } from './inode.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
 
@@ -233,13 +233,5 @@ export class LmdbVectorCache implements VectorCache {
       }),
     );
     await rm(this.legacyDir, { recursive: true, force: true });
-  }
-}
-
-function inodeOf(file: string): number {
-  try {
-    return statSync(file).ino;
-  } catch {
-    return -1;
   }
 }

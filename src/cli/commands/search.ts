@@ -1,7 +1,6 @@
 // `mem search`: a user's eligible memories for a query, as text, JSON or a prompt-ready context block.
 import { DaemonError, UsageError } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
-import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchInput, SearchResult } from '../../services/search.js';
 import { cliSettings, configFrom, withMemory } from '../context.js';
 import { terminalSafe, type GlobalOptions, type Io } from '../io.js';
@@ -61,7 +60,7 @@ async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Prom
   if (response?.ok) return response.results as SearchResult[];
   if (response && !response.ok && 'error' in response) throw new DaemonError(response.error);
   const results = await withMemory(opts, io, (memory) => memory.search(input));
-  startDaemon(config);
+  startDaemon(config, input.user);
   return results;
 }
 
@@ -89,6 +88,8 @@ export async function searchCommand(query: string, opts: SearchOptions, io: Io):
   };
   const results = await searchFast(opts, io, input);
   if (format === 'context') {
+    // Loaded only for this format: every module costs the daemon's fast path its load time.
+    const { formatContext } = await import('../../services/retrieval/context.js');
     const block = formatContext(results, user!, budget);
     process.stdout.write(`${terminalSafe(block.text)}\n`);
     return;

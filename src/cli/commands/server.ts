@@ -1,5 +1,6 @@
 // `mem server start|stop|status` and `mem setup`: control the embedded runtime's local servers.
 import { localServerStatus, residentBytes, servedRoots, startLocalServers, stopLocalServers, waitForExit } from '../../server-control.js';
+import type { VectorIndex } from '../../services/ports.js';
 import { cliSettings, configFrom } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 
@@ -10,20 +11,34 @@ function describe(servers: ServerState[]): string {
   return servers.map((s) => `${s.name}: ${s.running ? `running (pid ${s.pid}${s.port ? `, port ${s.port}` : ''}${rss(s)})` : 'stopped'}`).join('\n');
 }
 
-export async function daemonCommand(opts: GlobalOptions, io: Io): Promise<void> {
-  const [{ runDaemon }, { stopLegacyDaemon }, { openMemory }] = await Promise.all([
+export async function daemonCommand(opts: GlobalOptions & { warmUser?: string }, io: Io): Promise<void> {
+  const [{ runDaemon }, { stopLegacyDaemon }, { openMemory }, { rootUsers }] = await Promise.all([
     import('../../daemon/server.js'),
     import('../../daemon/client.js'),
     import('../../open-memory.js'),
+    import('../../daemon/warm-up.js'),
   ]);
   // Every root gets the configuration this process was started with (the first client's environment), its own root aside:
   // a client under other settings has another socket (daemon/protocol.ts), so it never reaches this daemon.
   const config = configFrom(opts);
   const idleMs = cliSettings().daemonIdleMs;
-  await runDaemon((root) => openMemory(configFrom({ ...opts, root }), { onLog: (l) => io.note(l) }), config, {
+  // Each root's index, for the index calls of `mem` processes (small writes: adapters/milvus/daemon-index.ts).
+  const indexes = new WeakMap<object, VectorIndex>();
+  const open = async (root: string) => {
+    let index: VectorIndex | undefined;
+    // Its own calls go to its own client, never to a daemon (itself).
+    const memory = await openMemory(configFrom({ ...opts, root }), { onLog: (l) => io.note(l), indexThroughDaemon: false, wrapIndex: (i) => (index = i) });
+    if (index) indexes.set(memory, index);
+    return memory;
+  };
+  await runDaemon(open, config, {
+    indexOf: (memory) => indexes.get(memory),
     idleMs,
     rootIdleMs: Math.min(idleMs, 10 * 60_000),
     warm: [config.root],
+    ...(opts.warmUser === undefined ? {} : { warmUser: opts.warmUser }),
+    // Each root's user folders, and the owner of its files outside them.
+    usersOf: (root) => rootUsers(root, [configFrom({ ...opts, root }).defaultOwner]),
     onLog: (l) => io.note(l),
     // A root's own daemon of the previous version would otherwise keep its memory open until its idle time.
     onFirstUse: async (root) => {
@@ -79,9 +94,17 @@ export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<
   const { askDaemon } = await import('../../daemon/client.js');
   const ping = await askDaemon(config, 'ping', undefined, 2_000);
   const rssBytes = ping?.ok && ping.pid ? await residentBytes(ping.pid) : undefined;
-  const daemon: ServerState & { roots?: string[] } =
+  // warming: the daemon's warm-up searches still to run (0: every open root's users are warm).
+  const daemon: ServerState & { roots?: string[]; warming?: number } =
     ping?.ok && ping.pid
-      ? { name: 'memd', running: true, pid: ping.pid, ...(rssBytes ? { rssBytes } : {}), roots: ping.roots ?? [] }
+      ? {
+          name: 'memd',
+          running: true,
+          pid: ping.pid,
+          ...(rssBytes ? { rssBytes } : {}),
+          roots: ping.roots ?? [],
+          ...(ping.warming !== undefined ? { warming: ping.warming } : {}),
+        }
       : { name: 'memd', running: false };
   const held = new Set(daemon.roots ?? []);
   const roots = state.roots.map(
@@ -91,7 +114,8 @@ export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<
     [
       `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})`,
       `servers' home: ${state.home}`,
-      describe([...state.servers, daemon]) + (daemon.running ? `, ${held.size} root${held.size === 1 ? '' : 's'} open` : ''),
+      describe([...state.servers, daemon]) +
+        (daemon.running ? `, ${held.size} root${held.size === 1 ? '' : 's'} open${daemon.warming ? `, warming up (${daemon.warming} left)` : ''}` : ''),
       ...roots,
     ].join('\n'),
   );

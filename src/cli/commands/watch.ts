@@ -1,7 +1,7 @@
 // `mem watch`: keep the index in step with hand edits until SIGINT/SIGTERM; one line (or JSON line) per sync.
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../../errors.js';
 import type { WatchSyncEvent } from '../../services/watch.js';
-import { configFrom } from '../context.js';
+import { cliSettings, configFrom } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
 import { parsePositiveInt } from './parse-options.js';
 
@@ -22,7 +22,7 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
   const purgeDelayMs = parsePositiveInt(opts.purgeDelay, '--purge-delay', 3_600_000);
   const config = configFrom(opts);
   const { openMemory } = await import('../../open-memory.js');
-  const memory = await openMemory(config, { onLog: (line) => io.note(line) });
+  const memory = await openMemory(config, { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon });
   let fatal: MemError | undefined;
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));

@@ -27,8 +27,8 @@ export async function purgeLocked(deps: SyncDeps & { access: AccessStats }, opti
     // A remote compaction still running finishes on its own; nothing more memdir can do for it.
     await deps.residue.clearDeleted();
   }
-  const entries = [...((await deps.manifest.load()) ?? new Map<string, ManifestEntry>()).values()];
-  const cachedVectorsRemoved = await deps.cache.retain(new Set(entries.flatMap((e) => e.chunks.map((c) => c.textHash))));
-  const accessRecordsRemoved = await deps.access.retain(new Set(entries.map((e) => accessKey(e.user, e.memoryId))));
+  const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
+  const cachedVectorsRemoved = await deps.cache.retain(await deps.manifest.textHashes(manifest));
+  const accessRecordsRemoved = await deps.access.retain(new Set([...manifest.values()].map((e) => accessKey(e.user, e.memoryId))));
   return { index, cachedVectorsRemoved, accessRecordsRemoved };
 }

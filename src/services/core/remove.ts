@@ -74,6 +74,8 @@ export async function removeEverywhere(
   const derived = await regenerateDerived(deps, manifest, removedIds, new Set(targets.map(([p]) => p)), deps.now());
   const all = [...targets, ...derived.alsoRemove];
   const paths = all.map(([p]) => p);
+  // Read before the sync below removes the lists with the entries.
+  const removedLists = await deps.manifest.chunksOf(all);
   for (const path of paths) await deps.files.remove(path);
   await deps.index.delete({ users: 'all', paths });
   // Forgetting a user also removes any row of theirs the manifest did not know about.
@@ -81,8 +83,8 @@ export async function removeEverywhere(
   await syncIndex(deps, { only: [...paths, ...derived.touched] });
 
   const after = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
-  const stillUsed = new Set([...after.values()].flatMap((e) => e.chunks.map((c) => c.textHash)));
-  await deps.cache.removeMany(all.flatMap(([, e]) => e.chunks.map((c) => c.textHash)).filter((h) => !stillUsed.has(h)));
+  const stillUsed = await deps.manifest.textHashes(after);
+  await deps.cache.removeMany([...removedLists.values()].flatMap((chunks) => chunks.map((c) => c.textHash)).filter((h) => !stillUsed.has(h)));
   await deps.access.remove(all.map(([, e]) => accessKey(e.user, e.memoryId)));
 
   // Verify by reading back: a removal that left rows behind must not report success.

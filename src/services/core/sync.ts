@@ -96,7 +96,7 @@ const UNKNOWN_ENTRY: ManifestEntry = {
   user: '',
   type: 'semantic',
   status: 'active',
-  chunks: [],
+  chunkCount: 0,
   unknownRows: true,
 };
 
@@ -211,8 +211,8 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
   if (report.deleted > 0 && !options.rebuild) await deps.residue.markDeleted();
   // A no-op sync leaves the manifest as it was: rewriting megabytes to say the same costs a no-op its time.
   const same = previous && !options.rebuild && next.size === previous.size && everyEntry(next, (path, e) => previous.get(path) === e);
-  if (!same) await deps.manifest.save(next);
-  for (const entry of next.values()) report.chunks += entry.chunks.length;
+  if (!same || deps.manifest.needsRewrite()) await deps.manifest.save(next);
+  for (const entry of next.values()) report.chunks += entry.chunkCount;
   // Two files of one user with one id both stay indexed; each is reported where its id is (a partial sync: its own).
   const duplicates = await duplicateIdErrors(deps, next);
   report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
@@ -302,7 +302,7 @@ export function entryOf(stat: FileStat, sha: string, meta: MemoryMeta, records: 
     user: meta.user,
     type: meta.type,
     status: meta.status,
-    chunks: records.map((r) => ({ id: r.chunkId, textHash: r.textHash })),
+    chunkCount: records.length,
   };
   if (meta.expires) entry.expires = Date.parse(meta.expires);
   if (meta.key) entry.key = meta.key;
@@ -477,6 +477,12 @@ async function writeBatch(
   if (opened.status === 'rejected') throw opened.reason;
   const vectors = embedded.value;
   await deps.manifest.markPending(batch.files.map((f) => f.stat.path));
+  // The old chunk lists of the files rewritten, and of them only (none on a first index or a rebuild).
+  const olds = batch.files.flatMap((f): [string, ManifestEntry][] => {
+    const old = before.get(f.stat.path);
+    return old ? [[f.stat.path, old]] : [];
+  });
+  const oldChunks = olds.length > 0 ? await deps.manifest.chunksOf(olds) : new Map<string, { id: string }[]>();
   const inserts: ChunkRecord[] = [];
   const upserts: ChunkRecord[] = [];
   const staleIds: string[] = [];
@@ -484,15 +490,16 @@ async function writeBatch(
   const unknownKeep: string[] = [];
   for (const file of batch.files) {
     const old = before.get(file.stat.path);
+    const oldList = oldChunks.get(file.stat.path);
     const keep = new Set(file.records.map((r) => r.chunkId));
     if (!old) inserts.push(...file.records);
     else upserts.push(...file.records);
-    if (old?.unknownRows) {
+    // Rows no list describes (a killed write, or a list lost with a kill between the store and the manifest) go by path.
+    if (old?.unknownRows || (old && !oldList)) {
       unknownPaths.push(file.stat.path);
       unknownKeep.push(...keep);
-    } else if (old) staleIds.push(...old.chunks.filter((c) => !keep.has(c.id)).map((c) => c.id));
-    const prev = previous?.get(file.stat.path);
-    if (prev) report.deleted += prev.chunks.filter((c) => !keep.has(c.id)).length;
+    } else if (oldList) staleIds.push(...oldList.filter((c) => !keep.has(c.id)).map((c) => c.id));
+    if (previous?.has(file.stat.path) && oldList) report.deleted += oldList.filter((c) => !keep.has(c.id)).length;
   }
   const withVectors = (rows: ChunkRecord[]) => rows.map((r) => ({ ...r, vector: vectors.get(r.textHash)! }));
   if (inserts.length > 0) await deps.index.insert(withVectors(inserts));
@@ -501,6 +508,10 @@ async function writeBatch(
   if (staleIds.length > 0) await deps.index.deleteChunks(staleIds);
   // One request for these files: chunk ids embed their path, so "these paths, not these ids" is exact.
   if (unknownPaths.length > 0) await deps.index.deleteStale(unknownPaths, unknownKeep);
+  // Still pending until the save that gives these files their entries: a list is never trusted before its entry.
+  await deps.manifest.putChunks(
+    batch.files.map((f) => ({ path: f.stat.path, sha: f.sha, chunks: f.records.map((r) => ({ id: r.chunkId, textHash: r.textHash })) })),
+  );
 }
 
 // Enough for a request to a local server to be on its way (5 ms was not, under load; 30 ms was).
@@ -557,7 +568,7 @@ async function removeDeleted(
     await deps.index.delete({ users: 'all', paths });
   }
   for (const path of gone) {
-    report.deleted += previous?.get(path)?.chunks.length ?? 0;
+    report.deleted += previous?.get(path)?.chunkCount ?? 0;
     next.delete(path);
   }
 }

@@ -1,5 +1,5 @@
 // Covers the search daemon on a real Unix socket with stand-in Memories: one daemon serving several roots (each
-// opened once, searched in its own Memory), malformed, oversized and ill-typed requests refused with a usage error
+// opened once, searched in its own Memory, its users warmed between searches), malformed, oversized and ill-typed requests refused with a usage error
 // before reaching a Memory, other settings declined, and roots closed when released, idle or gone from disk.
 import { statSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { PROTOCOL_VERSION, configKey, socketPath, type DaemonTarget } from '../../../src/daemon/protocol.js';
-import { WARM_UP, runDaemon, type DaemonOptions } from '../../../src/daemon/server.js';
+import { runDaemon, type DaemonOptions } from '../../../src/daemon/server.js';
+import { warmUpSearch } from '../../../src/daemon/warm-up.js';
 import type { Memory } from '../../../src/services/facade.js';
 import type { SearchInput } from '../../../src/services/search.js';
 import { eventually } from '../../support/eventually.js';
@@ -69,16 +70,15 @@ async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) 
 }
 
 describe('search daemon server', () => {
-  it('serves two roots from one socket, each in its own Memory opened once and warmed, and stops on request', async () => {
-    const d = await startDaemon();
+  it('serves two roots from one socket, each in its own Memory opened once, and stops on request', async () => {
+    // No quiet moment for a warm-up here (the test after this one covers it).
+    const d = await startDaemon({ usersOf: () => ['ann', 'bob'], warmQuietMs: 60_000 });
     expect(await send(d.config, d.request('search', d.rootA, { query: 'tea', user: 'ann', k: 3 }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
     expect(await send(d.config, d.request('search', d.rootB, { query: 'tea', user: 'bob' }))).toEqual({ ok: true, results: [{ id: 'hit-in-b' }] });
     expect(await send(d.config, d.request('search', d.rootA, { query: 'milk', user: 'ann' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
-    // Each root, once opened, is first searched for all users, untracked (the index's lazy loads), then as asked.
+    // Searches are never held back by a warm-up: each root answers what was asked, in order.
     expect(d.searched).toEqual([
-      { root: d.rootA, input: WARM_UP },
       { root: d.rootA, input: { query: 'tea', user: 'ann', k: 3 } },
-      { root: d.rootB, input: WARM_UP },
       { root: d.rootB, input: { query: 'tea', user: 'bob' } },
       { root: d.rootA, input: { query: 'milk', user: 'ann' } },
     ]);
@@ -88,8 +88,23 @@ describe('search daemon server', () => {
     // Only this OS user can reach it: the socket is 0600 in a 0700 folder.
     expect(statSync(socketPath(d.config)).mode & 0o777).toBe(0o600);
     expect(statSync(d.config.socketDir).mode & 0o777).toBe(0o700);
+    expect(await send(d.config, d.ping)).toMatchObject({ warming: 2 }); // bob in A, ann in B: neither searched there yet
     await d.stop();
     expect(d.closed.sort()).toEqual([d.rootA, d.rootB].sort());
+  });
+
+  it('warms each other user of a root once searches pause, one at a time, and says when it is done', async () => {
+    const d = await startDaemon({ usersOf: () => ['ann', 'bob', 'cy'], warmQuietMs: 50 });
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea', user: 'bob' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    await eventually(async () => (await send(d.config, d.ping)).warming === 0, 'the warm-up to end', 10_000);
+    // bob searched himself: only ann and cy are warmed, after his search, BM25 only (the lazy index), untracked.
+    expect(d.searched).toEqual([
+      { root: d.rootA, input: { query: 'tea', user: 'bob' } },
+      { root: d.rootA, input: warmUpSearch('ann', false) },
+      { root: d.rootA, input: warmUpSearch('cy', false) },
+    ]);
+    expect(warmUpSearch('ann', false)).toEqual({ query: 'memory', user: 'ann', k: 1, track: false, mode: 'bm25' });
+    await d.stop();
   });
 
   it('releases one root and keeps serving the other; the released root opens again on its next search', async () => {
@@ -120,13 +135,34 @@ describe('search daemon server', () => {
     await d.stop();
   });
 
-  it('opens the roots it is asked to warm as soon as it listens', async () => {
-    const d = await startDaemon({}, true);
+  it('exits by itself once every root it served is gone from disk, without waiting for its idle time', async () => {
+    const d = await startDaemon({ checkMs: 50, warmQuietMs: 60_000 });
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    await send(d.config, d.request('search', d.rootB, { query: 'tea' }));
+    await rm(d.rootA, { recursive: true, force: true });
+    // One root left on disk: still serving.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await send(d.config, d.ping)).toMatchObject({ ok: true });
+    await rm(d.rootB, { recursive: true, force: true });
+    await d.running;
+    expect(d.closed).toEqual(expect.arrayContaining([d.rootA, d.rootB]));
+  });
+
+  it('opens the roots it is asked to warm as soon as it listens, the user who started it first', async () => {
+    const d = await startDaemon({ warmUser: 'cy', usersOf: () => ['ann', 'cy'], warmQuietMs: 0 }, true);
     await eventually(async () => (await send(d.config, d.ping)).roots?.toString() === d.rootA, 'the warmed root to be open', 10_000);
-    // Only roots on disk, by absolute path, are opened.
+    await eventually(async () => (await send(d.config, d.ping)).warming === 0, 'the warm-up to end', 10_000);
+    // Only roots on disk, by absolute path, are opened; cy's warm-up is a full search (embedding and dense too).
     expect(d.opened).toEqual([d.rootA]);
+    expect(d.searched).toEqual([
+      { root: d.rootA, input: warmUpSearch('cy', true) },
+      { root: d.rootA, input: warmUpSearch('ann', false) },
+    ]);
+    expect(warmUpSearch('cy', true)).toEqual({ query: 'memory', user: 'cy', k: 1, track: false });
+    d.searched.length = 0;
     expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
     expect(d.opened).toEqual([d.rootA]);
+    expect(d.searched).toEqual([{ root: d.rootA, input: { query: 'tea' } }]);
     await d.stop();
   });
 

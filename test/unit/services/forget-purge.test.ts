@@ -86,7 +86,7 @@ describe('purge', () => {
     const deps = unitDeps(r);
     await syncIndex(deps);
     expect(await deps.residue.deletedSinceLastPurge()).toBe(false);
-    const hashes = [...(await deps.manifest.load())!.values()].flatMap((e) => e.chunks.map((c) => c.textHash));
+    const hashes = [...(await deps.manifest.textHashes((await deps.manifest.load())!))];
     deps.access.touch([accessKey('alice', 'seats'), accessKey('alice', 'spare-key-under-the-flowerpot')], 1);
     await deps.access.settle();
 

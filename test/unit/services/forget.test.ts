@@ -23,7 +23,8 @@ async function synced() {
 describe('forgetMemories', () => {
   it('removes a memory by id everywhere: file, index rows, cached vectors, access stats; one commit', async () => {
     const r = await synced();
-    const [hash] = (await r.deps.manifest.load())!.get('ann/semantic/tea.md')!.chunks.map((c) => c.textHash);
+    const lists = await r.deps.manifest.chunksOf([['ann/semantic/tea.md', (await r.deps.manifest.load())!.get('ann/semantic/tea.md')!]]);
+    const [hash] = lists.get('ann/semantic/tea.md')!.map((c) => c.textHash);
     r.deps.access.touch([accessKey('ann', 'tea')], Date.now());
     await r.deps.access.settle();
     const result = await forgetMemories(r.deps, { ids: ['tea'] });

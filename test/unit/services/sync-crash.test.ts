@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import type { ManifestEntry, ManifestStore, VectorCache } from '../../../src/services/ports.js';
+import type { ChunkList, ChunkRef, ManifestEntry, ManifestStore, VectorCache } from '../../../src/services/ports.js';
 import { syncIndex, type SyncDeps, type SyncOptions } from '../../../src/services/core/sync.js';
 import { edit, setup, type Setup } from '../../support/sync-fixture.js';
 
@@ -36,7 +36,7 @@ function crashingAt(deps: SyncDeps, at: number): { deps: SyncDeps; steps: () => 
       index: wrap(deps.index, ['open', 'drop', 'insert', 'upsert', 'deleteChunks', 'deleteStale', 'delete', 'flush', 'listPaths']),
       embedder: wrap(deps.embedder, ['embedDocuments']),
       cache: wrap(deps.cache, ['putMany']),
-      manifest: wrap(deps.manifest, ['save', 'markPending', 'clear']),
+      manifest: wrap(deps.manifest, ['save', 'markPending', 'clear', 'putChunks']),
       // Save progress after every batch, so kills land between saves too; batches as small as with embedding.
       manifestSaveIntervalMs: 0,
       writeBatchRows: 64,
@@ -105,11 +105,13 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** Index rows and manifest entries, without what depends on when the files were written (mtimes, dates taken from them). */
+/** Index rows, manifest entries and their chunk lists, without what depends on when the files were written (mtimes, dates taken from them). */
 async function stateOf(s: Setup) {
   const rows = [...s.index.rows.values()].map(({ vector: _v, created: _c, updated: _u, ...r }) => r).sort((a, b) => a.chunkId.localeCompare(b.chunkId));
-  const manifest = [...((await s.deps.manifest.load()) ?? new Map())]
-    .map(([path, { size: _s, mtimeMs: _m, ...e }]) => [path, e] as const)
+  const entries = (await s.deps.manifest.load()) ?? new Map<string, ManifestEntry>();
+  const lists = await s.deps.manifest.chunksOf(entries);
+  const manifest = [...entries]
+    .map(([path, { size: _s, mtimeMs: _m, ...e }]) => [path, { ...e, chunks: lists.get(path) }] as const)
     .sort(([a], [b]) => a.localeCompare(b));
   return { rows, manifest };
 }
@@ -133,10 +135,32 @@ class MapCache implements VectorCache {
   }
 }
 
-/** The manifest in memory, saved as a copy (as a file would be), with its pending paths as JsonManifest keeps them. */
+/**
+ * The manifest in memory, saved as a copy (as a file would be), with its pending paths as JsonManifest keeps them,
+ * and its chunk lists apart, written when putChunks is called and trusted as JsonManifest trusts them.
+ */
 class MapManifest implements ManifestStore {
   private saved: Map<string, ManifestEntry> | null = null;
   private pending: string[] = [];
+  private readonly lists = new Map<string, { sha: string; chunks: ChunkRef[] }>();
+  private rewrite = false;
+  needsRewrite() {
+    return this.rewrite;
+  }
+  async chunksOf(entries: Iterable<[string, ManifestEntry]>) {
+    const found = new Map<string, ChunkRef[]>();
+    for (const [path, e] of entries) {
+      const list = this.lists.get(path);
+      if (list && (e.sha === '' || e.sha === list.sha)) found.set(path, structuredClone(list.chunks));
+    }
+    return found;
+  }
+  async putChunks(lists: ChunkList[]) {
+    for (const l of lists) this.lists.set(l.path, structuredClone({ sha: l.sha, chunks: l.chunks }));
+  }
+  async textHashes(entries: Map<string, ManifestEntry>) {
+    return new Set([...(await this.chunksOf(entries)).values()].flatMap((chunks) => chunks.map((c) => c.textHash)));
+  }
   async exists() {
     return this.saved !== null;
   }
@@ -144,7 +168,7 @@ class MapManifest implements ManifestStore {
     if (!this.saved) return null;
     const entries = structuredClone(this.saved);
     for (const path of this.pending) {
-      const known = entries.get(path) ?? { memoryId: '', user: '', type: 'semantic' as const, status: 'active' as const, chunks: [] };
+      const known = entries.get(path) ?? { memoryId: '', user: '', type: 'semantic' as const, status: 'active' as const, chunkCount: 0 };
       entries.set(path, { ...known, size: -1, mtimeMs: -1, sha: '', unknownRows: true });
     }
     return entries;
@@ -153,12 +177,15 @@ class MapManifest implements ManifestStore {
     this.pending.push(...paths);
   }
   async save(entries: Map<string, ManifestEntry>) {
+    const removed = [...(this.saved?.keys() ?? [])].filter((p) => !entries.has(p));
     this.saved = structuredClone(entries);
     this.pending = [];
+    for (const path of removed) this.lists.delete(path);
   }
   async clear() {
     this.saved = null;
     this.pending = [];
+    this.lists.clear();
   }
 }
 

@@ -1,6 +1,7 @@
 // Covers JsonManifest: the pending log (paths marked before their rows are written come back from load() as
-// entries whose rows are unknown, until the next save; a torn last line is skipped), and the journal (a save
-// appends the changed entries; the base is rewritten when the journal grows or an entry goes).
+// entries whose rows are unknown, until the next save; a torn last line is skipped), the journal (a save
+// appends the changed entries; the base is rewritten when the journal grows or an entry goes), and the chunk
+// lists kept apart (trusted only for the content they were written for; a version 4 manifest's moved there).
 import { appendFile, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { JsonManifest } from '../../../../src/adapters/state/json-manifest.js';
-import type { ManifestEntry } from '../../../../src/services/ports.js';
+import type { ChunkRef, ManifestEntry } from '../../../../src/services/ports.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -29,7 +30,7 @@ const entry = (id: string): ManifestEntry => ({
   user: 'alice',
   type: 'semantic',
   status: 'active',
-  chunks: [{ id: '0a', textHash: 'h' }],
+  chunkCount: 1,
 });
 
 describe('JsonManifest pending paths', () => {
@@ -38,8 +39,8 @@ describe('JsonManifest pending paths', () => {
     await m.save(new Map([['alice/semantic/a.md', entry('a')]]));
     await m.markPending(['alice/semantic/a.md', 'alice/semantic/new.md']);
     const loaded = (await m.load())!;
-    expect(loaded.get('alice/semantic/a.md')).toMatchObject({ memoryId: 'a', sha: '', size: -1, unknownRows: true, chunks: [{ id: '0a' }] });
-    expect(loaded.get('alice/semantic/new.md')).toMatchObject({ memoryId: '', sha: '', unknownRows: true, chunks: [] });
+    expect(loaded.get('alice/semantic/a.md')).toMatchObject({ memoryId: 'a', sha: '', size: -1, unknownRows: true, chunkCount: 1 });
+    expect(loaded.get('alice/semantic/new.md')).toMatchObject({ memoryId: '', sha: '', unknownRows: true, chunkCount: 0 });
 
     await m.save(new Map([['alice/semantic/a.md', entry('a')]]));
     const saved = (await m.load())!;
@@ -127,11 +128,16 @@ describe('JsonManifest journal', () => {
 
     const loaded = (await m.load())!;
     loaded.set('u/semantic/secret-plan.md', entry('secret-plan'));
+    // Its list holds hashes only (sha, ids, text hashes: none is a name), and is keyed by a hash of the path.
+    await m.putChunks([{ path: 'u/semantic/secret-plan.md', sha: 'ab'.repeat(32), chunks: [{ id: '0a'.repeat(16), textHash: 'cd'.repeat(32) }] }]);
     await m.save(loaded);
     loaded.delete('u/semantic/secret-plan.md');
     await m.save(loaded);
+    // The chunk list store included (its keys are hashes of the paths).
+    expect(await readdir(join(dir, '.mem'))).toContain('manifest-test.json.chunks');
     for (const name of await readdir(join(dir, '.mem'))) expect(await readFile(join(dir, '.mem', name), 'utf8')).not.toContain('secret-plan');
     expect((await m.load())!.has('u/semantic/secret-plan.md')).toBe(false);
+    expect((await m.chunksOf([['u/semantic/secret-plan.md', entry('secret-plan')]])).size).toBe(0);
   });
 
   it('loads a version 3 manifest (one JSON file) and gives it a journal on the first save', async () => {
@@ -144,7 +150,7 @@ describe('JsonManifest journal', () => {
     expect([...loaded.keys()]).toHaveLength(3);
     loaded.set('u/semantic/m1.md', entry('one'));
     await fresh.save(loaded);
-    expect((JSON.parse(await readFile(state(dir), 'utf8')) as { version: number }).version).toBe(4);
+    expect((JSON.parse(await readFile(state(dir), 'utf8')) as { version: number }).version).toBe(5);
     expect((await new JsonManifest(join(dir, '.mem'), 'test').load())!.get('u/semantic/m1.md')!.memoryId).toBe('one');
   });
 
@@ -183,8 +189,100 @@ describe('JsonManifest base', () => {
     await m.save(entries);
     const base = JSON.parse(await readFile(join(state, 'manifest-test.json'), 'utf8')) as { version: number; journal: string; files: object };
     expect(base.files).toEqual(Object.fromEntries(entries));
-    expect(base.version).toBe(4);
+    expect(base.version).toBe(5);
     expect(await readdir(state)).toEqual(expect.not.arrayContaining([expect.stringMatching(/base-/)]));
     expect((await new JsonManifest(state, 'test').load())!.size).toBe(4_500);
+  });
+});
+
+describe('JsonManifest chunk lists', () => {
+  const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+  const chunks = (n: number, tag: number): ChunkRef[] =>
+    Array.from({ length: n }, (_, i) => ({ id: hex(tag * 100 + i, 32), textHash: hex(tag * 100 + i + 7, 64) }));
+  const withSha = (id: string, sha: string, count: number): ManifestEntry => ({ ...entry(id), sha, chunkCount: count });
+  const SHA_A = hex(0xa, 64);
+  const SHA_B = hex(0xb, 64);
+
+  it('are kept apart from the entries and trusted only for the content they were written for', async () => {
+    const { m, dir } = await manifest();
+    const a = withSha('a', SHA_A, 3);
+    await m.putChunks([
+      { path: 'u/semantic/a.md', sha: SHA_A, chunks: chunks(3, 1) },
+      { path: 'u/semantic/b.md', sha: SHA_B, chunks: chunks(2, 2) },
+    ]);
+    await m.save(new Map([['u/semantic/a.md', a]]));
+    // The manifest holds a count, not the list.
+    expect(await readFile(join(dir, '.mem', 'manifest-test.json'), 'utf8')).not.toContain(chunks(3, 1)[0]!.textHash);
+    const lists = await m.chunksOf([
+      ['u/semantic/a.md', a],
+      // Written for other content (the entry names another sha): not trusted, its rows go by path.
+      ['u/semantic/b.md', withSha('b', SHA_A, 2)],
+      ['u/semantic/none.md', withSha('none', SHA_A, 1)],
+    ]);
+    expect([...lists.keys()]).toEqual(['u/semantic/a.md']);
+    expect(lists.get('u/semantic/a.md')).toEqual(chunks(3, 1));
+    // An entry that vouches for no content (a killed sync's) gets the last list written.
+    expect((await m.chunksOf([['u/semantic/b.md', withSha('b', '', 2)]])).get('u/semantic/b.md')).toEqual(chunks(2, 2));
+    expect(await m.textHashes(new Map([['u/semantic/a.md', a]]))).toEqual(new Set(chunks(3, 1).map((c) => c.textHash)));
+  });
+
+  it('go with their entry, and with clear()', async () => {
+    const { m } = await manifest();
+    const a = withSha('a', SHA_A, 3);
+    const b = withSha('b', SHA_B, 2);
+    await m.putChunks([
+      { path: 'u/semantic/a.md', sha: SHA_A, chunks: chunks(3, 1) },
+      { path: 'u/semantic/b.md', sha: SHA_B, chunks: chunks(2, 2) },
+    ]);
+    await m.save(
+      new Map([
+        ['u/semantic/a.md', a],
+        ['u/semantic/b.md', b],
+      ]),
+    );
+    await m.save(new Map([['u/semantic/a.md', a]]));
+    // Even for an entry of the same content written again: the removed list is gone from the store.
+    expect((await m.chunksOf([['u/semantic/b.md', b]])).size).toBe(0);
+    expect((await m.chunksOf([['u/semantic/a.md', a]])).size).toBe(1);
+    await m.clear();
+    expect((await m.chunksOf([['u/semantic/a.md', a]])).size).toBe(0);
+  });
+
+  it('of a version 4 manifest move to the store on load, and the next save writes version 5 even if nothing changed', async () => {
+    const { m, dir } = await manifest();
+    await m.save(new Map());
+    const v4 = (id: string, sha: string, list: ChunkRef[]) => ({ ...withSha(id, sha, 0), chunkCount: undefined, chunks: list });
+    const journal = 'c0ffee00-0000-4000-8000-000000000000';
+    await writeFile(
+      join(dir, '.mem', 'manifest-test.json'),
+      JSON.stringify({ version: 4, journal, files: { 'u/semantic/a.md': v4('a', SHA_A, chunks(3, 1)), 'u/semantic/b.md': v4('b', SHA_A, chunks(1, 3)) } }),
+    );
+    // The journal's later entry for b wins, list included.
+    await writeFile(
+      join(dir, '.mem', 'manifest-test.json.journal'),
+      `${JSON.stringify({ journal })}\n\n${JSON.stringify({ p: 'u/semantic/b.md', e: v4('b', SHA_B, chunks(2, 2)) })}\n`,
+    );
+    const fresh = new JsonManifest(join(dir, '.mem'), 'test');
+    const loaded = (await fresh.load())!;
+    expect(loaded.get('u/semantic/a.md')).toMatchObject({ memoryId: 'a', chunkCount: 3 });
+    expect(loaded.get('u/semantic/b.md')).toMatchObject({ memoryId: 'b', sha: SHA_B, chunkCount: 2 });
+    expect(loaded.get('u/semantic/a.md')).not.toHaveProperty('chunks');
+    expect(await fresh.chunksOf(loaded)).toEqual(
+      new Map([
+        ['u/semantic/a.md', chunks(3, 1)],
+        ['u/semantic/b.md', chunks(2, 2)],
+      ]),
+    );
+    expect(fresh.needsRewrite()).toBe(true);
+    await fresh.save(loaded);
+    const base = await readFile(join(dir, '.mem', 'manifest-test.json'), 'utf8');
+    expect((JSON.parse(base) as { version: number }).version).toBe(5);
+    expect(base).not.toContain('"chunks"');
+    expect(fresh.needsRewrite()).toBe(false);
+    const again = new JsonManifest(join(dir, '.mem'), 'test');
+    const reloaded = (await again.load())!;
+    expect(again.needsRewrite()).toBe(false);
+    expect(reloaded.get('u/semantic/b.md')).toMatchObject({ sha: SHA_B, chunkCount: 2 });
+    expect((await again.chunksOf(reloaded)).get('u/semantic/b.md')).toEqual(chunks(2, 2));
   });
 });
