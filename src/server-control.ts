@@ -135,7 +135,8 @@ export async function stopLocalServers(config: MemConfig, options: { all?: boole
 
 /** Provisions the runtime and starts the local servers the configuration uses (what `mem setup` does). */
 export async function startLocalServers(config: MemConfig, options: OpenOptions = {}): Promise<LocalServerState[]> {
-  const memory = await openMemory(config, options);
+  // Every server now, the second model's too (installed first when MEM_SECOND_MODEL=mpnet and it is not yet).
+  const memory = await openMemory(config, { ...options, startAll: true });
   await memory.close();
   return (await localServerStatus(config)).servers;
 }
