@@ -2,29 +2,33 @@
 // vector from the second model, looked up in that model's own vector cache and embedded only when missing.
 // A decorator of the index, so every write path (sync, rebuild, status changes) fills the field alike.
 import { bareTextOf } from '../../memory/bare.js';
-import { textHash } from '../../memory/hash.js';
+import { EmbeddingError, errorMessage } from '../../errors.js';
 import type { Embedder, IndexedChunk, VectorCache, VectorIndex } from '../ports.js';
 
 export interface SecondModel {
   embedder: Embedder;
-  /** Keyed by the bare text's hash, apart from the first model's cache (another identity, other texts). */
+  /** Keyed by the unit's text hash (its embedding text's, as the first model's cache), apart from it (another identity). */
   cache: VectorCache;
   batchSize: number;
 }
 
-/** Vectors of the bare texts of these rows' units, by text hash: cached ones read, the rest embedded and cached. */
+/**
+ * Vectors of the bare texts of these rows' units, by the unit's text hash (as the first model's cache: what `mem gc`
+ * keeps is then the same set of hashes): cached ones read, the rest embedded and cached.
+ */
 async function secondVectorsOf(model: SecondModel, rows: IndexedChunk[]): Promise<Map<string, number[]>> {
   const texts = new Map<string, string>();
-  for (const r of rows) {
-    if (r.kind !== 'unit') continue;
-    const bare = bareTextOf(r.content, r.heading);
-    texts.set(textHash(bare), bare);
-  }
+  for (const r of rows) if (r.kind === 'unit') texts.set(r.textHash, bareTextOf(r.content, r.heading));
   const vectors = texts.size > 0 ? await model.cache.getMany([...texts.keys()]) : new Map<string, number[]>();
   const missing = [...texts.keys()].filter((h) => !vectors.has(h));
   for (let i = 0; i < missing.length; i += model.batchSize) {
     const hashes = missing.slice(i, i + model.batchSize);
-    const embedded = await model.embedder.embedDocuments(hashes.map((h) => texts.get(h)!));
+    let embedded: number[][];
+    try {
+      embedded = await model.embedder.embedDocuments(hashes.map((h) => texts.get(h)!));
+    } catch (err) {
+      throw secondModelFailed(model, missing.length, err);
+    }
     const fresh = new Map(hashes.map((h, j) => [h, embedded[j]!]));
     await model.cache.putMany(fresh);
     for (const [h, v] of fresh) vectors.set(h, v);
@@ -32,9 +36,19 @@ async function secondVectorsOf(model: SecondModel, rows: IndexedChunk[]): Promis
   return vectors;
 }
 
+// The rows of this batch are not written, so the manifest does not record their files: the next sync embeds the
+// rest (what was embedded is cached) and writes them. Nothing of the files or of the index is lost meanwhile.
+function secondModelFailed(model: SecondModel, count: number, err: unknown): EmbeddingError {
+  return new EmbeddingError(
+    `the second dense field's model (MEM_SECOND_MODEL, ${model.embedder.identity.name}) could not embed ${count} unit text(s): ${errorMessage(err)}. ` +
+      'These files are not indexed yet and the next sync retries them; to index without the field, unset MEM_SECOND_MODEL (then `mem reindex --rebuild`)',
+    { cause: err },
+  );
+}
+
 async function withSecondVectors(model: SecondModel, rows: IndexedChunk[]): Promise<IndexedChunk[]> {
   const vectors = await secondVectorsOf(model, rows);
-  return rows.map((r) => (r.kind === 'unit' ? { ...r, vector2: vectors.get(textHash(bareTextOf(r.content, r.heading)))! } : r));
+  return rows.map((r) => (r.kind === 'unit' ? { ...r, vector2: vectors.get(r.textHash)! } : r));
 }
 
 /** The index, its writes given the second field's vectors; reads and everything else pass through. */
