@@ -28,6 +28,8 @@ export interface ServedRoot {
 
 export interface LocalServerStatus {
   runtime: { dir: string; ready: boolean };
+  /** The second model's runtime (MEM_SECOND_MODEL=mpnet served by memdir), when the configuration uses it. */
+  secondRuntime?: { dir: string; ready: boolean };
   /** The folder of the shared servers' records, logs and Milvus Lite data. */
   home: string;
   servers: LocalServerState[];
@@ -81,10 +83,14 @@ export async function localServerStatus(config: MemConfig): Promise<LocalServerS
       return { name, running: true, ...shown, ...(rssBytes ? { rssBytes } : {}) };
     }),
   );
+  // The second model's server is listed when the configuration uses memdir's own, or when it runs.
+  const ownSecond = config.secondModel !== undefined && !config.secondModel.baseURL;
+  const listed = servers.filter((s) => s.name !== 'mpnet' || s.running || ownSecond);
   const current = await currentCollection(config);
   const roots = (await listRoots(layout)).map(({ released: _released, ...r }) => ({ ...r, current: r.collection === current }));
   const info = await runtimeInfo(config.runtimeHome);
-  return { runtime: { dir: info.dir, ready: info.ready }, home: config.serverHome, servers, roots };
+  const second = ownSecond ? await (await import('./adapters/runtime/second-runtime.js')).secondRuntimeInfo(config.runtimeHome) : undefined;
+  return { runtime: { dir: info.dir, ready: info.ready }, ...(second ? { secondRuntime: second } : {}), home: config.serverHome, servers: listed, roots };
 }
 
 /**
