@@ -2,6 +2,7 @@
 // vector from the second model, looked up in that model's own vector cache and embedded only when missing.
 // A decorator of the index, so every write path (sync, rebuild, status changes) fills the field alike.
 import { bareTextOf } from '../../memory/bare.js';
+import { textHash } from '../../memory/hash.js';
 import { EmbeddingError, errorMessage } from '../../errors.js';
 import type { Embedder, IndexedChunk, VectorCache, VectorIndex } from '../ports.js';
 
@@ -20,7 +21,7 @@ async function secondVectorsOf(model: SecondModel, rows: IndexedChunk[]): Promis
   const texts = new Map<string, string>();
   for (const r of rows) if (r.kind === 'unit') texts.set(r.textHash, bareTextOf(r.content, r.heading));
   const vectors = texts.size > 0 ? await model.cache.getMany([...texts.keys()]) : new Map<string, number[]>();
-  const missing = [...texts.keys()].filter((h) => !vectors.has(h));
+  const missing = await fromBareKeys(model, texts, vectors);
   for (let i = 0; i < missing.length; i += model.batchSize) {
     const hashes = missing.slice(i, i + model.batchSize);
     let embedded: number[][];
@@ -34,6 +35,21 @@ async function secondVectorsOf(model: SecondModel, rows: IndexedChunk[]): Promis
     for (const [h, v] of fresh) vectors.set(h, v);
   }
   return vectors;
+}
+
+// Before caches were keyed like the first model's, they were keyed by the bare text's hash: a vector found that
+// way is kept under the new key (and the old entry goes with the next `mem gc`), not embedded again. Returns the
+// hashes still missing.
+async function fromBareKeys(model: SecondModel, texts: Map<string, string>, vectors: Map<string, number[]>): Promise<string[]> {
+  const missing = [...texts.keys()].filter((h) => !vectors.has(h));
+  if (missing.length === 0) return missing;
+  const bare = new Map(missing.map((h) => [textHash(texts.get(h)!), h]));
+  const old = await model.cache.getMany([...bare.keys()]);
+  if (old.size === 0) return missing;
+  const moved = new Map([...old].map(([b, v]) => [bare.get(b)!, v]));
+  await model.cache.putMany(moved);
+  for (const [h, v] of moved) vectors.set(h, v);
+  return missing.filter((h) => !moved.has(h));
 }
 
 // The rows of this batch are not written, so the manifest does not record their files: the next sync embeds the

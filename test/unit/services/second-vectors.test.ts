@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 
 import { LmdbVectorCache } from '../../../src/adapters/state/lmdb-vector-cache.js';
 import { bareTextOf } from '../../../src/memory/bare.js';
+import { textHash } from '../../../src/memory/hash.js';
 import { STATE_DIR } from '../../../src/memory/layout.js';
 import { EmbeddingError } from '../../../src/errors.js';
 import { secondVectorIndex } from '../../../src/services/core/second-vectors.js';
@@ -143,5 +144,24 @@ describe('the second dense field', () => {
     expect(result.purge?.secondVectorsRemoved).toBe(gone.length);
     expect((await cache.getMany(gone)).size).toBe(0);
     expect((await cache.getMany(kept)).size).toBe(kept.length);
+  });
+
+  it("takes a vector cached under the bare text's hash (the key before) instead of embedding it again", async () => {
+    const { rows, second, cache, deps } = await secondRoot();
+    await syncIndex(deps);
+    const units = [...rows.rows.values()].filter((r) => r.kind === 'unit');
+    // A cache as the first version of the field filled it: by the bare text's hash.
+    const old = new Map(units.map((u) => [textHash(bareTextOf(u.content, u.heading)), u.vector2!]));
+    await cache.retain(new Set());
+    await cache.putMany(old);
+    second.reset();
+    await syncIndex(deps, { rebuild: true });
+    expect(second.embeddedTexts).toEqual([]);
+    // float32 in the cache: equal to 6 decimals.
+    const rounded = (v: number[] | undefined) => v?.map((x) => Math.round(x * 1e6));
+    for (const u of [...rows.rows.values()].filter((r) => r.kind === 'unit')) {
+      expect(rounded(u.vector2)).toEqual(rounded(old.get(textHash(bareTextOf(u.content, u.heading)))));
+    }
+    expect((await cache.getMany(units.map((u) => u.textHash))).size).toBe(new Set(units.map((u) => u.textHash)).size);
   });
 });
