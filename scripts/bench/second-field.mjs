@@ -73,7 +73,7 @@ async function measure(second) {
   delete env.MEM_SECOND_MODEL_URL;
   if (second) env.MEM_SECOND_MODEL = 'mpnet';
   log(`${second ? 'on' : 'off'}: generating ${FILES} files in ${root}`);
-  const files = await generateCorpus(root, FILES);
+  const { files } = await generateCorpus(root, FILES);
   const chunked = await chunkTexts(root, files);
   await fillCacheWithRandomVectors(root, chunked);
   if (second) await fillSecondCache(root, chunked);

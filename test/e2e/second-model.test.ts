@@ -77,7 +77,7 @@ describe.skipIf(SKIP_REASON)(titled("memdir's own all-mpnet-base-v2 server"), ()
     expect(st.json.secondRuntime.ready).toBe(true);
     const stop = await runMem(['server', 'stop', '--json'], { root, env: ON });
     expect(stop.json.stopped).toContain('mpnet');
-  });
+  }, 300_000);
 
   it('an unreachable second model: the search ranks without it and says so; a sync fails naming the setting, and the next one catches up', async () => {
     const down = await runMem(['search', 'what kind of animal does Ann keep', '--user', 'ann', '--json'], { root, env: DOWN });
@@ -101,5 +101,6 @@ describe.skipIf(SKIP_REASON)(titled("memdir's own all-mpnet-base-v2 server"), ()
     expect(caught.code, caught.stderr).toBe(0);
     expect(caught.json.results[0].path).toBe('ann/semantic/bike.md');
     expect(caught.json.results[0].scores.second).toBeGreaterThan(0);
-  });
+    // Six commands, three of them starting servers (the mpnet one loads 438 MB of weights): minutes on a busy machine.
+  }, 400_000);
 });
