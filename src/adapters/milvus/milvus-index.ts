@@ -1,4 +1,6 @@
 // VectorIndex on Milvus (Lite, standalone, cluster or Zilliz Cloud) through the Node SDK.
+import { createHash } from 'node:crypto';
+
 import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
@@ -7,7 +9,7 @@ import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
 import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
 import { hasLiteBuckets, liteBucket } from './lite-buckets.js';
-import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, WINDOW_OUTPUT_FIELDS, collectionSchema } from './schema.js';
+import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, SECOND_FIELD, WINDOW_OUTPUT_FIELDS, collectionSchema } from './schema.js';
 
 export interface MilvusIndexOptions {
   /** host:port or a URI (http://, https://). */
@@ -18,6 +20,8 @@ export interface MilvusIndexOptions {
   unavailableHint?: string;
   /** The root's own Milvus Lite server, which cannot compact on request. */
   embedded?: boolean;
+  /** The second dense field's model (issue 12): part of the index's identity, so switching it asks for a rebuild. */
+  second?: EmbeddingModelIdentity;
 }
 
 interface Status {
@@ -43,11 +47,31 @@ function check<T extends { status?: Status } | Status>(res: T, what: string): T 
   return res;
 }
 
-function embeddingKey(model: EmbeddingModelIdentity): string {
-  return `${model.name}@${model.dimension}`;
+function embeddingKey(model: EmbeddingModelIdentity, second?: EmbeddingModelIdentity): string {
+  return `${model.name}@${model.dimension}${second ? ` + ${second.name}@${second.dimension}` : ''}`;
 }
 
-function toRow(c: IndexedChunk) {
+// Every row needs a value in every vector field: a window (never searched by the second field, whose requests
+// ask for units only) gets a placeholder. Spread, not one fixed vector: thousands of identical points wreck
+// the HNSW graph, and a filtered search then found no unit at all in two of five LoCoMo conversations.
+function placeholder(dimension: number, chunkId: string): number[] {
+  const v: number[] = [];
+  for (let block = 0; v.length < dimension; block++) {
+    for (const byte of createHash('sha256').update(`${block}\u0000${chunkId}`).digest()) v.push(byte / 127.5 - 1);
+  }
+  v.length = dimension;
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => x / norm);
+}
+
+function toRow(c: IndexedChunk, second?: EmbeddingModelIdentity) {
+  return {
+    ...baseRow(c),
+    ...(second ? { [SECOND_FIELD]: c.vector2 ?? placeholder(second.dimension, c.chunkId) } : {}),
+  };
+}
+
+function baseRow(c: IndexedChunk) {
   return {
     chunk_id: c.chunkId,
     kind: c.kind,
@@ -144,11 +168,11 @@ export class MilvusIndex implements VectorIndex {
 
   async open(model: EmbeddingModelIdentity): Promise<void> {
     if (this.opened) return;
-    const expected = embeddingKey(model);
+    const expected = embeddingKey(model, this.options.second);
     await this.call('open', async () => {
       const exists = check(await this.client.hasCollection({ collection_name: this.name }), 'hasCollection');
       if (!exists.value) {
-        const created = await this.client.createCollection(collectionSchema(this.name, model.dimension, expected));
+        const created = await this.client.createCollection(collectionSchema(this.name, model.dimension, expected, this.options.second?.dimension));
         // Another process may have created it a moment ago; that is fine, the check below still runs.
         if (!/already exist/i.test(created.reason ?? '')) check(created, 'createCollection');
       }
@@ -206,14 +230,14 @@ export class MilvusIndex implements VectorIndex {
 
   async upsert(rows: IndexedChunk[]): Promise<void> {
     for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
-      const data = rows.slice(i, i + UPSERT_BATCH).map(toRow);
+      const data = rows.slice(i, i + UPSERT_BATCH).map((r) => toRow(r, this.options.second));
       await this.call('upsert', async () => check(await this.client.upsert({ collection_name: this.name, data }), 'upsert'));
     }
   }
 
   async insert(rows: IndexedChunk[]): Promise<void> {
     for (let i = 0; i < rows.length; i += UPSERT_BATCH) {
-      const data = rows.slice(i, i + UPSERT_BATCH).map(toRow);
+      const data = rows.slice(i, i + UPSERT_BATCH).map((r) => toRow(r, this.options.second));
       await this.call('insert', async () => check(await this.client.insert({ collection_name: this.name, data }), 'insert'));
     }
   }
@@ -248,8 +272,8 @@ export class MilvusIndex implements VectorIndex {
       ...this.partitionsOf(req.scope),
     };
     const res = await this.call('search', async () =>
-      req.mode === 'dense'
-        ? this.client.search({ ...common, anns_field: 'vector', data: req.queryVector, metric_type: 'COSINE' })
+      req.mode === 'dense' || req.mode === 'second'
+        ? this.client.search({ ...common, anns_field: req.mode === 'dense' ? 'vector' : SECOND_FIELD, data: req.queryVector, metric_type: 'COSINE' })
         : this.client.search({ ...common, anns_field: 'sparse', data: [lexicalForm(req.queryText)], metric_type: 'BM25' }),
     );
     check(res, 'search');

@@ -30,7 +30,16 @@ export const OUTPUT_FIELDS = [
 /** A window's fields: its span and its file's eligibility; its text is never shown, so it is not fetched. */
 export const WINDOW_OUTPUT_FIELDS = OUTPUT_FIELDS.filter((f) => f !== 'heading' && f !== 'content');
 
-export function collectionSchema(collection: string, dimension: number, embedding: string) {
+/** The second dense field (issue 12): units' bare text by a second model; windows hold a placeholder, never searched. */
+export const SECOND_FIELD = 'vector2';
+
+export function collectionSchema(collection: string, dimension: number, embedding: string, secondDimension?: number) {
+  const second = secondDimension
+    ? {
+        fields: [{ name: SECOND_FIELD, data_type: DataType.FloatVector, dim: secondDimension }],
+        index_params: [{ field_name: SECOND_FIELD, index_type: 'HNSW', metric_type: 'COSINE', params: { M: 16, efConstruction: 200 } }],
+      }
+    : { fields: [], index_params: [] };
   return {
     collection_name: collection,
     properties: { [EMBEDDING_PROPERTY]: embedding, [SCHEMA_PROPERTY]: SCHEMA_VERSION },
@@ -64,11 +73,13 @@ export function collectionSchema(collection: string, dimension: number, embeddin
       },
       { name: 'sparse', data_type: DataType.SparseFloatVector },
       { name: 'vector', data_type: DataType.FloatVector, dim: dimension },
+      ...second.fields,
     ],
     functions: [{ name: 'content_bm25', type: FunctionType.BM25, input_field_names: ['lexical'], output_field_names: ['sparse'], params: {} }],
     index_params: [
       { field_name: 'vector', index_type: 'HNSW', metric_type: 'COSINE', params: { M: 16, efConstruction: 200 } },
       { field_name: 'sparse', index_type: 'SPARSE_INVERTED_INDEX', metric_type: 'BM25' },
+      ...second.index_params,
     ],
   };
 }

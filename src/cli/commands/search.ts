@@ -1,7 +1,7 @@
 // `mem search`: a user's eligible memories for a query, as text, JSON or a prompt-ready context block.
 import { DaemonError, UsageError } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
-import type { SearchInput, SearchResult } from '../../services/search.js';
+import type { SearchDegraded, SearchInput, SearchResult, SearchResults } from '../../services/search.js';
 import { cliSettings, configFrom, withMemory } from '../context.js';
 import { terminalSafe, type GlobalOptions, type Io } from '../io.js';
 import { actingUser, parseList, parsePositiveInt, parseTypes } from './parse-options.js';
@@ -52,12 +52,16 @@ function formatResults(results: SearchResult[], explain: boolean): string {
  * this process); otherwise in-process, then a daemon is started in the background for the next search. The request
  * names this root and carries the user scope parsed here; MEM_DAEMON=off disables it.
  */
-async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResult[]> {
+async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResults> {
   if (!cliSettings().daemon) return withMemory(opts, io, (memory) => memory.search(input));
   const config = configFrom(opts);
   const { askDaemon, startDaemon } = await import('../../daemon/client.js');
   const response = await askDaemon(config, 'search', input);
-  if (response?.ok) return response.results as SearchResult[];
+  if (response?.ok) {
+    const results = response.results as SearchResults;
+    if (response.degraded) results.degraded = response.degraded as SearchDegraded;
+    return results;
+  }
   if (response && !response.ok && 'error' in response) throw new DaemonError(response.error);
   const results = await withMemory(opts, io, (memory) => memory.search(input));
   startDaemon(config, input.user);
@@ -98,7 +102,9 @@ export function searchRequest(query: string, opts: SearchOptions): SearchRequest
 }
 
 /** Prints the results in the request's format (the fast path, cli/fast-search.ts, prints through this too). */
-export async function printResults(results: SearchResult[], request: SearchRequest, opts: SearchOptions, io: Io): Promise<void> {
+export async function printResults(results: SearchResults, request: SearchRequest, opts: SearchOptions, io: Io): Promise<void> {
+  // Results all the same, ranked without what did not answer: said on stderr, and in --json as `degraded`.
+  if (results.degraded) io.note(`warning: ${results.degraded.second}`);
   if (request.format === 'context') {
     // Loaded only for this format: every module costs the daemon's fast path its load time.
     const { formatContext } = await import('../../services/retrieval/context.js');
@@ -107,7 +113,7 @@ export async function printResults(results: SearchResult[], request: SearchReque
     return;
   }
   if (request.format === 'json') {
-    process.stdout.write(`${JSON.stringify({ results })}\n`);
+    process.stdout.write(`${JSON.stringify({ results, ...(results.degraded ? { degraded: results.degraded } : {}) })}\n`);
     return;
   }
   io.result({ results }, () => formatResults(results, Boolean(opts.explain)));

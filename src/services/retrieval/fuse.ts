@@ -19,6 +19,8 @@ export interface FusedCandidate {
   /** Raw signals, "higher is better": cosine similarity in [-1, 1] and BM25 (>= 0). */
   dense?: number;
   bm25?: number;
+  /** Cosine similarity on the second dense field, when it found the unit (retrieval/second-dense.ts). */
+  second?: number;
   /** Fused relevance in [0, 1]. */
   relevance: number;
   /** Relevance of the best context window containing the unit, when one was a candidate (retrieval/windows.ts). */
