@@ -38,13 +38,21 @@ const QUERY_WINDOW = 16_384;
 sdkLogger.silent = true;
 const UPSERT_BATCH = 500;
 
-function check<T extends { status?: Status } | Status>(res: T, what: string): T {
-  const status: Status = 'status' in res && res.status ? res.status : (res as Status);
+function statusOf(res: { status?: Status } | Status): Status {
+  return 'status' in res && res.status ? res.status : (res as Status);
+}
+
+/** Whether a response says the call succeeded. */
+function succeeded(res: { status?: Status } | Status): boolean {
+  const status = statusOf(res);
   const failed = status.error_code !== undefined && status.error_code !== 'Success' && status.error_code !== 0;
-  if (failed || (status.code !== undefined && status.code !== 0)) {
-    throw new IndexUnavailableError(`Milvus ${what} failed: ${status.reason || String(status.error_code)}`);
-  }
-  return res;
+  return !failed && (status.code === undefined || status.code === 0);
+}
+
+function check<T extends { status?: Status } | Status>(res: T, what: string): T {
+  if (succeeded(res)) return res;
+  const status = statusOf(res);
+  throw new IndexUnavailableError(`Milvus ${what} failed: ${status.reason || String(status.error_code)}`);
 }
 
 function embeddingKey(model: EmbeddingModelIdentity, second?: EmbeddingModelIdentity): string {
@@ -170,13 +178,16 @@ export class MilvusIndex implements VectorIndex {
     if (this.opened) return;
     const expected = embeddingKey(model, this.options.second);
     await this.call('open', async () => {
-      const exists = check(await this.client.hasCollection({ collection_name: this.name }), 'hasCollection');
-      if (!exists.value) {
+      // Described first: the SDK's hasCollection is a describe too, so an existing collection costs one call, not two.
+      let desc = await this.client.describeCollection({ collection_name: this.name });
+      if (!succeeded(desc)) {
+        const exists = check(await this.client.hasCollection({ collection_name: this.name }), 'hasCollection');
+        if (exists.value) check(desc, 'describeCollection');
         const created = await this.client.createCollection(collectionSchema(this.name, model.dimension, expected, this.options.second?.dimension));
         // Another process may have created it a moment ago; that is fine, the check below still runs.
         if (!/already exist/i.test(created.reason ?? '')) check(created, 'createCollection');
+        desc = check(await this.client.describeCollection({ collection_name: this.name }), 'describeCollection');
       }
-      const desc = check(await this.client.describeCollection({ collection_name: this.name }), 'describeCollection');
       const property = (key: string) => desc.properties?.find((p: { key: string }) => p.key === key)?.value;
       const schema = property(SCHEMA_PROPERTY);
       if (schema !== SCHEMA_VERSION) {
@@ -203,9 +214,13 @@ export class MilvusIndex implements VectorIndex {
 
   /**
    * Loads the collection and waits until it is. Not the SDK's loadCollection: that sleeps 400 ms after every look at
-   * the progress, even when the collection was loaded already (every open of every command paid it).
+   * the progress, even when the collection was loaded already (every open of every command paid it). Nor a load
+   * request when it is loaded: Milvus Lite answers one only under the collection's maintenance lock, which its
+   * background compaction holds for seconds after a big write (engine/collection.py, load and _bg_compact_and_index).
    */
   private async load(): Promise<void> {
+    const state = check(await this.client.getLoadState({ collection_name: this.name }), 'getLoadState');
+    if (String(state.state) === 'LoadStateLoaded') return;
     check(await this.client.loadCollectionAsync({ collection_name: this.name }), 'loadCollection');
     for (;;) {
       const res = check(await this.client.getLoadingProgress({ collection_name: this.name }), 'getLoadingProgress');

@@ -18,7 +18,6 @@ export const sameId = (a: string, b: string) => a === b || a.normalize('NFC') ==
 // eslint-disable-next-line no-control-regex
 const ASCII = /^[\u0000-\u007f]*$/;
 // An ASCII id is its own NFC form: normalising each of 50,000 ids at every sync is skipped for them.
-const groupKey = (user: string, id: string) => `${user}\u0000${ASCII.test(id) ? id : id.normalize('NFC')}`;
 
 /** Paths of the memories with this id in the user's scope (every user's when none is given). */
 export function pathsOf(entries: Map<string, ManifestEntry>, id: string, user?: string): string[] {
@@ -55,23 +54,29 @@ export async function resolveId(deps: FilesDeps, entries: Map<string, ManifestEn
 
 /** Every file whose id another file of the same user also carries, as errors by path and line. */
 export async function duplicateIdErrors(deps: FilesDeps, entries: Map<string, IdEntry>): Promise<FileError[]> {
-  const groups = new Map<string, string[]>();
+  // Every sync runs this over all entries (50,000 at scale): ids by user, and an id of one file is its path alone.
+  const byUser = new Map<string, Map<string, string | string[]>>();
   for (const [path, e] of entries) {
-    const key = groupKey(e.user, e.memoryId);
-    const group = groups.get(key);
-    if (group) group.push(path);
-    else groups.set(key, [path]);
+    let groups = byUser.get(e.user);
+    if (!groups) byUser.set(e.user, (groups = new Map()));
+    const id = ASCII.test(e.memoryId) ? e.memoryId : e.memoryId.normalize('NFC');
+    const group = groups.get(id);
+    if (group === undefined) groups.set(id, path);
+    else if (typeof group === 'string') groups.set(id, [group, path]);
+    else group.push(path);
   }
   const errors: FileError[] = [];
-  for (const paths of groups.values()) {
-    if (paths.length < 2) continue;
-    for (const path of paths) {
-      const others = paths.filter((p) => p !== path);
-      errors.push({
-        path,
-        line: await idLine(deps, path),
-        message: `duplicate id ${JSON.stringify(entries.get(path)!.memoryId)}: also used by ${others.join(', ')}`,
-      });
+  for (const groups of byUser.values()) {
+    for (const paths of groups.values()) {
+      if (typeof paths === 'string') continue;
+      for (const path of paths) {
+        const others = paths.filter((p) => p !== path);
+        errors.push({
+          path,
+          line: await idLine(deps, path),
+          message: `duplicate id ${JSON.stringify(entries.get(path)!.memoryId)}: also used by ${others.join(', ')}`,
+        });
+      }
     }
   }
   return errors;

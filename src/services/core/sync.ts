@@ -562,9 +562,17 @@ async function removeDeleted(
   only: string[] | undefined,
   report: ReindexReport,
 ): Promise<void> {
-  const present = new Set(files.map((f) => f.path));
-  const candidates = only ?? (previous ? [...previous.keys()] : indexed);
-  const gone = [...new Set(candidates)].filter((p) => !present.has(p));
+  const present = new Set<string>();
+  for (const f of files) present.add(f.path);
+  // The manifest's paths are looked at in place: no array or set of all 50,000 of them is made for a full sync.
+  const candidates: Iterable<string> = only ?? previous?.keys() ?? indexed;
+  const gone: string[] = [];
+  const seen = new Set<string>();
+  for (const p of candidates) {
+    if (present.has(p) || seen.has(p)) continue;
+    seen.add(p);
+    gone.push(p);
+  }
   for (let i = 0; i < gone.length; i += 100) {
     const paths = gone.slice(i, i + 100);
     await deps.index.delete({ users: 'all', paths });
