@@ -1,11 +1,12 @@
 // Memory probe for the peak-RSS diagnosis (issue 13): loaded with `node --import` into a `mem` process, it appends
 // one JSON line a second to $MEMDIR_PROBE_OUT with process.memoryUsage(), V8's heap spaces and
-// /proc/self/smaps_rollup's anonymous vs file-backed resident memory; with $MEMDIR_PROBE_SNAP_MIB, it writes one
+// /proc/self/smaps_rollup's anonymous vs file-backed resident memory and the time spent in collections; with $MEMDIR_PROBE_SNAP_MIB, it writes one
 // heap snapshot beside the log the first time the RSS passes that many MiB.
 //
 // Usage: node scripts/bench/rss.mjs --files 10000 --node-args="--import ./scripts/bench/mem-probe.mjs"
 //        (with MEMDIR_PROBE_OUT=/tmp/x.jsonl [MEMDIR_PROBE_SNAP_MIB=280] in the environment)
 import { appendFileSync, readFileSync } from 'node:fs';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
 const out = process.env.MEMDIR_PROBE_OUT ?? `/tmp/mem-probe-${process.pid}.jsonl`;
@@ -13,6 +14,15 @@ const snapAt = Number(process.env.MEMDIR_PROBE_SNAP_MIB ?? 0);
 const t0 = Date.now();
 const MiB = (n) => Math.round((n / 1048576) * 10) / 10;
 let snapped = false;
+// Time spent in V8's collections so far (ms) and how many, major (full, forced ones included) and minor apart.
+const gc = { majorMs: 0, major: 0, minorMs: 0, minor: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const major = e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
+    gc[major ? 'majorMs' : 'minorMs'] += e.duration;
+    gc[major ? 'major' : 'minor']++;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 /** Resident kB lines of smaps_rollup (Rss, Anonymous, Pss_File...) in MiB. */
 function rollup() {
@@ -38,6 +48,7 @@ function sample() {
     arrayBuffers: MiB(m.arrayBuffers),
     smaps: r,
     spaces,
+    gc: { majorMs: Math.round(gc.majorMs), major: gc.major, minorMs: Math.round(gc.minorMs), minor: gc.minor },
   };
   appendFileSync(out, `${JSON.stringify(line)}\n`);
   if (snapAt > 0 && !snapped && m.rss / 1048576 >= snapAt) {
