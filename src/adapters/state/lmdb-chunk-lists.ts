@@ -11,7 +11,15 @@ import { inodeOf } from './inode.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
 
-const OPTIONS = { noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false } as const;
+/**
+ * A map as large as the store will ever get, set once: opened without one, lmdb starts with a 128 KiB map and doubles
+ * it as the store grows, keeping every earlier map, and the pages a write touched stay resident in each: 50,000 lists
+ * put a hundred at a time (a 23 MB store) left 22 MiB more resident than with one map (docs/benchmarks.md 27).
+ * Address space only: the file grows as written, and lmdb still grows the map if a store ever outgrows it.
+ */
+const MAP_BYTES = 2 ** 32;
+
+const OPTIONS = { noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false, mapSize: MAP_BYTES } as const;
 
 /** Lists per write transaction: bounds the dirty pages LMDB holds in memory (a few hundred bytes each). */
 const PER_TRANSACTION = 5_000;

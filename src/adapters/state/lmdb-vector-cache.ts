@@ -24,10 +24,10 @@ const PER_TRANSACTION = 5_000;
  * touches stays mapped, and counts in the process's resident memory, until the map goes; and a read maps more
  * than its page: with the file in the page cache, one random read mapped ~135 KiB on average (the kernel maps
  * the whole cached folio and its neighbours), so 5,000 reads mapped all 112 MiB of a 10,000-file store during a
- * full index. 128 reads (two of the sync's lookups) map at most ~17 MiB, and reads were no slower for the
- * reopens (docs/benchmarks.md section 19).
+ * full index (docs/benchmarks.md section 19). 64 reads (one of the sync's lookups) map ~22 MiB at most where 128
+ * mapped ~35 (section 27: on this kernel a read now maps ~350 KiB), and reads were no slower for the reopens.
  */
-const RELEASE_MAP_AFTER_READS = 128;
+const RELEASE_MAP_AFTER_READS = 64;
 
 // Keys are the text hashes as written (hex): they hold nothing of the text.
 const keyOf = (hash: string) => Buffer.from(hash, 'utf8');

@@ -1,4 +1,4 @@
-// Covers reclaimingHeap: the progress it wraps sees every call, and garbage grown past the threshold during a sync is collected.
+// Covers reclaimingHeap: the progress it wraps sees every call, and garbage grown past the threshold during a sync, or after its scan, is collected.
 import { describe, expect, it } from 'vitest';
 
 import { reclaimingHeap } from '../../../src/cli/heap-reclaim.js';
@@ -13,6 +13,7 @@ describe('reclaimingHeap', () => {
     p.tick();
     p.tick(2);
     p.stop();
+    p.end();
     expect(calls).toEqual(['start 3 indexing', 'tick 1', 'tick 2', 'stop']);
   });
 
@@ -26,6 +27,21 @@ describe('reclaimingHeap', () => {
     const grown = process.memoryUsage().heapUsed;
     p.tick(100);
     expect(process.memoryUsage().heapUsed).toBeLessThan(grown - 30 * 1024 * 1024);
+    p.end();
+  });
+
+  it('also looks at the heap in time, between ticks and after the scan, until the command ends', async () => {
+    const p = reclaimingHeap({ start() {}, tick() {}, stop() {} });
+    p.start(1000, 'indexing');
+    p.stop();
+    // About 40 MB that dies after the scan (the links, the manifest's save), with no tick to look at the heap.
+    let garbage: number[][] | null = Array.from({ length: 50 }, () => new Array<number>(100_000).fill(1.5));
+    expect(garbage.length).toBe(50);
+    garbage = null;
+    const grown = process.memoryUsage().heapUsed;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(process.memoryUsage().heapUsed).toBeLessThan(grown - 30 * 1024 * 1024);
+    p.end();
   });
 
   it('collects at the end of the scan, before the links and the manifest save, however little the heap grew', () => {
@@ -39,5 +55,6 @@ describe('reclaimingHeap', () => {
     const grown = process.memoryUsage().heapUsed;
     p.stop();
     expect(process.memoryUsage().heapUsed).toBeLessThan(grown - 12 * 1024 * 1024);
+    p.end();
   });
 });
