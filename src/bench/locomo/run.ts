@@ -107,6 +107,9 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'second 0.4 dense 0.33 term 0.2': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2 },
   'second 0.4 dense 0.33 term 0.3': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.3 },
   'second 0.4 term 0.3': { ...RESCORED, second: 0.4, windowTerm: 0.3 },
+  // Relevance alone (no recency and importance blend): LoCoMo's sessions span months, judged the day after the last.
+  'second 0.4 dense 0.33 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, rescore: false },
+  'second 0.4 dense 0.33 term 0.2 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2, rescore: false },
   'default term 0.3': { ...RESCORED, second: 0, windowTerm: 0.3 },
   // Memory level (section 1.12): one result per file, as `mem search` returns by default, so the sessions
   // of the top 5 are its first 5 results (turn figures count the excerpts' turns: not comparable to the rows
