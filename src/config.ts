@@ -75,13 +75,17 @@ export interface MemConfig {
 }
 
 /**
- * all-mpnet-base-v2 as a second dense field (issue 12): an OpenAI-compatible endpoint serving it
- * ($MEM_SECOND_MODEL_URL); its identity is part of the index's, so switching it says `mem reindex --rebuild`.
+ * all-mpnet-base-v2 as a second dense field (issue 12): memdir's own server from its own runtime (installed on first
+ * use), or an OpenAI-compatible endpoint serving it ($MEM_SECOND_MODEL_URL); its identity is part of the index's,
+ * so switching it says `mem reindex --rebuild`.
  */
 export interface SecondModelConfig {
-  baseURL: string;
+  /** The person's own server; absent: memdir's (adapters/runtime/second-runtime.ts). */
+  baseURL?: string;
   model: string;
   dimension: number;
+  /** Torch threads of memdir's own server ($MEM_SECOND_MODEL_THREADS, default 1). */
+  threads: number;
 }
 
 const SECOND_MODELS: Record<string, { model: string; dimension: number }> = { mpnet: { model: 'all-mpnet-base-v2', dimension: 768 } };
@@ -125,8 +129,8 @@ function secondModelFrom(env: NodeJS.ProcessEnv): SecondModelConfig | undefined 
   const known = SECOND_MODELS[name];
   if (!known) throw new ConfigError(`MEM_SECOND_MODEL must be "mpnet" or "off", got ${JSON.stringify(name)}`);
   const baseURL = env.MEM_SECOND_MODEL_URL;
-  if (!baseURL) throw new ConfigError('MEM_SECOND_MODEL needs MEM_SECOND_MODEL_URL: the /v1 address of a server embedding with ' + known.model);
-  return { baseURL, ...known };
+  if (baseURL && !/^https?:\/\/[^\s]+$/.test(baseURL)) throw new ConfigError(`MEM_SECOND_MODEL_URL must be an http(s) URL, got ${JSON.stringify(baseURL)}`);
+  return { ...(baseURL ? { baseURL } : {}), ...known, threads: positiveInt(env, 'MEM_SECOND_MODEL_THREADS', 1) };
 }
 
 function embeddingFrom(env: NodeJS.ProcessEnv): EmbeddingConfig {

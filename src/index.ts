@@ -3,7 +3,7 @@ export { loadConfig, type MemConfig } from './config.js';
 export { openMemory, type OpenOptions } from './open-memory.js';
 export type { Memory } from './services/facade.js';
 export type { AddInput, AddResult, ReconcileAction } from './services/add.js';
-export type { SearchInput, SearchResult, ScoreComponents, SearchMode } from './services/search.js';
+export type { SearchInput, SearchResult, SearchResults, SearchDegraded, ScoreComponents, SearchMode } from './services/search.js';
 export type { GetInput } from './services/get.js';
 export type { GcInput, GcResult } from './services/gc.js';
 export type { ConsolidateInput, ConsolidateResult } from './services/consolidate.js';

