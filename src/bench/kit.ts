@@ -31,7 +31,9 @@ export { JsonAccessStats } from '../adapters/state/json-access-stats.js';
 export { GitAudit } from '../adapters/git/git-audit.js';
 
 // The LoCoMo runner and its pieces (`mem bench locomo`; memsearch.mjs runs it beside memsearch).
-export { runLocomo, scoredQuestions } from './locomo/run.js';
+export { ABLATIONS, runLocomo, scoredQuestions } from './locomo/run.js';
 export { loadLocomo } from './locomo/dataset.js';
-export { sessionMarkdown, sessionPath, turnOfHeading } from './locomo/ingest.js';
+export { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './locomo/ingest.js';
+// The candidate-pool dump of section 1.13 (locomo-pools.mjs): the day logs and their turns' lines.
+export { conversationLogs, turnsOfLines } from './locomo/ingest-log.js';
 export { computeMetrics } from './locomo/metrics.js';
