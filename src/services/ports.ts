@@ -53,8 +53,12 @@ export interface EmbeddingModelIdentity {
 export interface VectorIndex {
   /** A human description of where the index lives (for status output). */
   readonly location: string;
-  /** Creates the collection for this model, or checks that the existing one was built with it. */
-  open(model: EmbeddingModelIdentity): Promise<void>;
+  /**
+   * Creates the collection for this model, or checks that the existing one was built with it. Returns the
+   * collection's instance id, a random id given when it was created (undefined for one created before memdir gave
+   * them): a manifest records the instance it describes, so an index dropped and created anew is noticed.
+   */
+  open(model: EmbeddingModelIdentity): Promise<string | undefined>;
   /** Drops everything (for a rebuild). */
   drop(): Promise<void>;
   upsert(rows: IndexedChunk[]): Promise<void>;
@@ -208,6 +212,10 @@ export interface ManifestStore {
   markPending(paths: string[]): Promise<void>;
   /** Forgets everything, so the next sync asks the index what it holds (done before an index is dropped). */
   clear(): Promise<void>;
+  /** The instance id of the collection the entries describe (VectorIndex.open), or null when none was recorded. */
+  indexInstance(): Promise<string | null>;
+  /** Records the collection the entries describe (by a sync that starts without entries, before it writes). */
+  bindIndex(instance: string): Promise<void>;
 }
 
 export interface AuditEntry {

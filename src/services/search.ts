@@ -26,7 +26,7 @@ import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
 import { fileUnitsReader, type FileUnits } from './retrieval/file-units.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
 import { DEFAULT_WINDOW_TERM, withWindowTerm } from './retrieval/window-term.js';
-import { ensureIndexed } from './core/ensure-indexed.js';
+import { ensureIndexed, openIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
 
@@ -267,7 +267,7 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   const scope = eligibilityScope(input, at);
   // First use of a root (no manifest yet): index it, so a fresh clone's first search finds the samples.
   await ensureIndexed(deps);
-  await deps.index.open(deps.embedder.identity);
+  await openIndexed(deps);
 
   const unit = input.unit ?? 'memory';
   // The expansion and the excerpts read the same few files: each is read and parsed once per search.

@@ -129,6 +129,21 @@ describe('MilvusIndex on Milvus Lite', () => {
     await other.close();
   });
 
+  it('names each collection it creates with an instance id that a reopen returns and a re-creation changes', async () => {
+    const first = new MilvusIndex({ address, token, collection: 'it_instance' });
+    const id = await first.open(MODEL);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const again = new MilvusIndex({ address, token, collection: 'it_instance' });
+    expect(await again.open(MODEL)).toBe(id);
+    await again.drop();
+    const created = new MilvusIndex({ address, token, collection: 'it_instance' });
+    const other = await created.open(MODEL);
+    expect(other).toMatch(/^[0-9a-f-]{36}$/);
+    expect(other).not.toBe(id);
+    await created.drop();
+    for (const i of [first, again, created]) await i.close();
+  });
+
   it('searches units unless windows are asked for, and lists the units lying inside a window', async () => {
     const path = 'carol/episodic/log.md';
     const lines = (lineStart: number, lineEnd: number) => ({ path, lineStart, lineEnd });

@@ -1,5 +1,5 @@
 // In-memory test doubles for the service ports: a VectorIndex over a Map of rows, and a deterministic hash Embedder.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 import { ModelMismatchError } from '../../src/errors.js';
 import type {
@@ -56,18 +56,23 @@ export class InMemoryIndex implements VectorIndex {
     listChunks: 0,
   };
 
-  async open(model: EmbeddingModelIdentity): Promise<void> {
+  /** The collection's instance id: a new one after a drop, as a collection created anew gets. */
+  instance = randomUUID();
+
+  async open(model: EmbeddingModelIdentity): Promise<string | undefined> {
     this.calls.open++;
     if (this.model && (this.model.name !== model.name || this.model.dimension !== model.dimension)) {
       throw new ModelMismatchError(`index built with ${this.model.name}/${this.model.dimension}`);
     }
     this.model = { ...model };
+    return this.instance;
   }
 
   async drop(): Promise<void> {
     this.calls.drop++;
     this.rows.clear();
     this.model = null;
+    this.instance = randomUUID();
   }
 
   async upsert(rows: IndexedChunk[]): Promise<void> {

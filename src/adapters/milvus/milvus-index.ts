@@ -9,7 +9,16 @@ import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
 import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
 import { hasLiteBuckets, liteBucket } from './lite-buckets.js';
-import { EMBEDDING_PROPERTY, OUTPUT_FIELDS, SCHEMA_PROPERTY, SCHEMA_VERSION, SECOND_FIELD, WINDOW_OUTPUT_FIELDS, collectionSchema } from './schema.js';
+import {
+  EMBEDDING_PROPERTY,
+  INSTANCE_PROPERTY,
+  OUTPUT_FIELDS,
+  SCHEMA_PROPERTY,
+  SCHEMA_VERSION,
+  SECOND_FIELD,
+  WINDOW_OUTPUT_FIELDS,
+  collectionSchema,
+} from './schema.js';
 
 export interface MilvusIndexOptions {
   /** host:port or a URI (http://, https://). */
@@ -140,6 +149,8 @@ const READ_CONSISTENCY = 'Strong' as unknown as ConsistencyLevelEnum;
 export class MilvusIndex implements VectorIndex {
   private sdk: MilvusClient | undefined;
   private opened = false;
+  /** The collection's instance id, read when it is opened (undefined for one created before memdir recorded it). */
+  private instance: string | undefined;
   /** Milvus Lite with its partition-key buckets: a user's search names its bucket (lite-buckets.ts). */
   private bucketed = false;
   readonly location: string;
@@ -174,8 +185,8 @@ export class MilvusIndex implements VectorIndex {
     }
   }
 
-  async open(model: EmbeddingModelIdentity): Promise<void> {
-    if (this.opened) return;
+  async open(model: EmbeddingModelIdentity): Promise<string | undefined> {
+    if (this.opened) return this.instance;
     const expected = embeddingKey(model, this.options.second);
     await this.call('open', async () => {
       // Described first: the SDK's hasCollection is a describe too, so an existing collection costs one call, not two.
@@ -196,6 +207,8 @@ export class MilvusIndex implements VectorIndex {
             'run `mem reindex --rebuild` to rebuild it (cached vectors are reused)',
         );
       }
+      const instance = property(INSTANCE_PROPERTY);
+      this.instance = instance ? String(instance) : undefined;
       const actual = property(EMBEDDING_PROPERTY);
       if (actual !== expected) {
         throw new ModelMismatchError(
@@ -210,6 +223,7 @@ export class MilvusIndex implements VectorIndex {
       }
     });
     this.opened = true;
+    return this.instance;
   }
 
   /**

@@ -1,8 +1,13 @@
 // The collection schema of a memory index: one row per unit or window, user as partition key, BM25 + dense vector.
+import { randomUUID } from 'node:crypto';
+
 import { DataType, FunctionType } from '@zilliz/milvus2-sdk-node';
 
 export const EMBEDDING_PROPERTY = 'memdir.embedding';
 export const SCHEMA_PROPERTY = 'memdir.schema';
+// A random id given to a collection when it is created: a manifest records the one it describes, so a collection
+// dropped and created anew (its rows gone, e.g. the servers' data deleted) is told from the one that has the rows.
+export const INSTANCE_PROPERTY = 'memdir.instance';
 // 2: BM25 runs on `lexical` (stemmed keyword form), not on `content`. 3: rows are units and context
 // windows (`kind`), no longer ~1,500-character chunks.
 export const SCHEMA_VERSION = '3';
@@ -42,7 +47,7 @@ export function collectionSchema(collection: string, dimension: number, embeddin
     : { fields: [], index_params: [] };
   return {
     collection_name: collection,
-    properties: { [EMBEDDING_PROPERTY]: embedding, [SCHEMA_PROPERTY]: SCHEMA_VERSION },
+    properties: { [EMBEDDING_PROPERTY]: embedding, [SCHEMA_PROPERTY]: SCHEMA_VERSION, [INSTANCE_PROPERTY]: randomUUID() },
     fields: [
       { name: 'chunk_id', data_type: DataType.VarChar, is_primary_key: true, max_length: 64 },
       // 'unit' (ranked and returned) or 'window' (neighbouring units: only a signal for them).

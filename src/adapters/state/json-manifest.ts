@@ -39,6 +39,8 @@ export class JsonManifest implements ManifestStore {
   private readonly file: string;
   private readonly journalFile: string;
   private readonly pendingFile: string;
+  /** The instance id of the collection the entries describe (ManifestStore.bindIndex). */
+  private readonly instanceFile: string;
   /** What the files on disk say, as of this process's last load or save: a save writes only what differs. */
   private saved: { journal: string; entries: Map<string, ManifestEntry>; baseBytes: number; journalBytes: number } | null = null;
   private readonly lists: LmdbChunkLists;
@@ -51,6 +53,7 @@ export class JsonManifest implements ManifestStore {
     this.file = stateLayoutAt(stateDir).manifest(scope);
     this.journalFile = `${this.file}.journal`;
     this.pendingFile = `${this.file}.pending`;
+    this.instanceFile = `${this.file}.index`;
     this.lists = new LmdbChunkLists(stateDir, `${this.file}.chunks`);
   }
 
@@ -89,8 +92,19 @@ export class JsonManifest implements ManifestStore {
     await appendFile(this.pendingFile, paths.map((p) => `${JSON.stringify(p)}\n`).join(''));
   }
 
+  async indexInstance(): Promise<string | null> {
+    const text = await readFile(this.instanceFile, 'utf8').catch(() => '');
+    return text.trim() || null;
+  }
+
+  async bindIndex(instance: string): Promise<void> {
+    await ensureStateDir(this.stateDir);
+    await writeFileAtomic(this.instanceFile, `${instance}\n`);
+  }
+
   async clear(): Promise<void> {
     this.saved = null;
+    await rm(this.instanceFile, { force: true });
     await rm(this.file, { force: true });
     await rm(this.journalFile, { force: true });
     await rm(this.pendingFile, { force: true });

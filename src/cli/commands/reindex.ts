@@ -15,7 +15,10 @@ export async function reindexCommand(opts: ReindexOptions, io: Io): Promise<void
   io.result(report, () => {
     const head = `${report.files} files, ${report.chunks} chunks: embedded ${report.embedded}, upserted ${report.upserted}, deleted ${report.deleted}, skipped ${report.skipped} unchanged`;
     const errs = report.errors.map((e) => `error: ${e.path}:${e.line}: ${e.message}`);
-    return [head, ...errs].join('\n');
+    const replaced = report.indexReplaced
+      ? ['note: the index had been created anew since the last sync (its data removed?): every file was indexed again']
+      : [];
+    return [head, ...replaced, ...errs].join('\n');
   });
   // Problems in the files make the run a failure (exit 1), after the report is shown: a file that could
   // not be indexed, or one indexed with a lifecycle link that was ignored.

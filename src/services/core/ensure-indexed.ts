@@ -10,5 +10,16 @@ import { syncIndex, type SyncDeps } from './sync.js';
 export type Freshness = 'first-use' | 'current';
 
 export async function ensureIndexed(deps: SyncDeps, freshness: Freshness = 'first-use'): Promise<void> {
-  if (freshness === 'current' || !(await deps.manifest.exists())) await syncIndex(deps);
+  if (freshness === 'current' || !(await deps.manifest.exists())) await syncIndex(deps, { checkIndex: true });
+}
+
+/**
+ * Opens the index for a read. When the manifest was not written for the collection there now (it was dropped and
+ * an empty one created in its place: the servers' data deleted, a collection dropped by hand), syncs first, which
+ * indexes every file again from the vector cache, so the read finds the memories instead of nothing.
+ */
+export async function openIndexed(deps: SyncDeps): Promise<void> {
+  const instance = await deps.index.open(deps.embedder.identity);
+  if (instance === undefined) return; // a collection from before instance ids: nothing to compare
+  if ((await deps.manifest.indexInstance()) !== instance && (await deps.manifest.exists())) await syncIndex(deps, { checkIndex: true });
 }

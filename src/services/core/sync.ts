@@ -60,11 +60,15 @@ export interface ReindexReport {
   deleted: number;
   skipped: number;
   errors: FileError[];
+  /** Set when the index the manifest described had been replaced by an empty one, so every file was indexed again. */
+  indexReplaced?: true;
 }
 
 export interface SyncOptions {
   /** Drop the index and rebuild it from the files (cached vectors are reused). */
   rebuild?: boolean;
+  /** Open the index first, even if nothing is to be written: checks that the manifest describes it (checkInstance). */
+  checkIndex?: boolean;
   /** Sync only these paths (others keep their manifest entries); a missing path is a deletion. */
   only?: string[];
   progress?: Progress;
@@ -107,7 +111,35 @@ export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Prom
   return deps.lock.run(() => syncUnderLock(deps, options));
 }
 
+/** The collection the manifest describes is gone, and an empty one of the same name is there (see checkInstance). */
+class IndexReplaced extends Error {}
+
 async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<ReindexReport> {
+  try {
+    return await syncOnce(deps, options);
+  } catch (err) {
+    if (!(err instanceof IndexReplaced)) throw err;
+    // Its rows went with it, so the manifest vouches for none: every file is indexed again (vectors from the cache).
+    await deps.manifest.clear();
+    return { ...(await syncOnce(deps, { ...options, only: undefined })), indexReplaced: true };
+  }
+}
+
+/**
+ * Called when a sync first opens the index. A sync that starts without entries records the collection it builds
+ * them for; one that has entries checks that they describe this collection, not one dropped since (the servers'
+ * data deleted, the collection dropped by hand) whose name an empty one now has: searches would find nothing and
+ * every unchanged file would be skipped. A collection from before instance ids has none to compare.
+ */
+async function checkInstance(manifest: SyncDeps['manifest'], instance: string | undefined, hasEntries: boolean): Promise<void> {
+  if (instance === undefined) return;
+  const bound = await manifest.indexInstance();
+  if (bound === instance) return;
+  if (hasEntries) throw new IndexReplaced(`the index was created anew since the last sync`);
+  await manifest.bindIndex(instance);
+}
+
+async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexReport> {
   const progress = options.progress ?? silentProgress;
   if (options.rebuild) {
     // Manifest first: killed between the two, the next sync must not trust it for an index that is gone.
@@ -115,8 +147,10 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
     await deps.index.drop();
     await deps.index.open(deps.embedder.identity);
   }
-  deps = { ...deps, index: openedOnFirstUse(deps.index, deps.embedder.identity) };
   const previous = options.rebuild ? null : await deps.manifest.load();
+  const manifest = deps.manifest;
+  deps = { ...deps, index: openedOnFirstUse(deps.index, deps.embedder.identity, (instance) => checkInstance(manifest, instance, previous !== null)) };
+  if (options.checkIndex) await deps.index.open(deps.embedder.identity);
   // Without a manifest a partial sync cannot know what else is indexed: do a full one.
   if (!previous) options = { ...options, only: undefined };
   // Files whose rows a killed sync may have left in another state than the manifest says (see applyLinks): re-read them too.
@@ -238,9 +272,9 @@ function progressOf(notYetSynced: Map<string, ManifestEntry>, next: Map<string, 
  * The index, opened (collection created or its model checked) on first use: a sync with nothing to write never asks it.
  * `open` starts that same opening early (see writeBatch); it is done once, whoever asks first.
  */
-function openedOnFirstUse(index: VectorIndex, model: EmbeddingModelIdentity): VectorIndex {
-  let opened: Promise<void> | undefined;
-  const open = () => (opened ??= index.open(model));
+function openedOnFirstUse(index: VectorIndex, model: EmbeddingModelIdentity, onOpen: (instance: string | undefined) => Promise<void>): VectorIndex {
+  let opened: Promise<string | undefined> | undefined;
+  const open = () => (opened ??= index.open(model).then(async (instance) => (await onOpen(instance), instance)));
   return new Proxy(index, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);

@@ -186,6 +186,14 @@ class MapManifest implements ManifestStore {
     this.saved = null;
     this.pending = [];
     this.lists.clear();
+    this.instance = null;
+  }
+  private instance: string | null = null;
+  async indexInstance() {
+    return this.instance;
+  }
+  async bindIndex(instance: string) {
+    this.instance = instance;
   }
 }
 
