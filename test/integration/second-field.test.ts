@@ -3,16 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { MilvusIndex } from '../../src/adapters/milvus/milvus-index.js';
-import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
-import { ensureServer, stopServer } from '../../src/adapters/runtime/managed-server.js';
-import { milvusLiteSpec } from '../../src/adapters/runtime/local-servers.js';
-import { serverLayout } from '../../src/memory/layout.js';
-import { loadConfig } from '../../src/config.js';
 import { NO_EXPIRY } from '../../src/memory/records.js';
 import { ModelMismatchError } from '../../src/errors.js';
 import type { IndexedChunk } from '../../src/services/ports.js';
-import { cleanEnv } from '../support/harness.js';
-import { tempRoot } from '../support/temp-root.js';
+import { startOwnMilvusLite, type OwnMilvusLite } from '../support/own-milvus-lite.js';
 
 const MODEL = { name: 'test-model', dimension: 4 };
 const SECOND = { name: 'second-model', dimension: 3 };
@@ -43,19 +37,14 @@ function row(id: string, vector: number[], vector2: number[] | undefined, extra:
 }
 
 describe('the second dense field on Milvus Lite', () => {
-  let stateDir: string;
+  let lite: OwnMilvusLite | undefined;
   let address: string;
   let token: string;
   let index: MilvusIndex;
 
   beforeAll(async () => {
-    const root = await tempRoot({}, 'memdir-it-');
-    stateDir = `${root}/.mem`;
-    const config = loadConfig(cleanEnv(), { root });
-    const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
-    const server = await ensureServer(milvusLiteSpec(runtime, serverLayout(`${root}/.mem`), 0));
-    address = `127.0.0.1:${server.port}`;
-    token = server.secret;
+    lite = await startOwnMilvusLite();
+    ({ address, token } = lite);
     index = new MilvusIndex({ address, token, collection: 'it_second', second: SECOND });
     await index.open(MODEL);
     await index.upsert([
@@ -68,7 +57,7 @@ describe('the second dense field on Milvus Lite', () => {
 
   afterAll(async () => {
     await index?.close();
-    if (stateDir) await stopServer({ stateDir: `${stateDir}/servers`, name: 'milvus-lite', stopSignal: 'SIGINT' });
+    await lite?.stop();
   });
 
   const scope = { users: ['alice'], statuses: ['active' as const], notExpiredAt: 5000 };
