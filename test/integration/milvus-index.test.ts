@@ -2,36 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { MilvusIndex } from '../../src/adapters/milvus/milvus-index.js';
-import { NO_EXPIRY } from '../../src/memory/records.js';
 import { ModelMismatchError } from '../../src/errors.js';
-import type { IndexedChunk } from '../../src/services/ports.js';
+import { indexRow as row } from '../support/index-row.js';
 import { startOwnMilvusLite, type OwnMilvusLite } from '../support/own-milvus-lite.js';
 
 const MODEL = { name: 'test-model', dimension: 4 };
-
-function row(id: string, user: string, content: string, vector: number[], extra: Partial<IndexedChunk> = {}): IndexedChunk {
-  return {
-    chunkId: id,
-    kind: 'unit',
-    textHash: id,
-    memoryId: `m-${id}`,
-    user,
-    type: 'semantic',
-    status: 'active',
-    importance: 0.5,
-    created: 1,
-    updated: 1,
-    expires: NO_EXPIRY,
-    path: `${user}/semantic/${id}.md`,
-    heading: '',
-    lineStart: 1,
-    lineEnd: 1,
-    tags: [],
-    content,
-    vector,
-    ...extra,
-  };
-}
 
 describe('MilvusIndex on Milvus Lite', () => {
   let lite: OwnMilvusLite | undefined;

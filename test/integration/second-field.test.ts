@@ -3,37 +3,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { MilvusIndex } from '../../src/adapters/milvus/milvus-index.js';
-import { NO_EXPIRY } from '../../src/memory/records.js';
 import { ModelMismatchError } from '../../src/errors.js';
 import type { IndexedChunk } from '../../src/services/ports.js';
+import { indexRow } from '../support/index-row.js';
 import { startOwnMilvusLite, type OwnMilvusLite } from '../support/own-milvus-lite.js';
 
 const MODEL = { name: 'test-model', dimension: 4 };
 const SECOND = { name: 'second-model', dimension: 3 };
 
 function row(id: string, vector: number[], vector2: number[] | undefined, extra: Partial<IndexedChunk> = {}): IndexedChunk {
-  return {
-    chunkId: id,
-    kind: 'unit',
-    textHash: id,
-    memoryId: `m-${id}`,
-    user: 'alice',
-    type: 'semantic',
-    status: 'active',
-    importance: 0.5,
-    created: 1,
-    updated: 1,
-    expires: NO_EXPIRY,
-    path: `alice/semantic/${id}.md`,
-    heading: '',
-    lineStart: 1,
-    lineEnd: 1,
-    tags: [],
-    content: `text of ${id}`,
-    vector,
-    ...(vector2 ? { vector2 } : {}),
-    ...extra,
-  };
+  return indexRow(id, 'alice', `text of ${id}`, vector, { ...(vector2 ? { vector2 } : {}), ...extra });
 }
 
 describe('the second dense field on Milvus Lite', () => {
