@@ -10,7 +10,7 @@ import { syncIndex, type SyncDeps } from './sync.js';
 export type Freshness = 'first-use' | 'current';
 
 export async function ensureIndexed(deps: SyncDeps, freshness: Freshness = 'first-use'): Promise<void> {
-  if (freshness === 'current' || !(await deps.manifest.exists())) await syncIndex(deps, { checkIndex: true });
+  if (freshness === 'current' || !(await deps.manifest.exists())) await syncIndex(deps);
 }
 
 /**
