@@ -25,7 +25,7 @@ import { retrievalText } from './retrieval/rewrite.js';
 import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
 import { fileUnitsReader, type FileUnits } from './retrieval/file-units.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
-import { DEFAULT_WINDOW_TERM, withWindowTerm } from './retrieval/window-term.js';
+import { DEFAULT_WINDOW_TERM, SECOND_WINDOW_TERM, withWindowTerm } from './retrieval/window-term.js';
 import { ensureIndexed, openIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
@@ -46,7 +46,10 @@ export interface SearchInput {
   windows?: number;
   /** Units of this many best windows join the candidates when neither list found them (default DEFAULT_EXPAND). */
   expand?: number;
-  /** Share of the best containing window's relevance every unit gains on top of its own (default DEFAULT_WINDOW_TERM; 0 turns it off). */
+  /**
+   * Share of the best containing window's relevance every unit gains on top of its own (default SECOND_WINDOW_TERM
+   * when the second dense field answered, else DEFAULT_WINDOW_TERM; 0 turns it off).
+   */
   windowTerm?: number;
   /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
   names?: number;
@@ -255,7 +258,8 @@ async function retrieve(
           (await unitsIn(deps, scope, top, (w) => w, readUnits, 8)).filter((r) => isEligible({ record: r, score: 0 }, scope)),
         )
       : [];
-  const lifted = withWindowTerm(withWindows([...fused, ...extra], spans, share), spans, input.windowTerm ?? DEFAULT_WINDOW_TERM);
+  const term = input.windowTerm ?? (answered ? SECOND_WINDOW_TERM : DEFAULT_WINDOW_TERM);
+  const lifted = withWindowTerm(withWindows([...fused, ...extra], spans, share), spans, term);
   // Names and dates first, so a unit's neighbours lend it their lifted relevance.
   const named = withDates(withNames(lifted, input.query, input.names ?? DEFAULT_NAME_SHARE), input.query, at, input.dates ?? DEFAULT_DATE_SHARE);
   return withContext(withSectionPrior(named, input.prior ?? DEFAULT_PRIOR), input.context ?? DEFAULT_CONTEXT);

@@ -8,8 +8,13 @@
 import type { FusedCandidate } from './fuse.js';
 import { bestWindow, type WindowSpan } from './windows.js';
 
-/** Off unless asked for (the ablation rows of section 1.13 measure 0.2 and 0.3). */
+/** Off without the second dense field: measured offline only there (docs/benchmarks.md 1.13). */
 export const DEFAULT_WINDOW_TERM = 0;
+/**
+ * The share when the second dense field answers: a unit's own relevance then has mpnet in it and its windows'
+ * has not, so windows.ts's max(own, window) rarely lifts it; this term does (docs/benchmarks.md 1.13, 1.14).
+ */
+export const SECOND_WINDOW_TERM = 0.2;
 
 /** New relevance per unit, still in [0, 1]: own + share · best window · (1 − own). */
 export function withWindowTerm(units: FusedCandidate[], windows: WindowSpan[], share: number): FusedCandidate[] {

@@ -13,7 +13,8 @@ import { EmbeddingError } from '../../../src/errors.js';
 import { secondVectorIndex } from '../../../src/services/core/second-vectors.js';
 import { collectGarbage } from '../../../src/services/gc.js';
 import { syncIndex } from '../../../src/services/core/sync.js';
-import { searchMemories } from '../../../src/services/search.js';
+import { searchMemories, type SearchResult } from '../../../src/services/search.js';
+import { SECOND_WINDOW_TERM } from '../../../src/services/retrieval/window-term.js';
 import { DAY_LOG } from '../../support/day-log.js';
 import { HashEmbedder, InMemoryIndex } from '../../support/fakes.js';
 import { tempRoot } from '../../support/temp-root.js';
@@ -108,6 +109,24 @@ describe('the second dense field', () => {
     const input = { query: 'where is the spare key', user: 'alice', unit: 'chunk' as const, track: false, rescore: false };
     const own = await searchMemories({ ...deps, secondDenseWeight: 0.2 }, input);
     expect(own).toEqual(await searchMemories(deps, { ...input, denseWeight: 0.2 }));
+  });
+
+  it('with the second model answering, units gain the window term by default; without it, they do not', async () => {
+    const { deps } = await secondRoot();
+    await syncIndex(deps);
+    const input = { query: 'where is the spare key', user: 'alice', unit: 'chunk' as const, track: false, rescore: false };
+    const ranked = (results: SearchResult[]) => results.map((r) => [r.path, r.lines, r.score]);
+    const byDefault = await searchMemories(deps, input);
+    expect(ranked(byDefault)).toEqual(ranked(await searchMemories(deps, { ...input, windowTerm: SECOND_WINDOW_TERM })));
+    // The term only adds: every unit of the day log scores higher with it than without.
+    const without = await searchMemories(deps, { ...input, windowTerm: 0 });
+    const log = (results: SearchResult[]) => new Map(results.filter((r) => r.path.includes('episodic')).map((r) => [r.lines.join('-'), r.score]));
+    const [on, off] = [log(byDefault), log(without)];
+    expect(on.size).toBeGreaterThan(0);
+    for (const [lines, score] of on) expect(score).toBeGreaterThan(off.get(lines)!);
+    // The second field off (its share 0): no term unless asked for.
+    const twoFields = { ...input, second: 0 };
+    expect(ranked(await searchMemories(deps, twoFields))).toEqual(ranked(await searchMemories(deps, { ...twoFields, windowTerm: 0 })));
   });
 
   it('a sync whose second model cannot embed fails naming the setting, loses nothing, and the next sync retries', async () => {
