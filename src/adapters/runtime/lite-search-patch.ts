@@ -1,22 +1,79 @@
-// Two exact speed-ups of Milvus Lite 3.2.2's searches, applied by memdir's launcher: the newest sequence number of
-// every primary key of every segment, which its searches rebuild in Python on every call, is kept per set of
-// segments and reused while that set is the same — for BM25 (the whole collection's segments) and for dense
-// searches (the segments of the searched partitions).
+// Exact speed-ups of Milvus Lite 3.2.2's searches, applied by memdir's launcher. Its searches rebuild in Python, on
+// every call, the newest sequence number of every primary key of the searched segments (BM25: the whole collection's;
+// dense: the searched partitions'), then walk every row of the searched partitions in Python to mark the rows that
+// hold a key's newest, undeleted version. Both are kept per set of segments and reused while that set is the same; per
+// call only the rows of the keys that the memtable or a tombstone touches are judged again, by the original test.
 //
-// Why: at 50,000 memory files (208,813 rows) that pass is ~76 % of a BM25 search (docs/benchmarks.md §20) and a
-// `mem search` makes two; in a dense search it covers only the user's partition (20,000-42,000 rows there), 12-44 ms
-// per request under load (§24), and a search makes two of those too. Why it is exact: a segment is an immutable
-// Parquet file (Milvus Lite reloads nothing it has loaded; a flush or compaction makes new segment objects), so the
-// map of a given tuple of segment objects never changes; the memtable's newer versions are still merged on top at
-// every call, as before. Each patch rewrites one block found by its exact text: any other Milvus Lite version (the
-// block changed) is left as it is and the server says so in its log. Drop them once Milvus Lite caches the map itself.
-/** Python code run by the Milvus Lite launcher before the server starts. */
+// Why: at 50,000 memory files (208,813 rows) the collection-wide pass was ~76 % of a BM25 search (docs/benchmarks.md
+// §20); the per-row walk covers the user's partition (20,000-42,000 rows there) in each of a search's four requests
+// (§30). Why it is exact: a segment is an immutable Parquet file (Milvus Lite reloads nothing it has loaded; a flush or
+// compaction makes new segment objects), so the map and the newest rows of a given tuple of segment objects never
+// change; what can change between calls (the memtable's rows and deletes, the tombstones) is looked at on every call,
+// and a row of a key it names is judged by the original code's own test. A segment that holds a key twice, or a call
+// with more such keys than rows, takes the original loop. Each patch rewrites blocks found by their exact text: any
+// other Milvus Lite version (a block changed) is left as it is and the server says so in its log. Drop them once Milvus
+// Lite keeps these itself.
 export const LITE_SEARCH_PATCH = `
-def _memdir_patch_sparse_dedup():
+import numpy as _memdir_np
+
+class _MemdirVersions:
+    """The newest sequence number of every key of a tuple of segments, and per segment the rows that hold it."""
+
+    def __init__(self, segments):
+        self.segments = tuple(segments)
+        newest = {}
+        for seg in self.segments:
+            seqs = seg.seqs.tolist() if hasattr(seg.seqs, "tolist") else list(seg.seqs)
+            for pk, seq in zip(list(seg.pks), seqs):
+                seq = int(seq)
+                known = newest.get(pk)
+                if known is None or seq > known:
+                    newest[pk] = seq
+        self.newest = newest
+        # By the identity of a segment's seqs array (what the dense executor hands its mask builder): the segment and,
+        # once built, its rows holding their key's newest version (None: a key is twice in the segment).
+        self._rows = {id(seg.seqs): (seg, None, False) for seg in self.segments}
+
+    def same(self, segments):
+        # The segment objects themselves are compared (kept alive here): an id() could be reused.
+        return len(segments) == len(self.segments) and all(a is b for a, b in zip(segments, self.segments))
+
+    def _newest_rows(self, seqs):
+        entry = self._rows.get(id(seqs))
+        if entry is None or entry[0].seqs is not seqs:
+            return None, None
+        seg, rows, built = entry
+        if not built:
+            if len(seg.pk_to_row) == len(seg.pks):
+                newest = self.newest
+                rows = _memdir_np.fromiter(
+                    (newest.get(pk) == int(seq) for pk, seq in zip(seg.pks, seg.seqs.tolist())), dtype=bool, count=len(seg.pks)
+                )
+            self._rows[id(seqs)] = (seg, rows, True)
+        return seg, rows
+
+    def mask(self, seqs, row_valid, touched):
+        """A segment's valid rows: its newest rows, and each row of a key in \`touched\` judged by row_valid; None: walk them all."""
+        seg, rows = self._newest_rows(seqs)
+        if rows is None or sum(len(keys) for keys in touched) > len(rows):
+            return None
+        mask = rows.copy()
+        where = seg.pk_to_row
+        for keys in touched:
+            for pk in keys:
+                i = where.get(pk)
+                if i is not None:
+                    mask[i] = row_valid(seg, pk, int(seqs[i]))
+        return mask
+
+def _memdir_indent(block):
+    return "".join("    " + line if line.strip() else line for line in block.splitlines(True))
+
+def _memdir_patch_sparse():
     import inspect, textwrap
     import milvus_lite.engine.collection as coll
-    # The block as it stands in the method's source once dedented (its body 4 spaces in; 8 in the file).
-    block = (
+    # The blocks as they stand in the method's source once dedented (its body 4 spaces in; 8 in the file).
+    versions = (
         "    global_pk_seq: Dict[Any, int] = {}\\n"
         "    for seg in seg_snapshot:\\n"
         "        # Resolve collection-wide versions before partition pruning, just\\n"
@@ -26,84 +83,138 @@ def _memdir_patch_sparse_dedup():
         "            seq = int(seg.seqs[i])\\n"
         "            if pk not in global_pk_seq or seq > global_pk_seq[pk]:\\n"
         "                global_pk_seq[pk] = seq\\n"
+        "    # Resolve versions by sequence, not by physical source order.\\n"
+        "    for pk, (_, _, seq) in self._memtable.pk_index_snapshot():\\n"
+    )
+    walk = (
+        "        n = len(pks)\\n"
+        "        valid_mask = np.ones(n, dtype=bool)\\n"
+        "        for i in range(n):\\n"
+        "            pk, seq = pks[i], int(seqs[i])\\n"
+        "            pending_delete = mt_deletes.get(pk)\\n"
+        "            if (delta_snap.is_deleted(pk, seq)\\n"
+        "                    or (pending_delete is not None and pending_delete[0] > seq\\n"
+        "                        and pending_delete[1] in (ALL_PARTITIONS, seg.partition))):\\n"
+        "                valid_mask[i] = False\\n"
+        "            elif global_pk_seq.get(pk, -1) > seq:\\n"
+        "                # Stale version \\u2014 a newer version exists in another segment or memtable\\n"
+        "                valid_mask[i] = False\\n"
     )
     try:
         source = textwrap.dedent(inspect.getsource(coll.Collection._search_sparse))
     except (OSError, TypeError):
         print("memdir: BM25 search left unpatched (no source)", flush=True)
         return
-    if source.count(block) != 1:
+    if source.count(versions) != 1 or source.count(walk) != 1:
         print("memdir: BM25 search left unpatched (another Milvus Lite version)", flush=True)
         return
-    source = source.replace(block, "    global_pk_seq: Dict[Any, int] = _memdir_segments_pk_seq(self, seg_snapshot)\\n")
+    source = source.replace(versions, (
+        "    _memdir_v = _memdir_segments_versions(self, seg_snapshot)\\n"
+        "    _memdir_mt = self._memtable.pk_index_snapshot()\\n"
+        "    _memdir_mt_pks = [pk for pk, _ in _memdir_mt]\\n"
+        "    # The cached map itself unless the memtable adds versions to it (read only below).\\n"
+        "    global_pk_seq: Dict[Any, int] = dict(_memdir_v.newest) if _memdir_mt else _memdir_v.newest\\n"
+        "    def _memdir_row(seg, pk, seq):\\n"
+        "        pending_delete = mt_deletes.get(pk)\\n"
+        "        if (delta_snap.is_deleted(pk, seq)\\n"
+        "                or (pending_delete is not None and pending_delete[0] > seq\\n"
+        "                    and pending_delete[1] in (ALL_PARTITIONS, seg.partition))):\\n"
+        "            return False\\n"
+        "        return not global_pk_seq.get(pk, -1) > seq\\n"
+        "    for pk, (_, _, seq) in _memdir_mt:\\n"
+    ))
+    source = source.replace(walk, (
+        "        n = len(pks)\\n"
+        "        valid_mask = _memdir_v.mask(seqs, _memdir_row, (_memdir_mt_pks, delta_snap._map, mt_deletes))\\n"
+        "        if valid_mask is None:\\n"
+    ) + _memdir_indent(walk.split("\\n", 1)[1]))
 
-    def segments_pk_seq(collection, segments):
-        cached = getattr(collection, "_memdir_pk_seq", None)
-        if cached is not None and len(cached[0]) == len(segments) and all(a is b for a, b in zip(cached[0], segments)):
-            return dict(cached[1])
-        newest = {}
-        for seg in segments:
-            for i, pk in enumerate(seg.pks):
-                seq = int(seg.seqs[i])
-                if pk not in newest or seq > newest[pk]:
-                    newest[pk] = seq
-        # The segments themselves are kept with the map: their identity is the key (an id() could be reused).
-        collection._memdir_pk_seq = (tuple(segments), newest)
-        return dict(newest)
+    def segments_versions(collection, segments):
+        cached = getattr(collection, "_memdir_versions", None)
+        if cached is None or not cached.same(segments):
+            cached = _MemdirVersions(segments)
+            collection._memdir_versions = cached
+        return cached
 
-    coll._memdir_segments_pk_seq = segments_pk_seq
+    coll._memdir_segments_versions = segments_versions
     scope = {}
     exec(compile(source, coll.__file__, "exec"), coll.__dict__, scope)
     coll.Collection._search_sparse = scope["_search_sparse"]
     print("memdir: BM25 search reuses its per-segment version map", flush=True)
+    print("memdir: BM25 search reuses its segments' newest rows", flush=True)
 
-_memdir_patch_sparse_dedup()
+_memdir_patch_sparse()
 
-def _memdir_patch_dense_dedup():
+def _memdir_patch_dense():
     import __future__, inspect, os
     import milvus_lite.engine.collection as coll
     import milvus_lite.search.executor_indexed as ex
-    block = (
+    versions = (
         "    for seg in in_scope_segments:\\n"
         "        _update_max_seqs(list(seg.pks), seg.seqs)\\n"
+    )
+    walk = (
+        "        n = len(pks)\\n"
+        "        local_mask = np.zeros(n, dtype=bool)\\n"
+        "        for i in range(n):\\n"
+        "            pk = pks[i]\\n"
+        "            seq = int(seqs[i])\\n"
+        "            # Cross-source max-seq dedup.\\n"
+        "            if global_max_seqs.get(pk) != seq:\\n"
+        "                continue\\n"
+        "            # Tombstone: a strictly larger delete_seq shadows this row.\\n"
+        "            if delta_index.is_deleted(pk, seq):\\n"
+        "                continue\\n"
+        "            mt_entry = mt_deletes.get(pk)\\n"
+        "            if mt_entry is not None and mt_entry[0] > seq:\\n"
+        "                continue\\n"
+        "            local_mask[i] = True\\n"
     )
     try:
         source = inspect.getsource(ex.execute_search_with_index)
     except (OSError, TypeError):
         print("memdir: dense search left unpatched (no source)", flush=True)
         return
-    if source.count(block) != 1 or coll.execute_search_with_index is not ex.execute_search_with_index:
+    if source.count(versions) != 1 or source.count(walk) != 1 or coll.execute_search_with_index is not ex.execute_search_with_index:
         print("memdir: dense search left unpatched (another Milvus Lite version)", flush=True)
         return
-    source = source.replace(block, "    global_max_seqs.update(_memdir_partition_pk_seq(in_scope_segments))\\n")
-    # One map per set of partition folders searched (a user's partition): a newer set of the same folders replaces
-    # it, so at most one superseded set of segments is kept alive per folder, as the BM25 map keeps one per collection.
+    source = source.replace(versions, (
+        "    _memdir_v = _memdir_partition_versions(in_scope_segments)\\n"
+        "    global_max_seqs.update(_memdir_v.newest)\\n"
+        "    def _memdir_row(seg, pk, seq):\\n"
+        "        if global_max_seqs.get(pk) != seq:\\n"
+        "            return False\\n"
+        "        if delta_index.is_deleted(pk, seq):\\n"
+        "            return False\\n"
+        "        mt_entry = mt_deletes.get(pk)\\n"
+        "        return not (mt_entry is not None and mt_entry[0] > seq)\\n"
+    ))
+    source = source.replace(walk, (
+        "        n = len(pks)\\n"
+        "        local_mask = _memdir_v.mask(seqs, _memdir_row, (mt_pks, delta_index._map, mt_deletes))\\n"
+        "        if local_mask is None:\\n"
+    ) + _memdir_indent(walk.split("\\n", 1)[1]))
+    # One entry per set of partition folders searched (a user's partition): a newer set of the same folders replaces
+    # it, so at most one superseded set of segments is kept alive per folder set, as the BM25 entry keeps one.
     maps = {}
 
-    def partition_pk_seq(segments):
+    def partition_versions(segments):
         segments = tuple(segments)
         key = tuple(sorted({os.path.dirname(s.file_path) for s in segments}))
         cached = maps.get(key)
-        if cached is not None and len(cached[0]) == len(segments) and all(a is b for a, b in zip(cached[0], segments)):
-            return cached[1]
-        newest = {}
-        for seg in segments:
-            seqs = seg.seqs.tolist() if hasattr(seg.seqs, "tolist") else list(seg.seqs)
-            for pk, seq in zip(list(seg.pks), seqs):
-                seq = int(seq)
-                known = newest.get(pk)
-                if known is None or seq > known:
-                    newest[pk] = seq
-        maps[key] = (segments, newest)
-        return newest
+        if cached is None or not cached.same(segments):
+            cached = _MemdirVersions(segments)
+            maps[key] = cached
+        return cached
 
-    ex._memdir_partition_pk_seq = partition_pk_seq
+    ex._memdir_partition_versions = partition_versions
     scope = {}
     # The module's own future import (annotations as strings) holds for the rewritten function too.
     exec(compile(source, ex.__file__, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True), ex.__dict__, scope)
     ex.execute_search_with_index = scope["execute_search_with_index"]
     coll.execute_search_with_index = scope["execute_search_with_index"]
     print("memdir: dense search reuses its per-partition version map", flush=True)
+    print("memdir: dense search reuses its segments' newest rows", flush=True)
 
-_memdir_patch_dense_dedup()
+_memdir_patch_dense()
 `;
