@@ -45,6 +45,8 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     expect(log).toContain('memdir: dense search reuses its per-partition version map');
     expect(log).toContain("memdir: BM25 search reuses its segments' newest rows");
     expect(log).toContain("memdir: dense search reuses its segments' newest rows");
+    expect(log).toContain('memdir: BM25 search reads only the shown fields of its hits');
+    expect(log).toContain('memdir: dense search reads only the shown fields of its hits');
   });
 
   it('finds only the newest text of a memory edited in several syncs', async () => {

@@ -63,13 +63,14 @@ def check(step):
         parts = rng.choice([None, [rng.choice(PARTS)], PARTS[:2]])
         expr = rng.choice([None, 'status == "active"', 'user == "ann" and status == "active"'])
         k = rng.choice([5, 20, 80])
+        fields = rng.choice([None, ["user", "status", "lexical"], ["lexical"], ["chunk_id", "vector"]])
         text = " ".join(rng.choice(WORDS) for _ in range(3))
         vec = [[rng.uniform(-1, 1) for _ in range(DIM)]]
         for name, args in (
             ("bm25", dict(query_vectors=[text], anns_field="sparse", metric_type="BM25")),
             ("dense", dict(query_vectors=vec, anns_field="vector", metric_type="COSINE")),
         ):
-            ask = lambda fns: (use(fns), c.search(top_k=k, partition_names=parts, expr=expr, output_fields=["user", "status", "lexical"], **args))[1]
+            ask = lambda fns: (use(fns), c.search(top_k=k, partition_names=parts, expr=expr, output_fields=fields, **args))[1]
             # Milvus Lite compacts and indexes in a background thread, which changes scores (per-segment BM25 statistics,
             # an HNSW index instead of brute force): its own answer is asked before and after the patched one, and a
             # comparison counts only when both of its answers agree.

@@ -69,6 +69,43 @@ class _MemdirVersions:
 def _memdir_indent(block):
     return "".join("    " + line if line.strip() else line for line in block.splitlines(True))
 
+def _memdir_hit_columns(names, schema, plan):
+    """The columns a BM25 hit is read from: those its projection shows, and every column that is no schema field."""
+    if plan.requested_fields is None:
+        return names
+    shown = set(plan.response_schema_fields)
+    fields = {f.name for f in schema.fields}
+    return [name for name in names if name in shown or name not in fields]
+
+def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
+    """Segment.row_to_dict without the schema fields a dense hit does not show (its vectors above all)."""
+    if output_fields is None or "*" in output_fields:
+        return seg.row_to_dict(row_idx)
+    keep = set(output_fields)
+    keep.add(pk_field)
+    result = {}
+    meta_raw = None
+    for name in seg.table.schema.names:
+        if name == "_seq" or (name not in keep and name != "$meta" and not name.startswith("_")):
+            continue
+        val = seg.table.column(name)[row_idx].as_py()
+        if name == "$meta":
+            meta_raw = val
+        result[name] = val
+    # As Segment.row_to_dict: dynamic fields kept in $meta are unpacked into the record.
+    if meta_raw is not None:
+        import json
+        if isinstance(meta_raw, str):
+            try:
+                meta = json.loads(meta_raw)
+                if isinstance(meta, dict):
+                    result.update(meta)
+            except (json.JSONDecodeError, ValueError):
+                pass
+        elif isinstance(meta_raw, dict):
+            result.update(meta_raw)
+    return result
+
 def _memdir_patch_sparse():
     import inspect, textwrap
     import milvus_lite.engine.collection as coll
@@ -100,12 +137,17 @@ def _memdir_patch_sparse():
         "                # Stale version \\u2014 a newer version exists in another segment or memtable\\n"
         "                valid_mask[i] = False\\n"
     )
+    hit = (
+        "                record = {\\n"
+        "                    name: tbl.column(name)[row_i].as_py()\\n"
+        "                    for name in tbl.column_names\\n"
+    )
     try:
         source = textwrap.dedent(inspect.getsource(coll.Collection._search_sparse))
     except (OSError, TypeError):
         print("memdir: BM25 search left unpatched (no source)", flush=True)
         return
-    if source.count(versions) != 1 or source.count(walk) != 1:
+    if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1:
         print("memdir: BM25 search left unpatched (another Milvus Lite version)", flush=True)
         return
     source = source.replace(versions, (
@@ -128,6 +170,7 @@ def _memdir_patch_sparse():
         "        valid_mask = _memdir_v.mask(seqs, _memdir_row, (_memdir_mt_pks, delta_snap._map, mt_deletes))\\n"
         "        if valid_mask is None:\\n"
     ) + _memdir_indent(walk.split("\\n", 1)[1]))
+    source = source.replace(hit, hit.replace("for name in tbl.column_names", "for name in _memdir_hit_columns(tbl.column_names, self._schema, projection_plan)"))
 
     def segments_versions(collection, segments):
         cached = getattr(collection, "_memdir_versions", None)
@@ -137,11 +180,13 @@ def _memdir_patch_sparse():
         return cached
 
     coll._memdir_segments_versions = segments_versions
+    coll._memdir_hit_columns = _memdir_hit_columns
     scope = {}
     exec(compile(source, coll.__file__, "exec"), coll.__dict__, scope)
     coll.Collection._search_sparse = scope["_search_sparse"]
     print("memdir: BM25 search reuses its per-segment version map", flush=True)
     print("memdir: BM25 search reuses its segments' newest rows", flush=True)
+    print("memdir: BM25 search reads only the shown fields of its hits", flush=True)
 
 _memdir_patch_sparse()
 
@@ -170,12 +215,13 @@ def _memdir_patch_dense():
         "                continue\\n"
         "            local_mask[i] = True\\n"
     )
+    hit = "            return in_scope_segments[source_idx].row_to_dict(local_id)\\n"
     try:
         source = inspect.getsource(ex.execute_search_with_index)
     except (OSError, TypeError):
         print("memdir: dense search left unpatched (no source)", flush=True)
         return
-    if source.count(versions) != 1 or source.count(walk) != 1 or coll.execute_search_with_index is not ex.execute_search_with_index:
+    if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1 or coll.execute_search_with_index is not ex.execute_search_with_index:
         print("memdir: dense search left unpatched (another Milvus Lite version)", flush=True)
         return
     source = source.replace(versions, (
@@ -194,6 +240,7 @@ def _memdir_patch_dense():
         "        local_mask = _memdir_v.mask(seqs, _memdir_row, (mt_pks, delta_index._map, mt_deletes))\\n"
         "        if local_mask is None:\\n"
     ) + _memdir_indent(walk.split("\\n", 1)[1]))
+    source = source.replace(hit, "            return _memdir_row_to_dict(in_scope_segments[source_idx], local_id, output_fields, pk_field)\\n")
     # One entry per set of partition folders searched (a user's partition): a newer set of the same folders replaces
     # it, so at most one superseded set of segments is kept alive per folder set, as the BM25 entry keeps one.
     maps = {}
@@ -208,6 +255,7 @@ def _memdir_patch_dense():
         return cached
 
     ex._memdir_partition_versions = partition_versions
+    ex._memdir_row_to_dict = _memdir_row_to_dict
     scope = {}
     # The module's own future import (annotations as strings) holds for the rewritten function too.
     exec(compile(source, ex.__file__, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True), ex.__dict__, scope)
@@ -215,6 +263,7 @@ def _memdir_patch_dense():
     coll.execute_search_with_index = scope["execute_search_with_index"]
     print("memdir: dense search reuses its per-partition version map", flush=True)
     print("memdir: dense search reuses its segments' newest rows", flush=True)
+    print("memdir: dense search reads only the shown fields of its hits", flush=True)
 
 _memdir_patch_dense()
 `;
