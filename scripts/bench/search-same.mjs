@@ -36,7 +36,21 @@ async function open(side) {
   const root = resolve(args[`root-${side}`]);
   const lib = await import(join(repo, 'dist/index.js'));
   const env = { ...defaultsEnv(), MEMDIR_SERVER_HOME: args[`server-home-${side}`] ?? `${root}-servers` };
-  return { repo, root, memory: await lib.openMemory(lib.loadConfig(env, { root })) };
+  // Each index search request's own time (the four of a search are sent together; each is timed from its send).
+  const requests = [];
+  const wrapIndex = (index) => {
+    const wrapped = Object.create(index);
+    wrapped.search = async (req) => {
+      const t = performance.now();
+      try {
+        return await index.search(req);
+      } finally {
+        requests.push({ what: `${req.mode} ${req.kind ?? 'unit'}`, ms: performance.now() - t });
+      }
+    };
+    return wrapped;
+  };
+  return { repo, root, requests, memory: await lib.openMemory(lib.loadConfig(env, { root }), { wrapIndex }) };
 }
 
 const sides = { a: await open('a'), b: await open('b') };
@@ -50,6 +64,7 @@ try {
   log('warming every user on both sides');
   for (const user of USERS) for (const side of Object.values(sides)) await side.memory.search(input('memory', user));
   out.loadAverageAtStart = os.loadavg().map((x) => round(x, 2));
+  for (const side of Object.values(sides)) side.requests.length = 0;
   const times = { a: [], b: [] };
   let pairs = 0;
   let results = 0;
@@ -81,6 +96,13 @@ try {
   out.searchA = stats(times.a);
   out.searchB = stats(times.b);
   out.pairedDiffAminusB = stats(times.a.map((ms, i) => ms - times.b[i]));
+  const perRequest = (requests) => {
+    const by = {};
+    for (const r of requests) (by[r.what] ??= []).push(r.ms);
+    return Object.fromEntries(Object.entries(by).map(([k, v]) => [k, stats(v)]));
+  };
+  out.requestsA = perRequest(sides.a.requests);
+  out.requestsB = perRequest(sides.b.requests);
 } finally {
   for (const side of Object.values(sides)) await side.memory.close();
 }
@@ -94,6 +116,7 @@ else {
       line(`A (${out.builds.a})`, out.searchA),
       line(`B (${out.builds.b})`, out.searchB),
       line('A - B, same pair', out.pairedDiffAminusB),
+      ...Object.keys(out.requestsA).flatMap((k) => [line(`A request ${k}`, out.requestsA[k]), line(`B request ${k}`, out.requestsB[k] ?? {})]),
     ].join('\n') + '\n',
   );
 }

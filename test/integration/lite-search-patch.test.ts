@@ -47,6 +47,7 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     expect(log).toContain("memdir: dense search reuses its segments' newest rows");
     expect(log).toContain('memdir: BM25 search reads only the shown fields of its hits');
     expect(log).toContain('memdir: dense search reads only the shown fields of its hits');
+    expect(log).toContain("memdir: BM25 scores each query term's postings as arrays");
   });
 
   it('finds only the newest text of a memory edited in several syncs', async () => {
@@ -89,9 +90,16 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
       const script = join(import.meta.dirname, '..', 'support', 'lite-patch-diff.py');
       for (const seed of [1, 2, 3]) {
         const { stdout } = await promisify(execFile)(runtime.python, [script, join(dir, 'patch.py'), join(dir, `data-${seed}`), '80', String(seed)]);
-        const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { compared: number; firstDifference: unknown };
+        const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+          compared: number;
+          firstDifference: unknown;
+          scorerCompared: number;
+          scorerDiffering: number;
+        };
         expect(result.compared).toBe(640);
         expect(result.firstDifference).toBeNull();
+        expect(result.scorerCompared).toBe(800);
+        expect(result.scorerDiffering).toBe(0);
       }
     } finally {
       await rm(dir, { recursive: true, force: true });

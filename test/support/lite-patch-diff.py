@@ -3,21 +3,23 @@
 # flush, and compaction; after each step the same BM25 and dense searches run with Milvus Lite's own functions and
 # with the patched ones, and must return the same hits, distances and fields
 # (compared only while Milvus Lite's own answer is stable: its background compaction changes scores). Args: a file holding the patch's Python,
-# a data dir, the number of steps, a random seed. Prints one JSON line: steps and searches compared, first difference.
+# a data dir, the number of steps, a random seed. Prints one JSON line: steps and searches compared, first difference;
+# then the BM25 scorer alone on random indexes: searches compared and how many differed.
 import json, random, sys
 
 import milvus_lite.engine.collection as coll
+import milvus_lite.index.sparse_inverted as inv
 import milvus_lite.search.executor_indexed as ex
 from milvus_lite import CollectionSchema, DataType, FieldSchema, Function, FunctionType, MilvusLite
 
 patch_file, data_dir, steps, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-original = (coll.Collection._search_sparse, coll.execute_search_with_index)
+original = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search)
 exec(compile(open(patch_file).read(), "lite-search-patch", "exec"), {"__name__": "memdir_patch"})
-patched = (coll.Collection._search_sparse, coll.execute_search_with_index)
-assert patched[0] is not original[0] and patched[1] is not original[1], "the patch did not apply"
+patched = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search)
+assert all(p is not o for p, o in zip(patched, original)), "the patch did not apply"
 
 def use(fns):
-    coll.Collection._search_sparse, coll.execute_search_with_index = fns
+    coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search = fns
     ex.execute_search_with_index = fns[1]
 
 rng = random.Random(seed)
@@ -108,4 +110,35 @@ for step in range(steps):
 
 use(patched)
 db.close()
-print(json.dumps({"steps": steps, "compared": compared, "unstable": unstable, "firstDifference": first_difference}))
+
+# The BM25 scorer alone, on random indexes built with and without a mask, many ties (small vocabularies, whole-number
+# term counts), masked searches and every top k: the same ids and the same float32 distances.
+import numpy as np
+from milvus_lite.index.sparse_inverted import SparseInvertedIndex
+
+scorer_compared = 0
+scorer_differing = 0
+for trial in range(200):
+    n = rng.randint(1, 300)
+    vocabulary = rng.randint(3, 50)
+    docs = []
+    for _ in range(n):
+        doc = {}
+        for _ in range(rng.randint(0, 12)):
+            term = rng.randrange(vocabulary)
+            doc[term] = doc.get(term, 0.0) + float(rng.choice([1, 1, 1, 2, 3]))
+        docs.append(doc)
+    index = SparseInvertedIndex(k1=rng.choice([1.5, 1.2]), b=rng.choice([0.75, 0.3]))
+    index.build(docs, valid_mask=None if rng.random() < 0.5 else np.array([rng.random() < 0.9 for _ in range(n)]))
+    for _ in range(4):
+        queries = [{rng.randrange(vocabulary + 5): rng.choice([1.0, 2.0, 0.5]) for _ in range(rng.randint(0, 6))} for _ in range(rng.randint(1, 3))]
+        mask = None if rng.random() < 0.4 else np.array([rng.random() < 0.7 for _ in range(n)])
+        k = rng.choice([1, 5, 40, 400])
+        a = original[2](index, queries, k, valid_mask=mask)
+        b = patched[2](index, queries, k, valid_mask=mask)
+        scorer_compared += 1
+        same = all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(a, b))
+        scorer_differing += not same
+
+print(json.dumps({"steps": steps, "compared": compared, "unstable": unstable, "firstDifference": first_difference,
+                  "scorerCompared": scorer_compared, "scorerDiffering": scorer_differing}))

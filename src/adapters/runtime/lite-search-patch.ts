@@ -190,6 +190,90 @@ def _memdir_patch_sparse():
 
 _memdir_patch_sparse()
 
+def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None):
+    """SparseInvertedIndex.search over numpy arrays: the same float32 arithmetic, element by element, in the same order."""
+    import math
+    from milvus_lite.index.sparse_common import empty_results, validate_mask
+    np = _memdir_np
+    valid_mask = validate_mask(valid_mask, len(self._doc_lengths))
+    nq = len(query_sparse_vectors)
+    all_ids, all_dists = empty_results(nq, top_k)
+    if self.doc_count == 0:
+        return all_ids, all_dists
+    N = self.doc_count
+    k1 = self.k1
+    b = self.b
+    avgdl = self.avgdl if self.avgdl > 0 else 1.0
+    # Posting lists as arrays, made once per list (build() makes new lists, so they are keyed by the dict's identity).
+    cache = getattr(self, "_memdir_arrays", None)
+    if cache is None or cache[0] is not self._posting_lists:
+        cache = (self._posting_lists, {})
+        self._memdir_arrays = cache
+    arrays = cache[1]
+    n = len(self._doc_lengths)
+    for qi in range(nq):
+        query_terms = query_sparse_vectors[qi]
+        if not query_terms:
+            continue
+        scores = np.zeros(n, dtype=np.float32)
+        # The original ranks equal scores in the order documents were first scored: by term, then by posting.
+        first = np.full(n, -1, dtype=np.int64)
+        order = 0
+        for term_hash, query_weight in query_terms.items():
+            posting = self._posting_lists.get(term_hash)
+            if not posting:
+                continue
+            pair = arrays.get(term_hash)
+            if pair is None:
+                ids = np.fromiter((p[0] for p in posting), dtype=np.int64, count=len(posting))
+                tfs = np.fromiter((p[1] for p in posting), dtype=np.float64, count=len(posting))
+                pair = (ids, tfs)
+                arrays[term_hash] = pair
+            ids, tf = pair
+            if valid_mask is not None:
+                keep = valid_mask[ids]
+                ids, tf = ids[keep], tf[keep]
+                if len(ids) == 0:
+                    continue
+            df = self._df[term_hash]
+            idf = math.log((N - df + 0.5) / (df + 0.5) + 1.0)
+            dl = self._doc_lengths[ids]
+            # As the scalar code computes it: Python floats in double, each meeting a float32 cast to float32 first.
+            numerator = (tf * (k1 + 1.0)).astype(np.float32)
+            denominator = tf.astype(np.float32) + np.float32(k1) * (np.float32(1.0 - b) + np.float32(b) * dl / np.float32(avgdl))
+            tf_norm = numerator / denominator
+            scores[ids] += (np.float32(idf) * tf_norm) * np.float32(query_weight)
+            new = first[ids] < 0
+            first[ids[new]] = order + np.arange(int(new.sum()), dtype=np.int64)
+            order += int(new.sum())
+        scored = np.flatnonzero(first >= 0)
+        if len(scored) == 0:
+            continue
+        ranked = scored[np.lexsort((first[scored], -scores[scored]))]
+        k_actual = min(top_k, len(ranked))
+        all_ids[qi, :k_actual] = ranked[:k_actual]
+        all_dists[qi, :k_actual] = -scores[ranked[:k_actual]]
+    return all_ids, all_dists
+
+# SHA-256 of Milvus Lite 3.2.2's SparseInvertedIndex.search source, which _memdir_bm25_search reproduces.
+_MEMDIR_BM25_SEARCH_SHA256 = "4b6c5484c6d1bc20d3040b3d32e4631480c428e397bcd532df575b7a1f51a374"
+
+def _memdir_patch_bm25_scoring():
+    import milvus_lite.index.sparse_inverted as inv
+    # Exactly the scorer this replaces: the same formula and order of operations (checked by its source), else left.
+    import inspect, hashlib
+    try:
+        digest = hashlib.sha256(inspect.getsource(inv.SparseInvertedIndex.search).encode()).hexdigest()
+    except (OSError, TypeError):
+        digest = None
+    if digest != _MEMDIR_BM25_SEARCH_SHA256:
+        print("memdir: BM25 scoring left unpatched (another Milvus Lite version)", flush=True)
+        return
+    inv.SparseInvertedIndex.search = _memdir_bm25_search
+    print("memdir: BM25 scores each query term's postings as arrays", flush=True)
+
+_memdir_patch_bm25_scoring()
+
 def _memdir_patch_dense():
     import __future__, inspect, os
     import milvus_lite.engine.collection as coll
