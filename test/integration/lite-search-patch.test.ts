@@ -48,6 +48,7 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     expect(log).toContain('memdir: BM25 search reads only the shown fields of its hits');
     expect(log).toContain('memdir: dense search reads only the shown fields of its hits');
     expect(log).toContain("memdir: BM25 scores each query term's postings as arrays");
+    expect(log).toContain("memdir: BM25 builds a segment's index from its packed column as arrays");
   });
 
   it('finds only the newest text of a memory edited in several syncs', async () => {
@@ -100,6 +101,8 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
         expect(result.firstDifference).toBeNull();
         expect(result.scorerCompared).toBe(800);
         expect(result.scorerDiffering).toBe(0);
+        expect(result.buildsCompared).toBe(200);
+        expect(result.buildsDiffering).toBe(0);
       }
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 # with the patched ones, and must return the same hits, distances and fields
 # (compared only while Milvus Lite's own answer is stable: its background compaction changes scores). Args: a file holding the patch's Python,
 # a data dir, the number of steps, a random seed. Prints one JSON line: steps and searches compared, first difference;
-# then the BM25 scorer alone on random indexes: searches compared and how many differed.
+# then the BM25 scorer alone on random indexes, and its index built from packed rows: how many compared and differed.
 import json, random, sys
 
 import milvus_lite.engine.collection as coll
@@ -140,5 +140,31 @@ for trial in range(200):
         same = all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(a, b))
         scorer_differing += not same
 
+# A segment's BM25 index built from its packed column by the patch against the original's build from decoded rows:
+# the same statistics, terms in the same order, the same postings (ids and counts, as Python ints and floats).
+import pyarrow as pa
+from milvus_lite.analyzer.sparse import bytes_to_sparse, sparse_to_bytes
+import milvus_lite.engine.collection as patched_module
+
+builds_compared = 0
+builds_differing = 0
+for trial in range(200):
+    rows = [{rng.randrange(2**32 if rng.random() < 0.5 else 40): float(rng.choice([1, 2, 3])) for _ in range(rng.randint(0, 10))} for _ in range(rng.randint(1, 200))]
+    column = pa.chunked_array([pa.array([sparse_to_bytes(r) for r in rows], type=pa.binary())])
+    mine = patched_module._memdir_fast_bm25(column, "BM25", {})
+    theirs = SparseInvertedIndex()
+    theirs.build([bytes_to_sparse(r) for r in column.to_pylist()])
+    builds_compared += 1
+    pairs = lambda index: [(t, [(type(i), i, type(f), f) for i, f in p]) for t, p in index._posting_lists.items()]
+    same = (
+        mine is not None
+        and (mine.doc_count, mine.avgdl, mine._df) == (theirs.doc_count, theirs.avgdl, theirs._df)
+        and np.array_equal(mine._doc_lengths, theirs._doc_lengths)
+        and mine._doc_lengths.dtype == theirs._doc_lengths.dtype
+        and pairs(mine) == pairs(theirs)
+    )
+    builds_differing += not same
+
 print(json.dumps({"steps": steps, "compared": compared, "unstable": unstable, "firstDifference": first_difference,
-                  "scorerCompared": scorer_compared, "scorerDiffering": scorer_differing}))
+                  "scorerCompared": scorer_compared, "scorerDiffering": scorer_differing,
+                  "buildsCompared": builds_compared, "buildsDiffering": builds_differing}))

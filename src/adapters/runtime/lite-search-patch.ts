@@ -106,6 +106,82 @@ def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
             result.update(meta_raw)
     return result
 
+class _MemdirPosting:
+    """One term's posting list held as arrays; reads as the original's list of (local_id, tf) pairs."""
+
+    __slots__ = ("ids", "tfs")
+
+    def __init__(self, ids, tfs):
+        self.ids = ids
+        self.tfs = tfs
+
+    def __len__(self):
+        return len(self.ids)
+
+    def __iter__(self):
+        return iter(zip(self.ids.tolist(), self.tfs.tolist()))
+
+    def __getitem__(self, i):
+        return list(self)[i]
+
+def _memdir_build_bm25(column, index):
+    """Builds a segment's BM25 index from its packed sparse column in numpy; None when the data is not the plain case
+    (nulls, a sliced array, a term twice in a row, counts that are not whole numbers), which the original then builds."""
+    import pyarrow as pa
+    np = _memdir_np
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if not (pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)) or arr.null_count or arr.offset:
+        return None
+    n = len(arr)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64 if pa.types.is_large_binary(arr.type) else np.int32)[: n + 1].astype(np.int64)
+    sizes = np.diff(offsets)
+    if n == 0 or np.any(sizes % 8):
+        return None
+    data = arr.buffers()[2]
+    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, dtype=np.uint8)
+    pairs = raw.view(np.dtype([("term", "<u4"), ("tf", "<f4")]))
+    terms = pairs["term"].astype(np.int64)
+    tfs = pairs["tf"].astype(np.float64)
+    docs = np.repeat(np.arange(n, dtype=np.int64), sizes // 8)
+    # Sums of whole numbers are exact in any order: only then do these sums equal the original's left-to-right ones.
+    if len(terms) and (np.any(tfs != np.floor(tfs)) or np.any(tfs < 0) or tfs.sum() >= 2.0**52):
+        return None
+    if len(terms) > 1:
+        same_doc = docs[1:] == docs[:-1]
+        if np.any(same_doc & (terms[1:] <= terms[:-1])):
+            return None
+    doc_lengths = np.bincount(docs, weights=tfs, minlength=n)
+    index.doc_count = n
+    total = float(doc_lengths.sum())
+    index.avgdl = total / n
+    index._doc_lengths = doc_lengths.astype(np.float32)
+    order = np.argsort(terms, kind="stable")
+    sorted_terms = terms[order]
+    starts = np.flatnonzero(np.r_[True, sorted_terms[1:] != sorted_terms[:-1]]) if len(terms) else np.zeros(0, dtype=np.int64)
+    ends = np.r_[starts[1:], len(terms)]
+    ids = docs[order]
+    weights = tfs[order]
+    # Terms in the order the original meets them (by row, then within a row): its dict's order.
+    first_seen = order[starts]
+    postings = {}
+    df = {}
+    for s in np.argsort(first_seen, kind="stable").tolist():
+        term = int(sorted_terms[starts[s]])
+        postings[term] = _MemdirPosting(ids[starts[s] : ends[s]], weights[starts[s] : ends[s]])
+        df[term] = int(ends[s] - starts[s])
+    index._posting_lists = postings
+    index._df = df
+    return index
+
+_MEMDIR_FAST_BUILD = []
+
+def _memdir_fast_bm25(column, metric_type, index_params):
+    """A segment's BM25 index built by _memdir_build_bm25 once the scorer is patched too; None: the original builds it."""
+    if not _MEMDIR_FAST_BUILD or metric_type != "BM25":
+        return None
+    from milvus_lite.index.sparse_factory import create_sparse_index
+    return _memdir_build_bm25(column, create_sparse_index(metric_type, index_params))
+
 def _memdir_patch_sparse():
     import inspect, textwrap
     import milvus_lite.engine.collection as coll
@@ -137,6 +213,16 @@ def _memdir_patch_sparse():
         "                # Stale version \\u2014 a newer version exists in another segment or memtable\\n"
         "                valid_mask[i] = False\\n"
     )
+    build = (
+        "        if not sparse_index_matches(cached_idx, metric_type, index_params):\\n"
+        "            sparse_batch = table.column(vector_field).to_pylist()\\n"
+        "            sparse_vecs = [\\n"
+        "                bytes_to_sparse(r) if isinstance(r, bytes) else (r or {})\\n"
+        "                for r in sparse_batch\\n"
+        "            ]\\n"
+        "            cached_idx = create_sparse_index(metric_type, index_params)\\n"
+        "            cached_idx.build(sparse_vecs)  # no valid_mask \\u2014 full segment\\n"
+    )
     hit = (
         "                record = {\\n"
         "                    name: tbl.column(name)[row_i].as_py()\\n"
@@ -147,7 +233,7 @@ def _memdir_patch_sparse():
     except (OSError, TypeError):
         print("memdir: BM25 search left unpatched (no source)", flush=True)
         return
-    if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1:
+    if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1 or source.count(build) != 1:
         print("memdir: BM25 search left unpatched (another Milvus Lite version)", flush=True)
         return
     source = source.replace(versions, (
@@ -170,6 +256,11 @@ def _memdir_patch_sparse():
         "        valid_mask = _memdir_v.mask(seqs, _memdir_row, (_memdir_mt_pks, delta_snap._map, mt_deletes))\\n"
         "        if valid_mask is None:\\n"
     ) + _memdir_indent(walk.split("\\n", 1)[1]))
+    first, rest = build.split("\\n", 1)
+    source = source.replace(build, first + "\\n" + (
+        "            cached_idx = _memdir_fast_bm25(table.column(vector_field), metric_type, index_params)\\n"
+        "            if cached_idx is None:\\n"
+    ) + _memdir_indent(rest))
     source = source.replace(hit, hit.replace("for name in tbl.column_names", "for name in _memdir_hit_columns(tbl.column_names, self._schema, projection_plan)"))
 
     def segments_versions(collection, segments):
@@ -181,6 +272,7 @@ def _memdir_patch_sparse():
 
     coll._memdir_segments_versions = segments_versions
     coll._memdir_hit_columns = _memdir_hit_columns
+    coll._memdir_fast_bm25 = _memdir_fast_bm25
     scope = {}
     exec(compile(source, coll.__file__, "exec"), coll.__dict__, scope)
     coll.Collection._search_sparse = scope["_search_sparse"]
@@ -224,6 +316,8 @@ def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None):
             if not posting:
                 continue
             pair = arrays.get(term_hash)
+            if pair is None and isinstance(posting, _MemdirPosting):
+                pair = (posting.ids, posting.tfs)
             if pair is None:
                 ids = np.fromiter((p[0] for p in posting), dtype=np.int64, count=len(posting))
                 tfs = np.fromiter((p[1] for p in posting), dtype=np.float64, count=len(posting))
@@ -270,7 +364,9 @@ def _memdir_patch_bm25_scoring():
         print("memdir: BM25 scoring left unpatched (another Milvus Lite version)", flush=True)
         return
     inv.SparseInvertedIndex.search = _memdir_bm25_search
+    _MEMDIR_FAST_BUILD.append(True)
     print("memdir: BM25 scores each query term's postings as arrays", flush=True)
+    print("memdir: BM25 builds a segment's index from its packed column as arrays", flush=True)
 
 _memdir_patch_bm25_scoring()
 
