@@ -4,7 +4,7 @@
 // same scores and fields (`at` fixed and nothing tracked, so recency and access statistics are the same for both).
 //
 // Usage: node scripts/bench/search-same.mjs --a <repo> --root-a <root> [--server-home-a <dir>]
-//                                           --b <repo> --root-b <root> [--server-home-b <dir>] [--rounds 1] [--json]
+//                                           --b <repo> --root-b <root> [--server-home-b <dir>] [--rounds 1] [--pairs N] [--json]
 //        (a repo is a checkout with a build; a server home defaults to `<root>-servers`, as the bench keeps it.)
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,11 +24,14 @@ const { values: args } = parseArgs({
     'root-b': { type: 'string' },
     'server-home-b': { type: 'string' },
     rounds: { type: 'string', default: '1' },
+    // At most this many pairs per round (default: every query for every user, 240).
+    pairs: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 if (!args.a || !args.b || !args['root-a'] || !args['root-b']) throw new Error('--a, --root-a, --b and --root-b are required');
 const ROUNDS = Number(args.rounds);
+const MAX_PAIRS = args.pairs ? Number(args.pairs) : Infinity;
 const log = (msg) => process.stderr.write(`[same] ${msg}\n`);
 
 async function open(side) {
@@ -70,8 +73,9 @@ try {
   let results = 0;
   const differences = [];
   for (let r = 0; r < ROUNDS; r++) {
+    const roundStart = pairs;
     for (let q = 0; q < QUERIES.length; q++) {
-      for (let u = 0; u < USERS.length; u++) {
+      for (let u = 0; u < USERS.length && pairs - roundStart < MAX_PAIRS; u++) {
         const query = QUERIES[q];
         const user = USERS[(u + q) % USERS.length];
         // Which side goes first alternates, so that the load of a shared machine falls on both alike.
