@@ -1,6 +1,6 @@
 // The first searches after Milvus Lite starts, for two builds on two copies of one root: each side's servers are
 // stopped, then each user's first search (which builds that user's partition BM25 index) and second search are timed
-// in one process per side, sides alternated run by run; the results of both sides are compared (`at` fixed, untracked).
+// in a process of that build (search-side.mjs), sides alternated run by run; the results of both sides are compared (`at` fixed, untracked).
 //
 // Usage: node scripts/bench/search-first.mjs --a <repo> --root-a <root> --b <repo> --root-b <root> [--runs 2] [--json]
 //        (server homes: `<root>-servers`, as the bench keeps them.)
@@ -12,6 +12,7 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 
 import { QUERIES, USERS } from './corpus.mjs';
 import { defaultsEnv } from './local.mjs';
+import { startSide } from './search-side.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const { values: args } = parseArgs({
@@ -35,24 +36,22 @@ for (let run = 0; run < Number(args.runs); run++) {
   for (const k of run % 2 === 0 ? ['a', 'b'] : ['b', 'a']) {
     const s = sides[k];
     execFileSync(process.execPath, [join(s.repo, 'bin/mem.js'), '--root', s.root, 'server', 'stop', '--all'], { env: envOf(s), stdio: 'ignore' });
-    const lib = await import(join(s.repo, 'dist/index.js'));
     const load = os.loadavg()[0];
     const t0 = performance.now();
-    const memory = await lib.openMemory(lib.loadConfig(envOf(s), { root: s.root }));
+    const side = startSide(s.repo, s.root, envOf(s));
     const first = [];
     const second = [];
     const got = [];
     try {
       for (const round of [first, second]) {
         for (let u = 0; u < USERS.length; u++) {
-          const t = performance.now();
-          const results = await memory.search({ query: QUERIES[u % QUERIES.length], user: USERS[u], at, track: false });
-          round.push(performance.now() - t);
-          if (round === first) got.push(JSON.parse(JSON.stringify(results)));
+          const answer = await side.search({ query: QUERIES[u % QUERIES.length], user: USERS[u], at, track: false });
+          round.push(answer.ms);
+          if (round === first) got.push(answer.results);
         }
       }
     } finally {
-      await memory.close();
+      await side.close();
     }
     answers[k].push(got);
     out.runs.push({

@@ -1,4 +1,4 @@
-// Same results, and how long each build takes for them: two builds' `searchMemories` in one process, each on its own
+// Same results, and how long each build takes for them: two builds' `searchMemories`, each in a process of its own (search-side.mjs) on its own
 // copy of one root with its own servers (so each build's Milvus Lite, with its launcher's patches, serves its copy),
 // every bench query for every user, alternated search by search; each pair must give the same ranked list with the
 // same scores and fields (`at` fixed and nothing tracked, so recency and access statistics are the same for both).
@@ -7,12 +7,12 @@
 //                                           --b <repo> --root-b <root> [--server-home-b <dir>] [--rounds 1] [--pairs N] [--json]
 //        (a repo is a checkout with a build; a server home defaults to `<root>-servers`, as the bench keeps it.)
 import os from 'node:os';
-import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 
 import { QUERIES, USERS } from './corpus.mjs';
 import { defaultsEnv } from './local.mjs';
+import { startSide } from './search-side.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const { values: args } = parseArgs({
@@ -34,29 +34,14 @@ const ROUNDS = Number(args.rounds);
 const MAX_PAIRS = args.pairs ? Number(args.pairs) : Infinity;
 const log = (msg) => process.stderr.write(`[same] ${msg}\n`);
 
-async function open(side) {
+function open(side) {
   const repo = resolve(args[side]);
   const root = resolve(args[`root-${side}`]);
-  const lib = await import(join(repo, 'dist/index.js'));
   const env = { ...defaultsEnv(), MEMDIR_SERVER_HOME: args[`server-home-${side}`] ?? `${root}-servers` };
-  // Each index search request's own time (the four of a search are sent together; each is timed from its send).
-  const requests = [];
-  const wrapIndex = (index) => {
-    const wrapped = Object.create(index);
-    wrapped.search = async (req) => {
-      const t = performance.now();
-      try {
-        return await index.search(req);
-      } finally {
-        requests.push({ what: `${req.mode} ${req.kind ?? 'unit'}`, ms: performance.now() - t });
-      }
-    };
-    return wrapped;
-  };
-  return { repo, root, requests, memory: await lib.openMemory(lib.loadConfig(env, { root }), { wrapIndex }) };
+  return { repo, root, requests: [], memory: startSide(repo, root, env) };
 }
 
-const sides = { a: await open('a'), b: await open('b') };
+const sides = { a: open('a'), b: open('b') };
 const out = { date: new Date().toISOString(), command: `node scripts/bench/search-same.mjs ${process.argv.slice(2).join(' ')}`, machine: machine() };
 out.builds = { a: sides.a.repo, b: sides.b.repo };
 out.roots = { a: sides.a.root, b: sides.b.root };
@@ -67,7 +52,6 @@ try {
   log('warming every user on both sides');
   for (const user of USERS) for (const side of Object.values(sides)) await side.memory.search(input('memory', user));
   out.loadAverageAtStart = os.loadavg().map((x) => round(x, 2));
-  for (const side of Object.values(sides)) side.requests.length = 0;
   const times = { a: [], b: [] };
   let pairs = 0;
   let results = 0;
@@ -82,13 +66,14 @@ try {
         const order = (pairs % 2 === 0 ? ['a', 'b'] : ['b', 'a']).map((k) => [k, sides[k]]);
         const got = {};
         for (const [k, side] of order) {
-          const t = performance.now();
-          got[k] = await side.memory.search(input(query, user));
-          times[k].push(performance.now() - t);
+          const answer = await side.memory.search(input(query, user));
+          got[k] = answer.results;
+          times[k].push(answer.ms);
+          side.requests.push(...answer.requests);
         }
         pairs++;
         results += got.a.length;
-        if (!isDeepStrictEqual(JSON.parse(JSON.stringify(got.a)), JSON.parse(JSON.stringify(got.b)))) differences.push({ query, user });
+        if (!isDeepStrictEqual(got.a, got.b)) differences.push({ query, user });
       }
     }
     log(`round ${r + 1}: ${pairs} pairs, ${differences.length} differing`);
