@@ -96,6 +96,8 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
           firstDifference: unknown;
           scorerCompared: number;
           scorerDiffering: number;
+          buildsCompared: number;
+          buildsDiffering: number;
         };
         expect(result.compared).toBe(640);
         expect(result.firstDifference).toBeNull();

@@ -6,7 +6,7 @@
 //
 // Why: at 50,000 memory files (208,813 rows) the collection-wide pass was ~76 % of a BM25 search (docs/benchmarks.md
 // §20); the per-row walk covers the user's partition (20,000-42,000 rows there) in each of a search's four requests
-// (§30). Why it is exact: a segment is an immutable Parquet file (Milvus Lite reloads nothing it has loaded; a flush or
+// (docs/benchmarks.md §31). Why it is exact: a segment is an immutable Parquet file (Milvus Lite reloads nothing it has loaded; a flush or
 // compaction makes new segment objects), so the map and the newest rows of a given tuple of segment objects never
 // change; what can change between calls (the memtable's rows and deletes, the tombstones) is looked at on every call,
 // and a row of a key it names is judged by the original code's own test. A segment that holds a key twice, or a call
