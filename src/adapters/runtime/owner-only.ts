@@ -16,8 +16,9 @@ export const ROOTS_ENV = 'MEMDIR_SERVER_ROOTS';
 export const LEASES_ENV = 'MEMDIR_SERVER_LEASES';
 /** Seconds without a call (and without a live lease) after which the server exits; 0: never. */
 export const IDLE_ENV = 'MEMDIR_SERVER_IDLE';
-/** The file (in the records folder) a server writes once it has decided to stop by itself. */
-export const stoppingMarker = (pid: number): string => `stopping-${pid}`;
+/** The file (in the records folder) a server writes once it has decided to stop by itself: this and its pid. */
+const STOPPING_PREFIX = 'stopping-';
+export const stoppingMarker = (pid: number): string => `${STOPPING_PREFIX}${pid}`;
 
 // Prepended to every launcher: servers shared by every root of the user must not run for ever, so each checks every
 // 5 s that its records folder still exists, that some root it serves is still on disk and not released (`mem server
@@ -75,7 +76,7 @@ def _why_stop():
     if _IDLE > 0 and _time.monotonic() - _last_call[0] > _IDLE and not _leased():
         return "idle"
     return None
-_MARK = _os.path.join(_WATCH, "stopping-%d" % _os.getpid()) if _WATCH else ""
+_MARK = _os.path.join(_WATCH, "${STOPPING_PREFIX}%d" % _os.getpid()) if _WATCH else ""
 def _decided():
     why = _why_stop()
     if not why or not _MARK or not _os.path.isdir(_WATCH):
