@@ -20,7 +20,11 @@ export async function runIndexCall(index: VectorIndex, call: IndexCall): Promise
   const a = call.args;
   switch (call.method) {
     case 'open':
-      return index.open(a[0] as { name: string; dimension: number });
+      // Only a boolean recheck is passed on: anything else there is ignored, as before the option existed.
+      return index.open(
+        a[0] as { name: string; dimension: number },
+        (a[1] as { recheck?: unknown } | undefined)?.recheck === true ? { recheck: true } : undefined,
+      );
     case 'upsert':
       return index.upsert(rowsOf(a[0] as EncodedRow[]));
     case 'insert':

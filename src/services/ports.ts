@@ -50,6 +50,10 @@ export interface EmbeddingModelIdentity {
   dimension: number;
 }
 
+export interface OpenOptions {
+  recheck?: boolean;
+}
+
 export interface VectorIndex {
   /** A human description of where the index lives (for status output). */
   readonly location: string;
@@ -57,8 +61,10 @@ export interface VectorIndex {
    * Creates the collection for this model, or checks that the existing one was built with it. Returns the
    * collection's instance id, a random id given when it was created (undefined for one created before memdir gave
    * them): a manifest records the instance it describes, so an index dropped and created anew is noticed.
+   * An index already open answers from memory; `recheck` asks the server again, since another process (a purge's
+   * rebuild) may have dropped and created the collection since this one opened it.
    */
-  open(model: EmbeddingModelIdentity): Promise<string | undefined>;
+  open(model: EmbeddingModelIdentity, options?: OpenOptions): Promise<string | undefined>;
   /** Drops everything (for a rebuild). */
   drop(): Promise<void>;
   upsert(rows: IndexedChunk[]): Promise<void>;

@@ -108,6 +108,22 @@ describe('MilvusIndex on Milvus Lite', () => {
     for (const i of [first, again, created]) await i.close();
   });
 
+  it('an index opened before another client re-created its collection remembers the old instance until asked to recheck', async () => {
+    const daemon = new MilvusIndex({ address, token, collection: 'it_recheck' });
+    const before = await daemon.open(MODEL);
+    const purge = new MilvusIndex({ address, token, collection: 'it_recheck' });
+    await purge.open(MODEL);
+    await purge.drop();
+    const after = await purge.open(MODEL);
+    expect(after).not.toBe(before);
+    // Cheap reopen: from memory (a search opens its index every time).
+    expect(await daemon.open(MODEL)).toBe(before);
+    expect(await daemon.open(MODEL, { recheck: true })).toBe(after);
+    expect(await daemon.open(MODEL)).toBe(after);
+    await purge.drop();
+    for (const i of [daemon, purge]) await i.close();
+  });
+
   it('searches units unless windows are asked for, and lists the units lying inside a window', async () => {
     const path = 'carol/episodic/log.md';
     const lines = (lineStart: number, lineEnd: number) => ({ path, lineStart, lineEnd });

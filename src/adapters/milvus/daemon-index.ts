@@ -1,7 +1,16 @@
 // The index through the running search daemon for small writes and lookups, else through this process's own client.
 import { askDaemon } from '../../daemon/client.js';
 import { encodeVector, type DaemonResponse, type DaemonTarget, type IndexCall } from '../../daemon/protocol.js';
-import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
+import type {
+  EmbeddingModelIdentity,
+  IndexHit,
+  OpenOptions,
+  IndexScope,
+  IndexSearchRequest,
+  IndexedChunk,
+  LineSpan,
+  VectorIndex,
+} from '../../services/ports.js';
 
 /** Sends one index call to the daemon: its answer, or null (no daemon, declined, timed out). */
 export type AskDaemon = (target: DaemonTarget, op: 'index', input: IndexCall, timeoutMs: number) => Promise<DaemonResponse | null>;
@@ -53,12 +62,12 @@ export class DaemonIndex implements VectorIndex {
     return !this.own;
   }
 
-  open = (model: EmbeddingModelIdentity) =>
+  open = (model: EmbeddingModelIdentity, options?: OpenOptions) =>
     this.call(
       'open',
-      () => [model],
+      () => (options ? [model, options] : [model]),
       true,
-      () => this.index.open(model),
+      () => this.index.open(model, options),
     );
   upsert = (rows: IndexedChunk[]) =>
     this.call(

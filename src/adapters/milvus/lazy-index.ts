@@ -1,5 +1,5 @@
 // The Milvus index, loaded on its first call: a command that never asks the index (a no-op reindex) skips the SDK.
-import type { EmbeddingModelIdentity, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
+import type { EmbeddingModelIdentity, IndexScope, OpenOptions, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
 import type { MilvusIndex, MilvusIndexOptions } from './milvus-index.js';
 
 /**
@@ -15,7 +15,7 @@ export class LazyMilvusIndex implements VectorIndex {
     this.location = `${options.address} (collection ${options.collection})`;
   }
 
-  open = (model: EmbeddingModelIdentity) => this.index().then((i) => i.open(model));
+  open = (model: EmbeddingModelIdentity, options?: OpenOptions) => this.index().then((i) => i.open(model, options));
   drop = () => this.index().then((i) => i.drop());
   upsert = (rows: IndexedChunk[]) => this.index().then((i) => i.upsert(rows));
   insert = (rows: IndexedChunk[]) => this.index().then((i) => i.insert(rows));

@@ -6,7 +6,16 @@ import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { lexicalForm } from '../../memory/lexical.js';
 import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
-import type { EmbeddingModelIdentity, IndexHit, IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../../services/ports.js';
+import type {
+  EmbeddingModelIdentity,
+  IndexHit,
+  IndexScope,
+  IndexSearchRequest,
+  IndexedChunk,
+  LineSpan,
+  OpenOptions,
+  VectorIndex,
+} from '../../services/ports.js';
 import { buildFilter } from './filter.js';
 import { hasLiteBuckets, liteBucket } from './lite-buckets.js';
 import {
@@ -189,8 +198,8 @@ export class MilvusIndex implements VectorIndex {
     }
   }
 
-  async open(model: EmbeddingModelIdentity): Promise<string | undefined> {
-    if (this.opened) return this.instance;
+  async open(model: EmbeddingModelIdentity, options: OpenOptions = {}): Promise<string | undefined> {
+    if (this.opened && !options.recheck) return this.instance;
     const expected = embeddingKey(model, this.options.second);
     await this.call('open', async () => {
       // Described first: the SDK's hasCollection is a describe too, so an existing collection costs one call, not two.

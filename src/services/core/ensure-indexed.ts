@@ -21,5 +21,9 @@ export async function ensureIndexed(deps: SyncDeps, freshness: Freshness = 'firs
 export async function openIndexed(deps: SyncDeps): Promise<void> {
   const instance = await deps.index.open(deps.embedder.identity);
   if (instance === undefined) return; // a collection from before instance ids: nothing to compare
-  if ((await deps.manifest.indexInstance()) !== instance && (await deps.manifest.exists())) await syncIndex(deps, { checkIndex: true });
+  const bound = await deps.manifest.indexInstance();
+  if (bound === instance || !(await deps.manifest.exists())) return;
+  // Opened before another process rebuilt the collection (a purge), this index may remember the old id: ask again.
+  if ((await deps.index.open(deps.embedder.identity, { recheck: true })) === bound) return;
+  await syncIndex(deps, { checkIndex: true });
 }

@@ -129,12 +129,20 @@ async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<Rein
  * Called when a sync first opens the index. A sync that starts without entries records the collection it builds
  * them for; one that has entries checks that they describe this collection, not one dropped since (the servers'
  * data deleted, the collection dropped by hand) whose name an empty one now has: searches would find nothing and
- * every unchanged file would be skipped. A collection from before instance ids has none to compare.
+ * every unchanged file would be skipped. A collection from before instance ids has none to compare. An index this
+ * process (or the search daemon) opened before another process rebuilt the collection (a purge) still remembers the
+ * old id: `recheck` asks the server, so a rebuild that the manifest already describes is not taken for a replacement.
  */
-async function checkInstance(manifest: SyncDeps['manifest'], instance: string | undefined, hasEntries: boolean): Promise<void> {
+async function checkInstance(
+  manifest: SyncDeps['manifest'],
+  instance: string | undefined,
+  hasEntries: boolean,
+  recheck: () => Promise<string | undefined>,
+): Promise<void> {
   if (instance === undefined) return;
   const bound = await manifest.indexInstance();
   if (bound === instance) return;
+  if (hasEntries && bound !== null && (await recheck()) === bound) return;
   if (hasEntries) throw new IndexReplaced(`the index was created anew since the last sync`);
   await manifest.bindIndex(instance);
 }
@@ -149,7 +157,9 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
   }
   const previous = options.rebuild ? null : await deps.manifest.load();
   const manifest = deps.manifest;
-  deps = { ...deps, index: openedOnFirstUse(deps.index, deps.embedder.identity, (instance) => checkInstance(manifest, instance, previous !== null)) };
+  const own = deps.index;
+  const recheck = () => own.open(deps.embedder.identity, { recheck: true });
+  deps = { ...deps, index: openedOnFirstUse(own, deps.embedder.identity, (instance) => checkInstance(manifest, instance, previous !== null, recheck)) };
   if (options.checkIndex) await deps.index.open(deps.embedder.identity);
   // Without a manifest a partial sync cannot know what else is indexed: do a full one.
   if (!previous) options = { ...options, only: undefined };

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { syncIndex } from '../../../src/services/core/sync.js';
 import { searchMemories } from '../../../src/services/search.js';
+import type { EmbeddingModelIdentity, OpenOptions } from '../../../src/services/ports.js';
 import { InMemoryIndex } from '../../support/fakes.js';
 import { edit, setup } from '../../support/sync-fixture.js';
 
@@ -60,6 +61,35 @@ describe('an index created anew since the last sync', () => {
     const report = await syncIndex(s.deps);
     expect(report.indexReplaced).toBeUndefined();
     expect(report.skipped).toBe(1);
+    expect(s.index.calls.upsert + s.index.calls.insert).toBe(upserts + 1);
+  });
+
+  it('an index opened before another process rebuilt the collection is asked again, not taken for a replaced one', async () => {
+    const s = await setup(TREE);
+    await syncIndex(s.deps);
+    // Another process (a purge) rebuilds the collection and binds the manifest to the new instance; this one's
+    // index still remembers the id it read when it opened, as MilvusIndex does until asked to recheck.
+    const remembered = s.index.instance;
+    const stale = new Proxy(s.index, {
+      get(target, prop, receiver) {
+        if (prop !== 'open') return Reflect.get(target, prop, receiver);
+        return async (model: EmbeddingModelIdentity, options?: OpenOptions) => {
+          const now = await target.open(model);
+          return options?.recheck ? now : remembered;
+        };
+      },
+    });
+    await syncIndex({ ...s.deps, index: s.index }, { rebuild: true });
+    expect(await s.deps.manifest.indexInstance()).not.toBe(remembered);
+    const upserts = s.index.calls.upsert + s.index.calls.insert;
+    await edit(s.root, 'alice/semantic/tea.md', 'Alice drinks black tea now.\n');
+    const report = await syncIndex({ ...s.deps, index: stale });
+    expect(report.indexReplaced).toBeUndefined();
+    expect(report).toMatchObject({ upserted: 1, skipped: 1 });
+    expect(s.index.calls.upsert + s.index.calls.insert).toBe(upserts + 1);
+    expect(await s.deps.manifest.indexInstance()).toBe(s.index.instance);
+    // A search through the stale index does not index anything again either.
+    await searchMemories({ ...s.deps, index: stale }, { query: 'black tea', user: 'alice', mode: 'bm25', track: false });
     expect(s.index.calls.upsert + s.index.calls.insert).toBe(upserts + 1);
   });
 });
