@@ -2,6 +2,7 @@
 import matter from 'gray-matter';
 
 import { InvalidMemoryError, MisplacedMemoryError, errorMessage } from '../errors.js';
+import { conflictMarkerLine } from './conflict.js';
 import { lineOfKey, normaliseFrontMatter, type MetaDefaults } from './front-matter.js';
 import { isValidUserId } from './ids.js';
 import { DEFAULT_TYPE, MEMORY_TYPES, type MemoryDoc, type MemoryType } from './model.js';
@@ -52,6 +53,16 @@ interface YamlError {
 }
 
 export function parseMemory(text: string, ctx: ParseContext): MemoryDoc {
+  // Both sides of a merge would be indexed as one memory (the old fact beside its correction): the file is
+  // refused as invalid instead, so its last good version stays indexed until the person resolves it.
+  const conflict = conflictMarkerLine(text);
+  if (conflict !== undefined) {
+    throw new InvalidMemoryError(
+      ctx.path,
+      conflict,
+      'unresolved merge conflict (git conflict markers): not indexed, its last indexed version stays; keep the right text, delete the <<<<<<< ======= >>>>>>> lines and save',
+    );
+  }
   let parsed: matter.GrayMatterFile<string>;
   try {
     // Passing options (even empty) keeps gray-matter from caching every file's text in memory.
