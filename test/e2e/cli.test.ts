@@ -110,6 +110,18 @@ describe('mem CLI end to end', () => {
     expect(escape.code).toBe(2);
   });
 
+  it('--json: a usage error that commander finds (unknown command or option, missing argument) is a JSON error on stdout too', async () => {
+    for (const args of [['frobnicate'], ['reindex', '--bogus'], ['search'], ['search', 'x', '-k']]) {
+      const run = await runMem([...args, '--json'], { root });
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.json, args.join(' ')).toEqual({ error: { code: 'USAGE', message: expect.stringMatching(/^(unknown|missing|option)/) } });
+    }
+    // Help asked for is not an error: no JSON error document.
+    const help = await runMem(['reindex', '--help', '--json'], { root });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: mem reindex');
+  });
+
   it('reindex reports a broken file with path and line and exits 1, still indexing the rest', async () => {
     await mkdir(join(root, 'bob/semantic'), { recursive: true });
     await writeFile(join(root, 'bob/semantic/bad.md'), '---\nid: bad\nuser: [a, b]\n---\nText\n');
