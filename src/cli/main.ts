@@ -2,7 +2,7 @@
 // error to an exit code in one place (0 ok, 1 failure, 2 usage).
 import { Command, CommanderError, Option } from 'commander';
 
-import { InternalError, MemError, ReportedFailure, errorMessage } from '../errors.js';
+import { InternalError, MemError, ReportedFailure, UsageError, errorMessage } from '../errors.js';
 import { MEMORY_TYPES } from '../memory/model.js';
 import { configFrom } from './context.js';
 import { createIo, terminalSafe, type GlobalOptions, type Io } from './io.js';
@@ -260,7 +260,11 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     await program.parseAsync(argv);
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) return exitCodeOf(err); // commander already printed the message
+    if (err instanceof CommanderError) {
+      // Commander printed the message and the usage on stderr; a script reading --json's stdout gets the error too.
+      if (io.json && err.exitCode !== 0) report(new UsageError(err.message.replace(/^error: /, '')), io);
+      return exitCodeOf(err);
+    }
     report(err, io);
     return exitCodeOf(err);
   }
