@@ -36,6 +36,23 @@ describe('listMemories', () => {
     expect((await listMemories(r.deps, { user: 'bob' })).memories.map((m) => m.id)).toEqual(['bike', 'car']);
   });
 
+  it('leaves out a memory whose expiry has passed, as search does; it is listed among the expired ones', async () => {
+    // The fixture's clock says 2026-12-01T12:00Z.
+    const r = await useCaseRoot({
+      ...TREE,
+      'ann/working/meeting.md': memoryFile(
+        { id: 'meeting', user: 'ann', type: 'working', updated: '2026-11-30T00:00:00.000Z', expires: '2026-12-01T00:00:00.000Z' },
+        'Ann is in a meeting until noon.',
+      ),
+      'ann/working/call.md': memoryFile(
+        { id: 'call', user: 'ann', type: 'working', updated: '2026-11-29T00:00:00.000Z', expires: '2026-12-02T00:00:00.000Z' },
+        'Ann waits for a call back.',
+      ),
+    });
+    expect((await listMemories(r.deps, { user: 'ann' })).memories.map((m) => m.id)).toEqual(['call', 'trip', 'tea']);
+    expect((await listMemories(r.deps, { user: 'ann', statuses: ['expired'] })).memories.map((m) => m.id)).toEqual(['meeting']);
+  });
+
   it('rejects a bad limit, status or user id as usage errors', async () => {
     const r = await useCaseRoot(TREE);
     await expect(listMemories(r.deps, { user: 'ann', limit: 0 })).rejects.toBeInstanceOf(UsageError);
