@@ -29,14 +29,21 @@ export async function listMemories(deps: MemoryDeps, input: ListInput): Promise<
   // Every call: a list shows the files as they are now, hand edits included.
   await ensureIndexed(deps, 'current');
   const statuses = input.statuses ?? ['active'];
+  // An active memory past its expiry is ineligible at once, as in search (before `mem gc` marks its file): it is
+  // listed as expired, never as active. So the active files are read when expired ones are asked for too.
+  const read: MemoryStatus[] = statuses.includes('expired') ? [...statuses, 'active'] : statuses;
+  const now = deps.now().getTime();
   const entries = [...((await deps.manifest.load()) ?? new Map())].filter(
-    ([, e]) => e.user === input.user && statuses.includes(e.status) && (!input.types?.length || input.types.includes(e.type)),
+    ([, e]) => e.user === input.user && read.includes(e.status) && (!input.types?.length || input.types.includes(e.type)),
   );
   const records: MemoryRecord[] = [];
-  for (const [path] of entries) {
+  for (const [path, entry] of entries) {
     // A file removed since the sync is simply not listed.
     const doc = await loadDoc(deps, path).catch(() => null);
-    if (doc && doc.meta.user === input.user) records.push(toRecord(doc));
+    if (!doc || doc.meta.user !== input.user) continue;
+    const lapsed = entry.status === 'active' && doc.meta.expires != null && Date.parse(doc.meta.expires) <= now;
+    const status: MemoryStatus = lapsed ? 'expired' : entry.status;
+    if (statuses.includes(status)) records.push(lapsed ? { ...toRecord(doc), status } : toRecord(doc));
   }
   records.sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.id.localeCompare(b.id)));
   return { memories: records.slice(0, limit), total: records.length };
