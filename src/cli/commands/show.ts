@@ -11,11 +11,17 @@ export interface ShowOptions extends GlobalOptions {
 const linkLine = (l: ChainLink, current: string) =>
   `  ${l.id === current ? '→' : ' '} ${l.id}  [${l.status}${l.created ? `, ${l.created.slice(0, 10)}` : ''}]${l.summary ? `  ${l.summary}` : ''}`;
 
-function formatShow({ memory: m, chain, sources, history }: ShowResult): string {
+/** The status as its file says it; an active memory past its expiry is already out of search (a filter at read time). */
+function statusLine(m: ShowResult['memory'], at: Date): string {
+  if (m.status !== 'active' || !m.expires || Date.parse(m.expires) > at.getTime()) return m.status;
+  return `active (expired ${m.expires}: no longer searched; \`mem gc\` marks the file)`;
+}
+
+export function formatShow({ memory: m, chain, sources, history }: ShowResult, at: Date = new Date()): string {
   const fields = [
     ['user', m.user],
     ['type', m.type],
-    ['status', m.status],
+    ['status', statusLine(m, at)],
     ['importance', String(m.importance)],
     ['created', m.created],
     ['updated', m.updated],
