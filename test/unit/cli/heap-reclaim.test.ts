@@ -1,4 +1,4 @@
-// Covers reclaimingHeap: the progress it wraps sees every call, and garbage grown past the threshold during a sync, or after its scan, is collected
+// Covers reclaimingHeap: the progress it wraps sees every call, and garbage (heap or ArrayBuffers) grown past the threshold during a sync, or after its scan, is collected
 // (without its young-generation cap: V8 flags are process-wide, so young-generation.test.ts covers the cap with a fake heap).
 import { describe, expect, it } from 'vitest';
 
@@ -28,6 +28,21 @@ describe('reclaimingHeap', () => {
     const grown = process.memoryUsage().heapUsed;
     p.tick(100);
     expect(process.memoryUsage().heapUsed).toBeLessThan(grown - 30 * 1024 * 1024);
+    p.end();
+  });
+
+  it("counts ArrayBuffers outside the heap as growth too, as an insert's vectors and request are", async () => {
+    const p = reclaimingHeap({ start() {}, tick() {}, stop() {} }, null);
+    p.start(1000, 'indexing');
+    // About 40 MB of buffers and almost no heap: the heap alone never passes the threshold.
+    let garbage: Float32Array[] | null = Array.from({ length: 40 }, () => new Float32Array(256 * 1024));
+    expect(garbage.length).toBe(40);
+    garbage = null;
+    const held = process.memoryUsage().arrayBuffers;
+    p.tick(100);
+    // V8 frees a collection's dead buffers on a background thread, just after it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(process.memoryUsage().arrayBuffers).toBeLessThan(held - 30 * 1024 * 1024);
     p.end();
   });
 
