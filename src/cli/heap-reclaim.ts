@@ -11,8 +11,10 @@ import { capYoungGeneration } from './young-generation.js';
  * the live heap before it collects (docs/benchmarks.md section 12: ~60 MB live, 595 MiB resident at 10,000
  * files). Its heap limit cannot be set once the process runs; a full collection when the heap has grown by
  * GROWTH_BYTES keeps it near the live size. A no-op sync allocates little and is never collected this way.
+ * 16 MB (was 24) since an insert no longer leaves ~25 MB of the SDK's log strings behind: V8 keeps the heap it grew
+ * into between collections committed, and at 50,000 files that headroom was part of the peak (docs/benchmarks.md 34).
  */
-const GROWTH_BYTES = 24 * 1024 * 1024;
+const GROWTH_BYTES = 16 * 1024 * 1024;
 /**
  * What grows: the heap and the ArrayBuffers outside it, which a collection frees too. An insert's vectors (one
  * Float32Array of 500 rows, since the SDK patch) and its encoded request are buffers, not heap: counted by heap alone,

@@ -18,7 +18,7 @@ describe('reclaimingHeap', () => {
     expect(calls).toEqual(['start 3 indexing', 'tick 1', 'tick 2', 'stop']);
   });
 
-  it('collects the garbage of a sync once the heap has grown by 24 MB since its start', () => {
+  it('collects the garbage of a sync once the heap has grown by 16 MB since its start', () => {
     const p = reclaimingHeap({ start() {}, tick() {}, stop() {} }, null);
     p.start(1000, 'indexing');
     // About 40 MB of arrays that die at once, as a written batch's rows do.
@@ -63,14 +63,14 @@ describe('reclaimingHeap', () => {
   it('collects at the end of the scan, before the links and the manifest save, however little the heap grew', () => {
     const p = reclaimingHeap({ start() {}, tick() {}, stop() {} }, null);
     p.start(10, 'indexing');
-    // About 16 MB: under the growth threshold, so no tick collects it.
-    let garbage: number[][] | null = Array.from({ length: 20 }, () => new Array<number>(100_000).fill(1.5));
-    expect(garbage.length).toBe(20);
+    // About 10 MB: under the growth threshold, so no tick collects it.
+    let garbage: number[][] | null = Array.from({ length: 12 }, () => new Array<number>(100_000).fill(1.5));
+    expect(garbage.length).toBe(12);
     garbage = null;
     p.tick(10);
     const grown = process.memoryUsage().heapUsed;
     p.stop();
-    expect(process.memoryUsage().heapUsed).toBeLessThan(grown - 12 * 1024 * 1024);
+    expect(process.memoryUsage().heapUsed).toBeLessThan(grown - 7 * 1024 * 1024);
     p.end();
   });
 });
