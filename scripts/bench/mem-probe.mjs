@@ -7,6 +7,7 @@
 // Usage: node scripts/bench/rss.mjs --files 10000 --node-args="--import ./scripts/bench/mem-probe.mjs"
 //        (with MEMDIR_PROBE_OUT=/tmp/x.jsonl [MEMDIR_PROBE_SNAP_MIB=280] in the environment)
 import { appendFileSync, readFileSync } from 'node:fs';
+import http2 from 'node:http2';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
@@ -25,6 +26,30 @@ new PerformanceObserver((list) => {
     gc[major ? 'major' : 'minor']++;
   }
 }).observe({ entryTypes: ['gc'] });
+
+// Requests sent over HTTP/2 so far (the Milvus client's gRPC calls: one per insert), to tell the sync's phases apart.
+let requests = 0;
+const connect = http2.connect;
+http2.connect = function (...args) {
+  const session = connect.apply(this, args);
+  const request = session.request;
+  session.request = function (...a) {
+    requests++;
+    return request.apply(this, a);
+  };
+  return session;
+};
+
+/** The kernel's VmRSS and VmHWM (its peak so far: what GNU time reports) in MiB. */
+function status() {
+  try {
+    const text = readFileSync('/proc/self/status', 'utf8');
+    const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0) * 1024;
+    return { vmRss: MiB(kb('VmRSS')), vmHwm: MiB(kb('VmHWM')) };
+  } catch {
+    return null;
+  }
+}
 
 /** Resident kB lines of smaps_rollup (Rss, Anonymous, Pss_File...) in MiB. */
 function rollup() {
@@ -64,6 +89,8 @@ function sample() {
   const line = {
     t: Math.round((Date.now() - t0) / 100) / 10,
     rss: MiB(m.rss),
+    ...status(),
+    requests,
     heapTotal: MiB(m.heapTotal),
     heapUsed: MiB(m.heapUsed),
     external: MiB(m.external),

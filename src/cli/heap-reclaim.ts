@@ -11,8 +11,19 @@ import { capYoungGeneration } from './young-generation.js';
  * the live heap before it collects (docs/benchmarks.md section 12: ~60 MB live, 595 MiB resident at 10,000
  * files). Its heap limit cannot be set once the process runs; a full collection when the heap has grown by
  * GROWTH_BYTES keeps it near the live size. A no-op sync allocates little and is never collected this way.
+ * 16 MB (was 24) since an insert no longer leaves ~25 MB of the SDK's log strings behind: V8 keeps the heap it grew
+ * into between collections committed, and at 50,000 files that headroom was part of the peak (docs/benchmarks.md 34).
  */
-const GROWTH_BYTES = 24 * 1024 * 1024;
+const GROWTH_BYTES = 16 * 1024 * 1024;
+/**
+ * What grows: the heap and the ArrayBuffers outside it, which a collection frees too. An insert's vectors (one
+ * Float32Array of 500 rows, since the SDK patch) and its encoded request are buffers, not heap: counted by heap alone,
+ * they piled up between collections and malloc kept the space they had taken (docs/benchmarks.md 34).
+ */
+const inUse = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
 /** How often (in files) the heap is looked at: reading its size costs microseconds. */
 const CHECK_EVERY_FILES = 100;
 /**
@@ -36,14 +47,14 @@ export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => vo
   let floor = 0;
   let timer: NodeJS.Timeout | null = null;
   const check = () => {
-    if (process.memoryUsage().heapUsed - floor < GROWTH_BYTES) return;
+    if (inUse() - floor < GROWTH_BYTES) return;
     collect();
-    floor = process.memoryUsage().heapUsed;
+    floor = inUse();
   };
   return {
     start(total, label) {
       // Measured from here: the manifest and the scan, loaded before, are live, not garbage.
-      floor = process.memoryUsage().heapUsed;
+      floor = inUse();
       timer ??= setInterval(check, CHECK_EVERY_MS).unref();
       progress.start(total, label);
     },
@@ -51,7 +62,7 @@ export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => vo
       progress.stop();
       // What follows (links, the manifest's save: a JSON string of all entries at once) starts from the live heap.
       collect();
-      floor = process.memoryUsage().heapUsed;
+      floor = inUse();
     },
     tick(n = 1) {
       progress.tick(n);

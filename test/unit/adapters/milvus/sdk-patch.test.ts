@@ -1,10 +1,11 @@
 // Covers patches/@zilliz+milvus2-sdk-node+*.patch (applied by `npm install` through patch-package): loading the SDK
 // leaves its bulk writer unloaded, a client builds the gRPC package definition once for its two services, and the
-// protobuf roots only a search or a collection's creation needs are built on first use, and float vectors are encoded
-// in one piece (the same bytes as protobufjs's generated encoder).
+// protobuf roots only a search or a collection's creation needs are built on first use, float vectors are encoded
+// in one piece (the same bytes as protobufjs's generated encoder) and reach it as one Float32Array of all rows, and the
+// retry interceptor writes no request or response out as JSON while its logger is silent.
 import { createRequire } from 'node:module';
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 // Required, not imported: the SDK is CommonJS, and what it loads shows in require's cache.
 const require = createRequire(import.meta.url);
@@ -84,5 +85,111 @@ describe('the patched Milvus SDK', () => {
       fields_data: { vectors: { float_vector: { data: number[] } } }[];
     };
     expect(decoded.fields_data[0]!.vectors.float_vector.data).toEqual(vectors.map(Math.fround));
+  });
+
+  it("hands an insert's float vectors to the encoder as one Float32Array of all rows, to the same wire bytes", async () => {
+    const dim = 4;
+    const client = new sdk.MilvusClient({ address: '127.0.0.1:1', __SKIP_CONNECT__: true }) as unknown as {
+      describeCollection: () => Promise<unknown>;
+      channelPool: unknown;
+      insert: (req: { collection_name: string; data: Record<string, unknown>[] }) => Promise<unknown>;
+    };
+    // The collection as describeCollection formats it; the gRPC call itself is a fake client of a fake pool.
+    client.describeCollection = async () => ({
+      status: { error_code: 'Success', code: 0 },
+      schema: {
+        enable_dynamic_field: false,
+        fields: [
+          { name: 'id', data_type: 'VarChar', element_type: 'None', is_primary_key: true, autoID: false },
+          { name: 'vector', data_type: 'FloatVector', element_type: 'None', dim: String(dim), autoID: false },
+        ],
+      },
+      properties: [],
+      update_timestamp_str: '1',
+    });
+    let sent: { fields_data: { field_name: string; vectors?: { float_vector: { data: unknown } } }[] } | undefined;
+    const fake = {
+      Insert: (params: typeof sent, _options: unknown, done: (err: null, res: unknown) => void) => {
+        sent = params;
+        done(null, { status: { error_code: 'Success', code: 0 }, IDs: {}, succ_index: [], err_index: [] });
+      },
+    };
+    client.channelPool = { acquire: async () => fake, release: () => undefined };
+    const rows = [
+      { id: 'a', vector: [0.1, -0.2, 0.3, 1e40] },
+      { id: 'b', vector: [-0, 0.5, Number.NaN, 2 / 3] },
+    ];
+    await client.insert({ collection_name: 'c', data: rows });
+    const data = sent!.fields_data.find((f) => f.field_name === 'vector')!.vectors!.float_vector.data;
+    expect(data).toBeInstanceOf(Float32Array);
+    expect([...(data as Float32Array)]).toEqual(rows.flatMap((r) => r.vector.map(Math.fround)));
+
+    // The request serializes to the bytes the same request with a plain array (the generated path) gives.
+    const options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+    const insert = (
+      sdk.getGRPCService({ serviceName: 'milvus.proto.milvus.MilvusService' }, options) as unknown as {
+        service: { Insert: { requestSerialize(value: unknown): Buffer } };
+      }
+    ).service.Insert;
+    const asArray = {
+      ...sent,
+      fields_data: sent!.fields_data.map((f) => (f.vectors ? { ...f, vectors: { ...f.vectors, float_vector: { data: [...(data as Float32Array)] } } } : f)),
+    };
+    expect(insert.requestSerialize(sent)).toEqual(insert.requestSerialize(asArray));
+  });
+
+  describe("the retry interceptor's log", () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+      sdk.logger.silent = true;
+    });
+
+    /** Sends `message` through the SDK's retry interceptor to a fake next call; returns what reached it. */
+    function sendThrough(message: unknown): unknown[] {
+      const reached: unknown[] = [];
+      const next = {
+        start: () => undefined,
+        sendMessageWithContext: (_context: unknown, m: unknown) => reached.push(m),
+        sendMessage: (m: unknown) => reached.push(m),
+        startRead: () => undefined,
+        halfClose: () => undefined,
+        cancelWithStatus: () => undefined,
+        getPeer: () => '',
+      };
+      const interceptor = (sdk as unknown as { getRetryInterceptor(o: object): (options: object, nextCall: () => unknown) => unknown }).getRetryInterceptor({});
+      const call = interceptor(
+        { method_definition: { path: '/milvus.proto.milvus.MilvusService/Insert' }, deadline: new Date(Date.now() + 60_000) },
+        () => next,
+      ) as {
+        start(metadata: unknown, listener: object): void;
+        sendMessage(m: unknown): void;
+      };
+      const grpc = createRequire(require.resolve('@zilliz/milvus2-sdk-node'))('@grpc/grpc-js') as typeof import('@grpc/grpc-js');
+      call.start(new grpc.Metadata(), {});
+      call.sendMessage(message);
+      return reached;
+    }
+
+    it('writes no request out as JSON while the logger is silent, and the request still goes on', () => {
+      const stringify = vi.spyOn(JSON, 'stringify');
+      const message = { collection_name: 'c', num_rows: 500 };
+      expect(sendThrough(message)).toEqual([message]);
+      expect(stringify.mock.calls.filter(([value]) => value === message)).toHaveLength(0);
+    });
+
+    it('still writes it out when the logger takes debug lines', () => {
+      sdk.logger.silent = false;
+      const level = sdk.logger.level;
+      sdk.logger.level = 'debug';
+      // The debug line goes to the test's output (the SDK's console transport).
+      const stringify = vi.spyOn(JSON, 'stringify');
+      const message = { collection_name: 'c', num_rows: 500 };
+      try {
+        expect(sendThrough(message)).toEqual([message]);
+      } finally {
+        sdk.logger.level = level;
+      }
+      expect(stringify.mock.calls.filter(([value]) => value === message)).toHaveLength(1);
+    });
   });
 });
