@@ -11,11 +11,15 @@ import { edit, setup, type Setup } from '../../support/sync-fixture.js';
 
 class Crash extends Error {}
 
-/** Deps whose effects count steps (one before and one after each call) and throw Crash at step `at`. */
+/**
+ * Deps whose effects count steps (one before and one after each call) and throw Crash at step `at`, and at every
+ * step after it: a killed process makes no call after the kill, even one whose failure the sync ignores (the flush
+ * after a small write).
+ */
 function crashingAt(deps: SyncDeps, at: number): { deps: SyncDeps; steps: () => number } {
   let step = 0;
   const tick = () => {
-    if (++step === at) throw new Crash(`crash at step ${at}`);
+    if (++step >= at) throw new Crash(`crash at step ${at}`);
   };
   function wrap<T extends object>(target: T, methods: (keyof T)[]): T {
     const copy = Object.create(target) as T;
