@@ -253,7 +253,11 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
     report,
   );
   await applyLinks(deps, next, previous, options.only, report);
-  if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await flushAfter(deps.index, report.upserted + report.deleted, Boolean(options.rebuild));
+  const wrote = report.upserted > 0 || report.deleted > 0 || options.rebuild;
+  // A big write's flush ends before the manifest's save, as always; a small write's runs meanwhile (see boundedFlush).
+  const small = !options.rebuild && report.upserted + report.deleted <= SMALL_WRITE_ROWS;
+  const flushing = wrote && small ? boundedFlush(deps.index) : undefined;
+  if (wrote && !small) await deps.index.flush();
   // A delete only marks rows: their text stays in index storage until a purge rewrites it (services/purge.ts).
   if (report.deleted > 0 && !options.rebuild) await deps.residue.markDeleted();
   // A no-op sync leaves the manifest as it was: rewriting megabytes to say the same costs a no-op its time.
@@ -263,6 +267,7 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
   // Two files of one user with one id both stay indexed; each is reported where its id is (a partial sync: its own).
   const duplicates = await duplicateIdErrors(deps, next);
   report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
+  await flushing;
   return report;
 }
 
@@ -599,24 +604,24 @@ async function writeBatch(
   );
 }
 
-// A write of at most this many rows waits at most FLUSH_WAIT_MS for its flush (see flushAfter).
+// A write of at most this many rows waits at most FLUSH_WAIT_MS for its flush (see boundedFlush).
 const SMALL_WRITE_ROWS = 256;
 const FLUSH_WAIT_MS = 250;
 
 /**
- * Seals the rows just written into indexed storage: unflushed rows are searched unindexed (3,000 of them cost ~900 ms
- * a search, docs/benchmarks.md 16), so the flush is always sent. A small write does not need it to be seen (reads are
- * Strong and Milvus Lite searches its memtable; its WAL keeps the rows across a restart), and Milvus Lite makes a
- * flush wait while its background compaction holds the collection's lock (seconds after a big write): the command
- * waits at most FLUSH_WAIT_MS for it and ignores its failure; the server finishes a flush it has received, even once
- * this process has closed its connection (docs/benchmarks.md 33). A big write or a rebuild waits for it, as before.
+ * The flush after a small write: sent, then waited for at most FLUSH_WAIT_MS (the sync saves its manifest meanwhile),
+ * its failure ignored. Unflushed rows are searched unindexed (3,000 of them cost ~900 ms a search, docs/benchmarks.md
+ * 16), so the flush is always sent; but a small write does not need it to be seen (reads are Strong and Milvus Lite
+ * searches its memtable; its WAL keeps the rows across a restart), and Milvus Lite makes a flush wait while its
+ * background compaction holds the collection's lock (seconds after a big write). The server finishes a flush it has
+ * received even once this process has closed its connection (its handler does not watch for cancellation), so this
+ * one call may outlive the command and its lock: it writes no row (docs/benchmarks.md 33).
  */
-async function flushAfter(index: VectorIndex, rows: number, rebuild: boolean): Promise<void> {
-  if (rebuild || rows > SMALL_WRITE_ROWS) return index.flush();
+function boundedFlush(index: VectorIndex): Promise<void> {
   const flushed = index.flush().catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([flushed, new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)))]);
-  clearTimeout(timer);
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)));
+  return Promise.race([flushed, waited]).finally(() => clearTimeout(timer));
 }
 
 // Enough for a request to a local server to be on its way (5 ms was not, under load; 30 ms was).
