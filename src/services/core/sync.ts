@@ -202,10 +202,7 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
   // One batch is written while the next is read and parsed: the index server works while this process does.
   // Only one at a time, so entries and saves follow the order of the writes.
   let inFlight: Promise<void> = Promise.resolve();
-  // The first changed file's new texts, embedded while the loop goes on over the other files (see embedEarly).
-  let firstEmbedding: Promise<void> | undefined;
   const writePending = async () => {
-    await firstEmbedding;
     await lookUpVectors(deps, batch);
     const full = batch;
     batch = emptyBatch();
@@ -236,17 +233,11 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
         continue;
       }
       await addToBatch(deps, batch, parsed);
-      if (prepare && !firstEmbedding) {
-        firstEmbedding = embedEarly(deps, batch, parsed, report);
-        // Its failure surfaces where it is awaited (writePending), as the batch's own embedding's would.
-        firstEmbedding.catch(() => undefined);
-      }
       if (batch.rows >= batchRows || batch.missing.size >= RECORDS_PER_BATCH) await writePending();
     }
     if (batch.files.length > 0) await writePending();
   } finally {
     // A batch in flight ends before anything else happens, even on an error here: no write outlives the lock.
-    await firstEmbedding?.catch(() => undefined);
     await inFlight.catch(() => undefined);
   }
   await inFlight;
@@ -536,17 +527,6 @@ async function addToBatch(deps: SyncDeps, batch: Batch, file: ParsedFile): Promi
   batch.rows += file.records.length;
   for (const r of file.records) if (!batch.vectors.has(r.textHash) && !batch.missing.has(r.textHash)) batch.unlooked.add(r.textHash);
   if (batch.unlooked.size >= RECORDS_PER_BATCH) await lookUpVectors(deps, batch);
-}
-
-/**
- * Embeds the new texts of a sync's first changed file at once, into its batch, instead of once the loop over the
- * other 50,000 files has closed the batch: the embedding server works while this process loops (docs/benchmarks.md
- * 33). Only where the index is prepared elsewhere (SyncDeps.prepareIndex): else the first write's index load is what
- * the embedding hides behind (writeBatch). The batch's own embedding then finds these vectors in `batch.vectors`.
- */
-async function embedEarly(deps: SyncDeps, batch: Batch, file: ParsedFile, report: ReindexReport): Promise<void> {
-  await lookUpVectors(deps, batch);
-  await vectorsFor(deps, file.records, report, batch.vectors);
 }
 
 async function lookUpVectors(deps: SyncDeps, batch: Batch): Promise<void> {

@@ -84,57 +84,6 @@ describe('syncIndex: preparing the index', () => {
   });
 });
 
-describe('syncIndex: the first changed file is embedded early', () => {
-  it('where the index is prepared, while the loop still reads the next changed file; the vectors are used once', async () => {
-    const s = await setup(TREE, { prepareIndex: () => undefined });
-    await syncIndex(s.deps);
-    await editNow(s.root, 'alice/semantic/tea.md', 'Alice likes green tea in the morning, every day.\n\nShe now drinks it cold.\n');
-    await editNow(s.root, 'bob/episodic/trip.md', '# Trip to Porto\n\nWe took the night train instead.\n');
-    s.embedder.reset();
-    // The second changed file takes a while to read: the first one's embedding is asked meanwhile.
-    const read = s.files.read.bind(s.files);
-    const readDone: string[] = [];
-    s.files.read = async (path) => {
-      if (path === 'bob/episodic/trip.md') await new Promise((resolve) => setTimeout(resolve, 300));
-      const bytes = await read(path);
-      readDone.push(path);
-      return bytes;
-    };
-    const readsAtEmbed: string[][] = [];
-    const embed = s.embedder.embedDocuments.bind(s.embedder);
-    s.embedder.embedDocuments = async (texts) => (readsAtEmbed.push([...readDone]), embed(texts));
-    const report = await syncIndex(s.deps);
-    expect(report.errors).toEqual([]);
-    expect(readsAtEmbed[0]).toEqual(['alice/semantic/tea.md']);
-    expect(report.embedded).toBe(s.embedder.embeddedTexts.length);
-    expect(new Set(s.embedder.embeddedTexts).size).toBe(s.embedder.embeddedTexts.length); // no text twice
-    expect(s.index.rowsOf('alice/semantic/tea.md').some((r) => r.content.includes('She now drinks it cold.'))).toBe(true);
-    expect(s.index.rowsOf('bob/episodic/trip.md').map((r) => r.content)).toEqual(['# Trip to Porto\n\nWe took the night train instead.']);
-  });
-
-  it('without it, the batch is embedded once the loop is over', async () => {
-    const s = await setup(TREE);
-    await syncIndex(s.deps);
-    await editNow(s.root, 'alice/semantic/tea.md', 'Alice likes black tea now.\n');
-    await editNow(s.root, 'bob/episodic/trip.md', '# Trip to Porto\n\nWe flew back.\n');
-    s.files.reads = [];
-    const readsAtEmbed: string[][] = [];
-    const embed = s.embedder.embedDocuments.bind(s.embedder);
-    s.embedder.embedDocuments = async (texts) => (readsAtEmbed.push([...s.files.reads]), embed(texts));
-    await syncIndex(s.deps);
-    expect(readsAtEmbed[0]).toEqual(['alice/semantic/tea.md', 'bob/episodic/trip.md']);
-  });
-
-  it("a failed early embedding fails the sync as the batch's own would, after the loop", async () => {
-    const s = await setup(TREE, { prepareIndex: () => undefined });
-    await syncIndex(s.deps);
-    await editNow(s.root, 'alice/semantic/tea.md', 'Alice likes black tea now.\n');
-    s.embedder.embedDocuments = () => Promise.reject(new Error('embedding server gone'));
-    await expect(syncIndex(s.deps)).rejects.toThrow('embedding server gone');
-    expect(s.index.rowsOf('alice/semantic/tea.md').some((r) => r.content.includes('black tea'))).toBe(false);
-  });
-});
-
 describe('syncIndex: the flush after a write', () => {
   it('a small write sends its flush and does not wait for it past a moment; the rows are written', async () => {
     const { root, deps, index } = await setup(TREE);
