@@ -8,12 +8,13 @@ import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from
 import type { MemoryDeps } from './services/core/deps.js';
 import type { SecondModel } from './services/core/second-vectors.js';
 import type { Memory } from './services/facade.js';
-import type { Embedder, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
+import type { Embedder, EmbeddingModelIdentity, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { SECOND_DENSE_WEIGHT } from './services/retrieval/second-dense.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import type { ServerRecord } from './adapters/runtime/managed-server.js';
+import type { MilvusIndexOptions } from './adapters/milvus/milvus-index.js';
 import { stateDirOf } from './adapters/state/state-dir.js';
 
 /** Where a root's state lives: its `.mem/`, or under the runtime home for a root that cannot be written. */
@@ -35,10 +36,19 @@ export interface OpenOptions {
   indexThroughDaemon?: boolean;
   /** Start every server the configuration uses now, not on first use (`mem setup`: installs the second model too). */
   startAll?: boolean;
+  /**
+   * The command syncs (`mem reindex`): once the sync knows it will write (a file differs from the manifest), the
+   * Milvus SDK is loaded and the collection opened in a worker thread while this thread parses and embeds
+   * (adapters/milvus/worker-index.ts; SyncDeps.prepareIndex). A no-op never starts it. Not when a search daemon runs
+   * for this configuration: it takes small writes with its client loaded already.
+   */
+  prepareIndex?: boolean;
 }
 
 interface Connection {
   index: VectorIndex;
+  /** Starts loading the index's client in a worker thread (OpenOptions.prepareIndex), when it is Milvus. */
+  prepare?: (model: EmbeddingModelIdentity) => void;
   indexIdentity: string;
   /** The shared local servers in use (their records: port and secret). */
   local: { milvus?: ServerRecord; embedder?: ServerRecord };
@@ -56,9 +66,10 @@ const secondIdentity = (config: MemConfig) =>
 
 /** Connects to the index and embedder the configuration names, starting the shared local ones if needed. */
 async function connect(config: MemConfig, options: OpenOptions, layout: StateLayout): Promise<Connection> {
-  const [{ LazyMilvusIndex }, { DaemonIndex }] = await Promise.all([
+  const [{ LazyMilvusIndex }, { DaemonIndex, daemonMayRun }, worker] = await Promise.all([
     import('./adapters/milvus/lazy-index.js'),
-    options.indexThroughDaemon === false ? { DaemonIndex: undefined } : import('./adapters/milvus/daemon-index.js'),
+    options.indexThroughDaemon === false ? { DaemonIndex: undefined, daemonMayRun: undefined } : import('./adapters/milvus/daemon-index.js'),
+    options.prepareIndex ? import('./adapters/milvus/worker-index.js') : undefined,
   ]);
   const needsDefault = config.index.kind === 'embedded' || config.embedding.kind === 'local';
   // memdir's own mpnet server (started on first use, secondModelOf) needs the root registered and leased like the others.
@@ -108,7 +119,7 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       throw err;
     }
   }
-  const ownIndex = new LazyMilvusIndex(
+  const milvusOptions: MilvusIndexOptions =
     config.index.kind === 'embedded'
       ? {
           // The token is the server's secret: it refuses every call without it (adapters/runtime/owner-only.ts).
@@ -121,14 +132,19 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
             `The shared Milvus Lite server stopped or does not answer (log: ${join(servers.servers, 'milvus-lite.log')}); ` +
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
-      : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) },
-  );
+      : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) };
+  const lazyIndex = new LazyMilvusIndex(milvusOptions);
+  // A daemon that runs for this configuration takes the small writes (DaemonIndex): no worker is started for them.
+  const workerIndex =
+    worker && !daemonMayRun?.(config) ? new worker.WorkerIndex(lazyIndex, { start: () => worker.startIndexThread(milvusOptions) }) : undefined;
+  const ownIndex = workerIndex ?? lazyIndex;
   // The daemon's socket is named by the whole configuration (daemon/protocol.ts), as for `mem search`.
   const index = DaemonIndex ? new DaemonIndex(ownIndex, { target: config }) : ownIndex;
   // What the manifest is kept for: the local server's port changes at every restart, its collection does not.
   const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${collection})` : index.location;
   return {
     index,
+    ...(workerIndex ? { prepare: (model: EmbeddingModelIdentity) => workerIndex.start(model) } : {}),
     indexIdentity,
     local,
     rebuild,
@@ -273,6 +289,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     defaultUser: config.defaultOwner,
     embedBatchSize: config.embedBatchSize,
     maxFileBytes: config.maxFileBytes,
+    ...(connection.prepare ? { prepareIndex: () => connection.prepare!(embedder.identity) } : {}),
     now: () => new Date(),
   };
   // Loaded here, not at the top: the light exports below (agents' hooks, server status) skip every use case.

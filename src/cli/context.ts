@@ -12,12 +12,12 @@ export function cliSettings(): CliSettings {
   return cliSettingsFromEnvironment();
 }
 
-/** Runs `fn` with an open memory and always closes it. */
-export async function withMemory<T>(opts: GlobalOptions, io: Io, fn: (memory: Memory) => Promise<T>): Promise<T> {
+/** Runs `fn` with an open memory and always closes it; `prepareIndex`: `fn` syncs (see OpenOptions.prepareIndex). */
+export async function withMemory<T>(opts: GlobalOptions, io: Io, fn: (memory: Memory) => Promise<T>, how: { prepareIndex?: boolean } = {}): Promise<T> {
   // Loaded on demand: a search answered by the daemon never pays for the parser, chunker and SDKs.
   const { openMemory } = await import('../open-memory.js');
   // MEM_DAEMON=off: no daemon, for the index's small calls either (adapters/milvus/daemon-index.ts).
-  const memory = await openMemory(configFrom(opts), { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon });
+  const memory = await openMemory(configFrom(opts), { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon, ...how });
   try {
     return await fn(memory);
   } finally {

@@ -197,6 +197,8 @@ export interface ManifestStore {
   /** Cheap check for "this root was indexed before" (no parse). */
   exists(): Promise<boolean>;
   load(): Promise<Map<string, ManifestEntry> | null>;
+  /** When the entries were last saved (ms since the epoch, from the files' mtimes; null: never), without reading them. */
+  savedAt?(): Promise<number | null>;
   /** Saves the entries; the chunk lists of entries no longer there are removed with them. */
   save(entries: Map<string, ManifestEntry>): Promise<void>;
   /** True when the loaded manifest is of an older version: the next save rewrites it even if no entry changed. */

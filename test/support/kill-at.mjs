@@ -4,6 +4,7 @@
 // killing after a delay; MEMDIR_STEPS_FILE receives the number of steps of a run that was not killed.
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
+import { BroadcastChannel, isMainThread } from 'node:worker_threads';
 
 import { MilvusClient } from '@zilliz/milvus2-sdk-node';
 
@@ -13,12 +14,34 @@ const killAt = Number(process.env.MEMDIR_KILL_AT ?? Number.POSITIVE_INFINITY);
 const [killOn, killOnUrl] = (process.env.MEMDIR_KILL_ON ?? '').split(' ');
 const pidFile = process.env.MEMDIR_KILL_PID_FILE;
 const stepsFile = process.env.MEMDIR_STEPS_FILE;
-let step = 0;
 let killed = false;
+
+// One count for the whole process: a `mem reindex` makes its Milvus calls in a worker thread (worker-index.ts), where
+// this hook is preloaded too. The main thread's counter is shared memory; a worker asks for it on a broadcast
+// channel and counts its first call once it has it (calls are async: the wait only delays the call).
+let steps = new Int32Array(new SharedArrayBuffer(4));
+const channel = new BroadcastChannel('memdir-kill-at');
+channel.unref();
+let shared = Promise.resolve();
+if (isMainThread) {
+  channel.onmessage = (event) => {
+    if (event.data === 'steps?') channel.postMessage(steps.buffer);
+  };
+} else {
+  shared = new Promise((resolve) => {
+    channel.onmessage = (event) => {
+      if (!(event.data instanceof SharedArrayBuffer)) return;
+      steps = new Int32Array(event.data);
+      channel.close();
+      resolve();
+    };
+  });
+  channel.postMessage('steps?');
+}
 
 function tick(method, url = '') {
   const named = killOn && method === killOn && (!killOnUrl || url.includes(killOnUrl));
-  if ((++step !== killAt && !named) || killed) return;
+  if ((Atomics.add(steps, 0, 1) + 1 !== killAt && !named) || killed) return;
   killed = true; // once: a restarted server may reuse the pid file
   if (pidFile) {
     process.kill(JSON.parse(fs.readFileSync(pidFile, 'utf8')).pid, 'SIGKILL');
@@ -27,11 +50,12 @@ function tick(method, url = '') {
   }
 }
 
-if (stepsFile) process.on('exit', () => fs.writeFileSync(stepsFile, String(step)));
+if (stepsFile && isMainThread) process.on('exit', () => fs.writeFileSync(stepsFile, String(Atomics.load(steps, 0))));
 
 function wrap(owner, name) {
   const original = owner[name];
   owner[name] = async function wrapped(...args) {
+    await shared;
     tick(name, name === 'fetch' ? String(args[0]?.url ?? args[0]) : '');
     const result = await original.apply(this, args);
     tick();

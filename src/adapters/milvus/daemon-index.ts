@@ -1,6 +1,8 @@
 // The index through the running search daemon for small writes and lookups, else through this process's own client.
+import { existsSync } from 'node:fs';
+
 import { askDaemon } from '../../daemon/client.js';
-import { encodeVector, type DaemonResponse, type DaemonTarget, type IndexCall } from '../../daemon/protocol.js';
+import { encodeVector, socketPath, type DaemonResponse, type DaemonTarget, type IndexCall } from '../../daemon/protocol.js';
 import type {
   EmbeddingModelIdentity,
   IndexHit,
@@ -30,6 +32,11 @@ const MAX_ROWS = 256;
 // Ids and paths are small: a delete of this many still makes a short request.
 const MAX_IDS = 4_096;
 const TIMEOUT_MS = 30_000;
+
+/** Whether a daemon of this configuration may be running (its socket is there): small writes then go to it. */
+export function daemonMayRun(target: DaemonTarget): boolean {
+  return existsSync(socketPath(target));
+}
 
 const encodeRows = (rows: IndexedChunk[]) => rows.map((r) => ({ ...r, vector: encodeVector(r.vector) }));
 

@@ -2,7 +2,7 @@
 // saved since, one JSON line each, and an append-only log of the paths a sync is writing since the last save;
 // each file's chunk list lives apart, in an LMDB file beside them (lmdb-chunk-lists.ts).
 import { randomUUID } from 'node:crypto';
-import { access, appendFile, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { access, appendFile, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
@@ -62,6 +62,20 @@ export class JsonManifest implements ManifestStore {
       () => true,
       () => false,
     );
+  }
+
+  /** The newest mtime of the base and its journal: every save writes one of them (a no-op's writes neither). */
+  async savedAt(): Promise<number | null> {
+    const times = await Promise.all(
+      [this.file, this.journalFile].map((f) =>
+        stat(f).then(
+          (s) => s.mtimeMs,
+          () => null,
+        ),
+      ),
+    );
+    const known = times.filter((t): t is number => t !== null);
+    return known.length > 0 ? Math.max(...known) : null;
   }
 
   async load(): Promise<Map<string, ManifestEntry> | null> {

@@ -11,7 +11,10 @@ export interface ReindexOptions extends GlobalOptions {
 export async function reindexCommand(opts: ReindexOptions, io: Io): Promise<void> {
   // Collected as it grows: a full index of 50,000 files otherwise lets its heap grow far past what it holds.
   const progress = reclaimingHeap(await io.progress());
-  const report = await withMemory(opts, io, (memory) => memory.reindex({ rebuild: Boolean(opts.rebuild), progress })).finally(() => progress.end());
+  // A reindex that is not a rebuild may load the index's client in a worker once it knows it will write (an edit).
+  const report = await withMemory(opts, io, (memory) => memory.reindex({ rebuild: Boolean(opts.rebuild), progress }), {
+    prepareIndex: !opts.rebuild,
+  }).finally(() => progress.end());
   io.result(report, () => {
     const head = `${report.files} files, ${report.chunks} chunks: embedded ${report.embedded}, upserted ${report.upserted}, deleted ${report.deleted}, skipped ${report.skipped} unchanged`;
     const errs = report.errors.map((e) => `error: ${e.path}:${e.line}: ${e.message}`);

@@ -44,6 +44,11 @@ export interface SyncDeps {
   manifestSaveIntervalMs?: number;
   /** Rows written per batch (default 500; tests use fewer, so that a few files make several batches). */
   writeBatchRows?: number;
+  /**
+   * Called once the sync knows it will write to an index it has a manifest for: the index may start loading its
+   * client elsewhere (a worker thread) while this sync reads, parses and embeds. Absent: the index loads on first use.
+   */
+  prepareIndex?: () => void;
 }
 
 export interface FileError {
@@ -155,6 +160,10 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
     await deps.index.drop();
     await deps.index.open(deps.embedder.identity);
   }
+  // A full sync that may prepare the index scans before it reads the manifest: a file modified since the last save
+  // starts the index's client loading then (on another thread), alongside the manifest's load and the parse.
+  const prepare = once(deps.prepareIndex);
+  const early = prepare && !options.rebuild && !options.only ? await scanFirst(deps, prepare) : undefined;
   const previous = options.rebuild ? null : await deps.manifest.load();
   const manifest = deps.manifest;
   const own = deps.index;
@@ -176,8 +185,10 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
   const notYetSynced = previous ?? new Map(indexed.map((path) => [path, UNKNOWN_ENTRY]));
   const report: ReindexReport = { files: 0, chunks: 0, embedded: 0, upserted: 0, deleted: 0, skipped: 0, errors: [] };
 
-  const { files, problems } = await listFiles(deps, options.only);
+  const { files, problems } = early ?? (await listFiles(deps, options.only));
   for (const p of problems) report.errors.push({ path: p.path, line: 0, message: p.message });
+  // Known before any file is read: a no-op never pays for the index's client, an edit has it loaded meanwhile.
+  if (prepare && previous && !options.rebuild && differs(files, previous, options.only)) prepare();
   report.files = files.length;
   progress.start(files.length, 'indexing');
 
@@ -252,7 +263,11 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
     report,
   );
   await applyLinks(deps, next, previous, options.only, report);
-  if (report.upserted > 0 || report.deleted > 0 || options.rebuild) await deps.index.flush();
+  const wrote = report.upserted > 0 || report.deleted > 0 || options.rebuild;
+  // A big write's flush ends before the manifest's save, as always; a small write's runs meanwhile (see boundedFlush).
+  const small = !options.rebuild && report.upserted + report.deleted <= SMALL_WRITE_ROWS;
+  const flushing = wrote && small ? boundedFlush(deps.index) : undefined;
+  if (wrote && !small) await deps.index.flush();
   // A delete only marks rows: their text stays in index storage until a purge rewrites it (services/purge.ts).
   if (report.deleted > 0 && !options.rebuild) await deps.residue.markDeleted();
   // A no-op sync leaves the manifest as it was: rewriting megabytes to say the same costs a no-op its time.
@@ -262,7 +277,46 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
   // Two files of one user with one id both stay indexed; each is reported where its id is (a partial sync: its own).
   const duplicates = await duplicateIdErrors(deps, next);
   report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
+  await flushing;
   return report;
+}
+
+/** `fn`, called at most once (undefined stays undefined). */
+function once(fn: (() => void) | undefined): (() => void) | undefined {
+  if (!fn) return undefined;
+  let called = false;
+  return () => {
+    if (called) return;
+    called = true;
+    fn();
+  };
+}
+
+/**
+ * The scan of a full sync, made before the manifest is read; a file modified after the manifest's last save means a
+ * write is coming (a hint only: a file changed otherwise, or deleted, is found by `differs` once the manifest is read).
+ * The manifest's load is then what the index's client loads behind (docs/benchmarks.md 33).
+ */
+async function scanFirst(deps: SyncDeps, prepare: () => void): Promise<Awaited<ReturnType<MemoryFiles['scan']>>> {
+  const savedAt = (await deps.manifest.savedAt?.()) ?? null;
+  const scanned = await deps.files.scan();
+  // A file dated in the future (a copy from a skewed clock) would make every no-op load the client: not a hint.
+  const now = Date.now();
+  if (savedAt !== null && scanned.files.some((f) => f.mtimeMs > savedAt && f.mtimeMs <= now)) prepare();
+  return scanned;
+}
+
+/**
+ * Whether a sync of these files will likely write: a file without an entry or whose size or mtime differs, or an
+ * entry without its file (a full sync: the scan found fewer paths than the manifest has). A touched file whose bytes
+ * are the same also counts (its hash is known only once it is read): the index is then loaded for nothing.
+ */
+function differs(files: FileStat[], previous: Map<string, ManifestEntry>, only: string[] | undefined): boolean {
+  for (const stat of files) {
+    const prev = previous.get(stat.path);
+    if (!prev || prev.size !== stat.size || prev.mtimeMs !== stat.mtimeMs) return true;
+  }
+  return only ? files.length < only.length : files.length !== previous.size;
 }
 
 /** Whether every entry passes; iterates the map itself (no array of 50,000 pairs made first). */
@@ -558,6 +612,26 @@ async function writeBatch(
   await deps.manifest.putChunks(
     batch.files.map((f) => ({ path: f.stat.path, sha: f.sha, chunks: f.records.map((r) => ({ id: r.chunkId, textHash: r.textHash })) })),
   );
+}
+
+// A write of at most this many rows waits at most FLUSH_WAIT_MS for its flush (see boundedFlush).
+const SMALL_WRITE_ROWS = 256;
+const FLUSH_WAIT_MS = 250;
+
+/**
+ * The flush after a small write: sent, then waited for at most FLUSH_WAIT_MS (the sync saves its manifest meanwhile),
+ * its failure ignored. Unflushed rows are searched unindexed (3,000 of them cost ~900 ms a search, docs/benchmarks.md
+ * 16), so the flush is always sent; but a small write does not need it to be seen (reads are Strong and Milvus Lite
+ * searches its memtable; its WAL keeps the rows across a restart), and Milvus Lite makes a flush wait while its
+ * background compaction holds the collection's lock (seconds after a big write). The server finishes a flush it has
+ * received even once this process has closed its connection (its handler does not watch for cancellation), so this
+ * one call may outlive the command and its lock: it writes no row (docs/benchmarks.md 33).
+ */
+function boundedFlush(index: VectorIndex): Promise<void> {
+  const flushed = index.flush().catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)));
+  return Promise.race([flushed, waited]).finally(() => clearTimeout(timer));
 }
 
 // Enough for a request to a local server to be on its way (5 ms was not, under load; 30 ms was).
