@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 import type { Progress } from '../services/ports.js';
+import { capYoungGeneration } from './young-generation.js';
 
 /**
  * A full index allocates a batch of rows (texts, vectors, the Milvus SDK's copies) every fraction of a second and
@@ -26,7 +27,9 @@ export interface ReclaimingProgress extends Progress {
   end(): void;
 }
 
-export function reclaimingHeap(progress: Progress): ReclaimingProgress {
+export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => void) | null = capYoungGeneration): ReclaimingProgress {
+  // Before the client loads: the young generation grows in the command's first seconds (docs/benchmarks.md 30).
+  youngGenerationCap?.();
   const collect = fullCollection();
   if (!collect) return { ...progress, start: progress.start.bind(progress), tick: progress.tick.bind(progress), stop: progress.stop.bind(progress), end() {} };
   let files = 0;

@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { MilvusIndex } from '../../src/adapters/milvus/milvus-index.js';
-import { NO_EXPIRY } from '../../src/memory/records.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { startRecorder, type Recorder } from '../support/grpc-recorder.js';
 import { runMem, type MemRun } from '../support/harness.js';
+import { indexRow } from '../support/index-row.js';
 import { SKIP_REASON, collectionExists, dropCollection, startMilvusTarget, uniqueCollection, type MilvusTarget } from '../support/milvus-target.js';
 
 type Hit = { id: string; user: string; status: string; content: string; scores: { dense?: number; bm25?: number } };
@@ -186,28 +186,7 @@ describe.skipIf(SKIP_REASON)(titled('the consistency level of every read memdir 
   it('search (dense and BM25), count and the row scan all ask for Strong, and see a row written just before', async () => {
     await index.open({ name: 'consistency-test', dimension: 4 });
     const path = 'ann/semantic/tea.md';
-    await index.upsert([
-      {
-        chunkId: 'c0ffee',
-        kind: 'unit',
-        textHash: 'c0ffee',
-        memoryId: 'tea',
-        user: 'ann',
-        type: 'semantic',
-        status: 'active',
-        importance: 0.5,
-        created: 1,
-        updated: 1,
-        expires: NO_EXPIRY,
-        path,
-        heading: '',
-        lineStart: 1,
-        lineEnd: 1,
-        tags: [],
-        content: 'Ann drinks sencha every morning.',
-        vector: [1, 0, 0, 0],
-      },
-    ]);
+    await index.upsert([indexRow('c0ffee', 'ann', 'Ann drinks sencha every morning.', [1, 0, 0, 0], { memoryId: 'tea', path })]);
     const dense = await index.search({ mode: 'dense', scope: { users: ['ann'] }, queryVector: [1, 0, 0, 0], limit: 5 });
     const bm25 = await index.search({ mode: 'bm25', scope: { users: ['ann'] }, queryText: 'sencha', limit: 5 });
     expect(dense.map((h) => h.record.chunkId)).toEqual(['c0ffee']);

@@ -1,13 +1,20 @@
-// The Milvus Lite that memdir starts reuses its searches' version maps (adapters/runtime/lite-search-patch.ts): BM25's
-// per set of segments, dense search's per set of partition segments. Both patches are applied to the pinned Milvus
-// Lite, and BM25 still returns only the newest version of an edited memory after each of several syncs, and a
+// The Milvus Lite that memdir starts reuses its searches' version maps and newest rows (adapters/runtime/lite-search-patch.ts):
+// BM25's per set of segments, dense search's per set of partition segments. Both patches are applied to the pinned
+// Milvus Lite, and BM25 still returns only the newest version of an edited memory after each of several syncs, and a
 // corrected memory, whose rows are rewritten under the same keys, stays out of BM25 and dense searches alike (each
-// flush adds a segment, so a map is rebuilt, not reused stale).
-import { readFile, writeFile } from 'node:fs/promises';
+// flush adds a segment, so a map is rebuilt, not reused stale). A differential run (test/support/lite-patch-diff.py)
+// searches one collection through random upserts, moves, deletes, flushes and compactions with Milvus Lite's own
+// functions and the patched ones, and finds no difference in hits, distances or fields.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { LITE_SEARCH_PATCH } from '../../src/adapters/runtime/lite-search-patch.js';
+import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { openTestMemory, type TestMemory } from '../support/harness.js';
 import { ownServerHome } from '../support/server-home.js';
 
@@ -36,6 +43,12 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     const log = await readFile(join(home(), 'servers', 'milvus-lite.log'), 'utf8');
     expect(log).toContain('memdir: BM25 search reuses its per-segment version map');
     expect(log).toContain('memdir: dense search reuses its per-partition version map');
+    expect(log).toContain("memdir: BM25 search reuses its segments' newest rows");
+    expect(log).toContain("memdir: dense search reuses its segments' newest rows");
+    expect(log).toContain('memdir: BM25 search reads only the shown fields of its hits');
+    expect(log).toContain('memdir: dense search reads only the shown fields of its hits');
+    expect(log).toContain("memdir: BM25 scores each query term's postings as arrays");
+    expect(log).toContain("memdir: BM25 builds a segment's index from its packed column as arrays");
   });
 
   it('finds only the newest text of a memory edited in several syncs', async () => {
@@ -69,4 +82,32 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     expect(near).toContain('electric scooter');
     expect(near).not.toContain('red bicycle');
   });
+
+  it('returns what Milvus Lite itself returns through random writes, deletes, flushes and compactions (differential)', async () => {
+    const runtime = await ensureRuntime({ home: t.config.runtimeHome, python: t.config.python });
+    const dir = await mkdtemp(join(tmpdir(), 'memdir-lite-diff-'));
+    try {
+      await writeFile(join(dir, 'patch.py'), LITE_SEARCH_PATCH);
+      const script = join(import.meta.dirname, '..', 'support', 'lite-patch-diff.py');
+      for (const seed of [1, 2, 3]) {
+        const { stdout } = await promisify(execFile)(runtime.python, [script, join(dir, 'patch.py'), join(dir, `data-${seed}`), '80', String(seed)]);
+        const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+          compared: number;
+          firstDifference: unknown;
+          scorerCompared: number;
+          scorerDiffering: number;
+          buildsCompared: number;
+          buildsDiffering: number;
+        };
+        expect(result.compared).toBe(640);
+        expect(result.firstDifference).toBeNull();
+        expect(result.scorerCompared).toBe(800);
+        expect(result.scorerDiffering).toBe(0);
+        expect(result.buildsCompared).toBe(200);
+        expect(result.buildsDiffering).toBe(0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

