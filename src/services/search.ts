@@ -61,8 +61,6 @@ export interface SearchInput {
   denseWeight?: number;
   /** Share of the second dense field in a unit's relevance (default DEFAULT_SECOND_SHARE when one is configured; 0 turns it off). */
   second?: number;
-  /** The second field's share in the windows' relevance too (default true; false: windows on BM25 and the first field alone). */
-  secondWindows?: boolean;
   /** How the top k is spread over sections (default DEFAULT_DIVERSITY; NO_DIVERSITY keeps the ranking). */
   diversity?: DiversityOptions;
   /**
@@ -225,16 +223,10 @@ async function retrieve(
       queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
       mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kind }),
     ]);
-  // The second dense field (issue 12): one more request per row kind, in parallel with the others; when its model
+  // The second dense field (issue 12): one more request, units only, in parallel with the others; when its model
   // does not answer, the search ranks without it and says so (retrieval/second-dense.ts).
   const secondShare = deps.second && mode === 'hybrid' ? (input.second ?? DEFAULT_SECOND_SHARE) : 0;
-  const secondWindows = share > 0 && input.secondWindows !== false;
-  const secondSearch = async (v: number[]) => {
-    const ask = (kind: 'unit' | 'window') => deps.index.search({ mode: 'second', scope, queryVector: v, limit, kind });
-    const [u, w] = await Promise.all([ask('unit'), secondWindows ? ask('window') : []]);
-    return [...u, ...w];
-  };
-  const secondHits = secondShare > 0 ? askSecond(deps.second!, text, secondSearch) : null;
+  const secondHits = secondShare > 0 ? askSecond(deps.second!, text, (v) => deps.index.search({ mode: 'second', scope, queryVector: v, limit })) : null;
   const [units, windows, second] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []], secondHits]);
   const seconds = second && 'hits' in second ? second.hits : [];
   if (second && 'failed' in second) onDegraded({ second: secondDegraded(second.failed) });
@@ -250,14 +242,12 @@ async function retrieve(
   // apart, the only window of a small scope would score 1 however poorly it matched.
   const byScore = (a: IndexHit, b: IndexHit) => b.score - a.score;
   const all = fuseCandidates(keep([...units[0], ...windows[0]]).sort(byScore), keep([...units[1], ...windows[1]]).sort(byScore), fusion);
-  const blended = withSecondDense(
-    secondWindows ? all : all.filter((c) => c.hit.record.kind !== 'window'),
+  const fused = withSecondDense(
+    all.filter((c) => c.hit.record.kind !== 'window'),
     keep(seconds),
     answered ? secondShare : 0,
-    secondWindows,
   );
-  const fused = blended.filter((c) => c.hit.record.kind !== 'window');
-  const windowHits = (secondWindows ? blended : all).filter((c) => c.hit.record.kind === 'window');
+  const windowHits = all.filter((c) => c.hit.record.kind === 'window');
   const spans = windowHits.map(spanOf);
   // A unit that matches nothing itself (the reply after the question) still joins through its best windows.
   const top = windowHits.slice(0, input.expand ?? DEFAULT_EXPAND).map((c) => c.hit.record);

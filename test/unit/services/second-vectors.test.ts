@@ -1,5 +1,5 @@
-// The second dense field (issue 12): unit and window rows carry the second model's vector of their bare text,
-// each text embedded once, and a search asks the field and blends it in only when a model is configured.
+// The second dense field (issue 12): unit rows carry the second model's vector of their bare text (windows
+// none), each text embedded once, and a search asks the field and blends it in only when a model is configured.
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -45,13 +45,14 @@ async function secondRoot(second: HashEmbedder = new HashEmbedder(6, 'second-tes
 }
 
 describe('the second dense field', () => {
-  it('gives every row, unit and window, the second vector of its bare text', async () => {
+  it('gives every unit row the second vector of its bare text, and windows none', async () => {
     const { rows, second, deps } = await secondRoot();
     await syncIndex(deps);
     const all = [...rows.rows.values()];
-    expect(all.filter((r) => r.kind === 'unit').length).toBeGreaterThan(0);
-    expect(all.filter((r) => r.kind === 'window').length).toBeGreaterThan(0);
-    for (const r of all) expect(r.vector2).toEqual(await second.embedQuery(bareTextOf(r.content, r.heading)));
+    const units = all.filter((r) => r.kind === 'unit');
+    expect(units.length).toBeGreaterThan(0);
+    for (const u of units) expect(u.vector2).toEqual(await second.embedQuery(bareTextOf(u.content, u.heading)));
+    expect(all.filter((r) => r.kind === 'window').every((r) => r.vector2 === undefined)).toBe(true);
     // The model read the bare texts, never a heading path.
     expect(second.embeddedTexts.some((t) => t.startsWith('2026-11-30\n'))).toBe(false);
   });
@@ -128,23 +129,6 @@ describe('the second dense field', () => {
     expect(ranked(await searchMemories(deps, twoFields))).toEqual(ranked(await searchMemories(deps, { ...twoFields, windowTerm: 0 })));
   });
 
-  it('blends the second field into the windows too, unless asked not to', async () => {
-    const { deps, rows } = await secondRoot();
-    await syncIndex(deps);
-    const asked: string[] = [];
-    const search = rows.search.bind(rows);
-    rows.search = async (request) => {
-      if (request.mode === 'second') asked.push(request.kind ?? 'unit');
-      return search(request);
-    };
-    const input = { query: 'where is the spare key', user: 'alice', unit: 'chunk' as const, track: false, rescore: false };
-    await searchMemories(deps, input);
-    expect(asked.sort()).toEqual(['unit', 'window']);
-    asked.length = 0;
-    await searchMemories(deps, { ...input, secondWindows: false });
-    expect(asked).toEqual(['unit']);
-  });
-
   it('a sync whose second model cannot embed fails naming the setting, loses nothing, and the next sync retries', async () => {
     const second = new DownEmbedder(6, 'second-test');
     const { root, rows, deps } = await secondRoot(second);
@@ -185,15 +169,13 @@ describe('the second dense field', () => {
     const { rows, second, cache, deps } = await secondRoot();
     await syncIndex(deps);
     const units = [...rows.rows.values()].filter((r) => r.kind === 'unit');
-    const windows = [...rows.rows.values()].filter((r) => r.kind === 'window');
-    // A cache as the first version of the field filled it: by the bare text's hash, units only.
+    // A cache as the first version of the field filled it: by the bare text's hash.
     const old = new Map(units.map((u) => [textHash(bareTextOf(u.content, u.heading)), u.vector2!]));
     await cache.retain(new Set());
     await cache.putMany(old);
     second.reset();
     await syncIndex(deps, { rebuild: true });
-    // Only the windows, which that version gave no vector, are embedded.
-    expect(second.embeddedTexts.sort()).toEqual(windows.map((w) => bareTextOf(w.content, w.heading)).sort());
+    expect(second.embeddedTexts).toEqual([]);
     // float32 in the cache: equal to 6 decimals.
     const rounded = (v: number[] | undefined) => v?.map((x) => Math.round(x * 1e6));
     for (const u of [...rows.rows.values()].filter((r) => r.kind === 'unit')) {

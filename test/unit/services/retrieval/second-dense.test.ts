@@ -1,4 +1,4 @@
-// The second dense field's fusion term: direction, its share, new candidates, windows untouched unless asked.
+// The second dense field's fusion term: direction, its share, new candidates, windows untouched.
 import { describe, expect, it } from 'vitest';
 
 import type { IndexHit } from '../../../../src/services/ports.js';
@@ -29,20 +29,10 @@ describe('withSecondDense', () => {
     expect(relevanceOf(out, 'a')).toBeCloseTo(0.7, 9);
   });
 
-  it('windows keep their relevance unless asked: they are a signal on the two-way scale', () => {
+  it('windows keep their relevance: they are a signal on the two-way scale', () => {
     const window = candidate(0.8, hitRecord('w', { kind: 'window' }));
     const out = withSecondDense([window, candidate(0.5, hitRecord('a'))], [hit('a', 0.9)], 0.4);
     expect(relevanceOf(out, 'w')).toBe(0.8);
-  });
-
-  it('asked, windows blend in their own similarity, scaled with the units', () => {
-    const window = (id: string, relevance: number) => candidate(relevance, hitRecord(id, { kind: 'window' }));
-    const out = withSecondDense([window('w', 0.8), candidate(0.5, hitRecord('a'))], [hit('a', 0.9), hit('w', 0.5), hit('x', 0.4)], 0.4, true);
-    expect(relevanceOf(out, 'w')).toBeCloseTo(0.6 * 0.8 + 0.4 * (0.1 / 0.5), 9);
-    expect(relevanceOf(out, 'a')).toBeCloseTo(0.6 * 0.5 + 0.4 * 1, 9);
-    // A better match on the second field never scores lower, for a window as for a unit.
-    const pair = withSecondDense([window('p', 0.5), window('q', 0.5)], [hit('p', 0.7), hit('q', 0.6)], 0.4, true);
-    expect(relevanceOf(pair, 'p')).toBeGreaterThan(relevanceOf(pair, 'q'));
   });
 
   it('a share of 0, or no hits, changes nothing', () => {
