@@ -5,7 +5,9 @@
 // unit and window of a conversation), (b) the pipeline's whole ranked pool for the default and for the best
 // second-field row. Usage (the second field configured as in §1.11):
 //   MEM_SECOND_MODEL=mpnet MEM_SECOND_MODEL_URL=http://127.0.0.1:PORT/v1 nice -n 10 node scripts/bench/locomo-pools.mjs \
-//     --data ../shared/data/locomo-dev.json --work-dir /tmp/locomo-NAME --out /tmp/NAME-pools.json
+//     --data ../shared/data/locomo-dev.json --work-dir /tmp/locomo-NAME --out /tmp/NAME-pools.json [--rows 'default,second windows']
+// --rows names the ablation rows whose pools are recorded (default: `default-second` and `second 0.4 dense 0.33`,
+// as in 1.13); each result keeps its relevance, score, recency and the raw signals the pipeline reports.
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,7 +15,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig, openMemory } from 'memdir';
 import { ABLATIONS, conversationLogs, loadLocomo, scoredQuestions, turnsOfLines, userOf } from 'memdir/bench';
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, 'work-dir': { type: 'string' }, out: { type: 'string' }, limit: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { data: { type: 'string' }, 'work-dir': { type: 'string' }, out: { type: 'string' }, limit: { type: 'string' }, rows: { type: 'string' } },
+});
 const root = resolve(values['work-dir']);
 const SHALLOW = 50; // what the bench's k = 10 asks of every signal (5·k)
 const DEEP = 1000;
@@ -52,18 +56,33 @@ try {
   const report = await memory.reindex();
   process.stderr.write(`reindex: ${JSON.stringify({ files: report.files, chunks: report.chunks, embedded: report.embedded })}\n`);
   const questions = [];
+  const rows = values.rows
+    ? values.rows.split(',').map((name) => {
+        if (!ABLATIONS[name]) throw new Error(`no ablation row named ${name}`);
+        return [name, ABLATIONS[name]];
+      })
+    : [
+        ['default', ABLATIONS['default-second']],
+        ['second', ABLATIONS['second 0.4 dense 0.33']],
+      ];
   const max = values.limit ? Number(values.limit) : Infinity;
   for (const conv of conversations) {
     const last = Date.parse(conv.sessions[conv.sessions.length - 1].date);
     const at = new Date(last + 86_400_000);
     for (const q of scoredQuestions(conv).slice(0, max)) {
       current = { conv: conv.id, question: q.question, category: q.category, evidence: q.evidence.map((e) => `${conv.id}/${e}`), sig: {}, runs: {} };
-      for (const [name, settings] of [
-        ['default', ABLATIONS['default-second']],
-        ['second', ABLATIONS['second 0.4 dense 0.33']],
-      ]) {
+      for (const [name, settings] of rows) {
         const results = await memory.search({ query: q.question, user: `${userOf(conv)}.log`, k: 200, unit: 'chunk', track: false, at, ...settings });
-        current.runs[name] = results.map((r) => [`${r.path}#${r.lines[0]}-${r.lines[1]}`, r.scores.relevance, r.score]);
+        current.runs[name] = results.map((r) => [
+          `${r.path}#${r.lines[0]}-${r.lines[1]}`,
+          r.scores.relevance,
+          r.score,
+          r.scores.recency,
+          r.scores.window ?? 0,
+          r.scores.bm25 ?? null,
+          r.scores.dense ?? null,
+          r.scores.second ?? null,
+        ]);
         for (const r of results) {
           const key = `${r.path}#${r.lines[0]}-${r.lines[1]}`;
           if (!records[key]) records[key] = { path: r.path, kind: 'unit', lines: r.lines, text: r.content };
