@@ -295,7 +295,7 @@ function once(fn: (() => void) | undefined): (() => void) | undefined {
 /**
  * The scan of a full sync, made before the manifest is read; a file modified after the manifest's last save means a
  * write is coming (a hint only: a file changed otherwise, or deleted, is found by `differs` once the manifest is read).
- * The manifest's load is then what the index's client loads behind (docs/benchmarks.md 33).
+ * The manifest's load is then what the index's client loads behind (docs/benchmarks.md 35).
  */
 async function scanFirst(deps: SyncDeps, prepare: () => void): Promise<Awaited<ReturnType<MemoryFiles['scan']>>> {
   const savedAt = (await deps.manifest.savedAt?.()) ?? null;
@@ -625,7 +625,7 @@ const FLUSH_WAIT_MS = 250;
  * searches its memtable; its WAL keeps the rows across a restart), and Milvus Lite makes a flush wait while its
  * background compaction holds the collection's lock (seconds after a big write). The server finishes a flush it has
  * received even once this process has closed its connection (its handler does not watch for cancellation), so this
- * one call may outlive the command and its lock: it writes no row (docs/benchmarks.md 33).
+ * one call may outlive the command and its lock: it writes no row (docs/benchmarks.md 35).
  */
 function boundedFlush(index: VectorIndex): Promise<void> {
   const flushed = index.flush().catch(() => undefined);
