@@ -1,4 +1,4 @@
-// Settings of the memory lifecycle: default lifetimes per type, duplicate and grouping thresholds, gc grace.
+// The memory lifecycle: default lifetimes per type, duplicate and grouping thresholds, gc grace, and when an expiry has passed.
 import type { MemoryType } from './model.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -20,3 +20,11 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
   gcGraceMs: 30 * DAY,
   consolidateThreshold: 0.88,
 };
+
+/**
+ * Whether a memory whose front matter says `expires` (a validated ISO time, or none) is past it at `at` (ms): it is
+ * ineligible from that moment, before `mem gc` marks its file expired.
+ */
+export function hasLapsed(expires: string | null | undefined, at: number): boolean {
+  return !!expires && Date.parse(expires) <= at;
+}

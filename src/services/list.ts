@@ -1,6 +1,7 @@
 // Use case: one user's memories, newest first, read from the files (after a sync, so hand edits count).
 import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
+import { hasLapsed } from '../memory/lifecycle.js';
 import { MEMORY_STATUSES, type MemoryStatus, type MemoryType } from '../memory/model.js';
 import type { MemoryDeps } from './core/deps.js';
 import { loadDoc, toRecord, type MemoryRecord } from './core/documents.js';
@@ -41,7 +42,7 @@ export async function listMemories(deps: MemoryDeps, input: ListInput): Promise<
     // A file removed since the sync is simply not listed.
     const doc = await loadDoc(deps, path).catch(() => null);
     if (!doc || doc.meta.user !== input.user) continue;
-    const lapsed = entry.status === 'active' && doc.meta.expires != null && Date.parse(doc.meta.expires) <= now;
+    const lapsed = entry.status === 'active' && hasLapsed(doc.meta.expires, now);
     const status: MemoryStatus = lapsed ? 'expired' : entry.status;
     if (statuses.includes(status)) records.push(lapsed ? { ...toRecord(doc), status } : toRecord(doc));
   }

@@ -1,4 +1,5 @@
 // `mem show <id>`: a memory, its supersede chain, its consolidation sources and its git history.
+import { hasLapsed } from '../../memory/lifecycle.js';
 import type { ChainLink, ShowResult } from '../../services/show.js';
 import { withMemory } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
@@ -13,7 +14,7 @@ const linkLine = (l: ChainLink, current: string) =>
 
 /** The status as its file says it; an active memory past its expiry is already out of search (a filter at read time). */
 function statusLine(m: ShowResult['memory'], at: Date): string {
-  if (m.status !== 'active' || !m.expires || Date.parse(m.expires) > at.getTime()) return m.status;
+  if (m.status !== 'active' || !hasLapsed(m.expires, at.getTime())) return m.status;
   return `active (expired ${m.expires}: no longer searched; \`mem gc\` marks the file)`;
 }
 

@@ -4,6 +4,7 @@
 // how-tos by importance, then the latest episodes (the tail of the newest session logs), each block
 // labelled as data within its share of the token budget.
 import { decodeMemoryText } from '../../memory/decode.js';
+import { hasLapsed } from '../../memory/lifecycle.js';
 import type { MemoryDoc } from '../../memory/model.js';
 import { parseMemory } from '../../memory/parse.js';
 import type { MemoryFiles } from '../ports.js';
@@ -48,7 +49,7 @@ async function activeDocs(scope: ContextScope, user: string, now: Date, deadline
         defaultUser: scope.defaultUser,
         fallbackTime: new Date(f.mtimeMs).toISOString(),
       });
-      const live = !doc.meta.expires || Date.parse(doc.meta.expires) > now.getTime();
+      const live = !hasLapsed(doc.meta.expires, now.getTime());
       if (doc.meta.user === user && doc.meta.status === 'active' && live) docs.push(doc);
     } catch {
       // An invalid file is reported by sync and doctor; here it is simply not offered.
