@@ -35,6 +35,17 @@ describe('memoryStatus', () => {
     });
   });
 
+  it('counts a memory past its expiry as expired, as search and list do, before `mem gc` marks its file', async () => {
+    // The fixture's clock says 2026-12-01T12:00Z: meeting has lapsed, call has not.
+    const r = await useCaseRoot({
+      'ann/working/meeting.md': memoryFile({ id: 'meeting', user: 'ann', type: 'working', expires: '2026-12-01T00:00:00.000Z' }, 'Ann is in a meeting.'),
+      'ann/working/call.md': memoryFile({ id: 'call', user: 'ann', type: 'working', expires: '2026-12-02T00:00:00.000Z' }, 'Ann waits for a call.'),
+    });
+    await syncIndex(r.deps);
+    const report = await memoryStatus(r.deps);
+    expect(report.users.ann).toEqual({ memories: 2, byType: { working: 2 }, byStatus: { active: 1, expired: 1 } });
+  });
+
   it('names changed and deleted files, and rows that do not match the manifest', async () => {
     const r = await useCaseRoot(TREE);
     await syncIndex(r.deps);
