@@ -23,8 +23,10 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
 
 /**
  * Whether a memory whose front matter says `expires` (a validated ISO time, or none) is past it at `at` (ms): it is
- * ineligible from that moment, before `mem gc` marks its file expired.
+ * ineligible from that moment, before `mem gc` marks its file expired. A number is the same time in ms, as the
+ * manifest keeps it, so `mem status` applies the same rule without reading the files.
  */
-export function hasLapsed(expires: string | null | undefined, at: number): boolean {
-  return !!expires && Date.parse(expires) <= at;
+export function hasLapsed(expires: string | number | null | undefined, at: number): boolean {
+  if (expires === null || expires === undefined || expires === '') return false;
+  return (typeof expires === 'number' ? expires : Date.parse(expires)) <= at;
 }

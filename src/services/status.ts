@@ -1,4 +1,5 @@
 // Use case: what is in the memory root and the index, and where they disagree.
+import { hasLapsed } from '../memory/lifecycle.js';
 import type { MemoryDeps } from './core/deps.js';
 
 export interface StatusReport {
@@ -31,12 +32,15 @@ export async function memoryStatus(deps: MemoryDeps): Promise<StatusReport> {
   const deleted = [...manifest.keys()].filter((p) => !present.has(p));
   const users: StatusReport['users'] = {};
   let chunks = 0;
+  // The manifest keeps each file's expiry (ms) since entries carry lifecycle links, so the count agrees with
+  // search and list (hasLapsed) without reading a file; a lapsed active memory counts as expired.
+  const now = deps.now().getTime();
   for (const entry of manifest.values()) {
     chunks += entry.chunkCount;
     const u = (users[entry.user] ??= { memories: 0, byType: {}, byStatus: {} });
     u.memories++;
     bump(u.byType, entry.type);
-    bump(u.byStatus, entry.status);
+    bump(u.byStatus, entry.status === 'active' && hasLapsed(entry.expires, now) ? 'expired' : entry.status);
   }
   const indexRows = await deps.index.count({ users: 'all' });
   const rowsMismatch = indexRows !== chunks;
