@@ -40,6 +40,8 @@ describe('an index created anew since the last sync', () => {
     expect(fresh.rowsOf('alice/semantic/tea.md').map((r) => r.content)).toEqual(['Alice drinks green tea every morning, with honey.']);
     // Only the edited text is new: the bicycle's vector came from the cache.
     expect(embedder.embeddedTexts.slice(embeddedBefore)).toEqual(['Alice drinks green tea every morning, with honey.']);
+    // The report says so: the first attempt embedded it (before the open found the new collection), the retry reused it.
+    expect(report).toMatchObject({ embedded: 1, upserted: 2 });
     expect(await deps.manifest.indexInstance()).toBe(fresh.instance);
     // Bound again: the next sync is an ordinary one.
     expect((await syncIndex(deps)).indexReplaced).toBeUndefined();
