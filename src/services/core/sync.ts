@@ -120,14 +120,21 @@ export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Prom
 class IndexReplaced extends Error {}
 
 async function syncUnderLock(deps: SyncDeps, options: SyncOptions): Promise<ReindexReport> {
+  const first = emptyReport();
   try {
-    return await syncOnce(deps, options);
+    return await syncOnce(deps, options, first);
   } catch (err) {
     if (!(err instanceof IndexReplaced)) throw err;
     // Its rows went with it, so the manifest vouches for none: every file is indexed again (vectors from the cache).
     await deps.manifest.clear();
-    return { ...(await syncOnce(deps, { ...options, only: undefined })), indexReplaced: true };
+    const retry = await syncOnce(deps, { ...options, only: undefined });
+    // The first attempt embedded before the open found the new collection; the retry took those vectors from the cache.
+    return { ...retry, embedded: retry.embedded + first.embedded, indexReplaced: true };
   }
+}
+
+function emptyReport(): ReindexReport {
+  return { files: 0, chunks: 0, embedded: 0, upserted: 0, deleted: 0, skipped: 0, errors: [] };
 }
 
 /**
@@ -152,7 +159,7 @@ async function checkInstance(
   await manifest.bindIndex(instance);
 }
 
-async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexReport> {
+async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyReport()): Promise<ReindexReport> {
   const progress = options.progress ?? silentProgress;
   if (options.rebuild) {
     // Manifest first: killed between the two, the next sync must not trust it for an index that is gone.
@@ -183,7 +190,6 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
   // What the index holds for files not processed yet: saved with the progress, so a sync killed
   // after a save still knows, on the next run, the rows of files deleted or not yet re-read.
   const notYetSynced = previous ?? new Map(indexed.map((path) => [path, UNKNOWN_ENTRY]));
-  const report: ReindexReport = { files: 0, chunks: 0, embedded: 0, upserted: 0, deleted: 0, skipped: 0, errors: [] };
 
   const { files, problems } = early ?? (await listFiles(deps, options.only));
   for (const p of problems) report.errors.push({ path: p.path, line: 0, message: p.message });
