@@ -120,6 +120,23 @@ describe('doctor', () => {
     ]);
   });
 
+  it('reports two active corrections of one memory (both stay active) by path and line, with the fix', async () => {
+    const s = await synced();
+    await edit(s.root, 'alice/semantic/oslo.md', '---\nid: oslo\nsupersedes: alice/semantic/tea\n---\nAlice moved to Oslo.\n');
+    await edit(s.root, 'alice/semantic/rome.md', '---\nid: rome\nsupersedes: [alice/semantic/tea]\n---\nAlice moved to Rome.\n');
+    await syncIndex(s.deps);
+    const report = await doctor(s.deps);
+    expect(report.problems.map((p) => [p.kind, p.path, p.line, p.fixable])).toEqual([
+      ['rival-corrections', 'alice/semantic/oslo.md', 3, false],
+      ['rival-corrections', 'alice/semantic/rome.md', 3, false],
+    ]);
+    expect(report.problems[0]!.detail).toMatch(/alice\/semantic\/tea.*also rome \(alice\/semantic\/rome\.md\).*supersedes: \[alice\/semantic\/tea, rome\]/);
+    // Once the newer names the older too, one correction is left active: nothing to report.
+    await edit(s.root, 'alice/semantic/rome.md', '---\nid: rome\nsupersedes: [alice/semantic/tea, oslo]\n---\nAlice moved to Rome.\n');
+    await syncIndex(s.deps);
+    expect((await doctor(s.deps)).problems).toEqual([]);
+  });
+
   it('reports every lifecycle link problem by path and line, and repairs a status the index lost', async () => {
     const s = await synced();
     await edit(s.root, 'alice/semantic/fix.md', '---\nid: fix\nsupersedes: alice/semantic/tea\n---\nAlice switched to coffee.\n');
