@@ -6,7 +6,7 @@ import { decodeMemoryText } from '../memory/decode.js';
 import { frontMatterLine } from '../memory/parse.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
-import { duplicateIdErrors, duplicateKeys, type IdEntry } from './core/duplicates.js';
+import { duplicateIdErrors, duplicateKeys, rivalCorrections, type IdEntry } from './core/duplicates.js';
 import { settleInterruptedWrite } from './core/interrupted-write.js';
 import { resolveLinks, type LinkProblemKind } from './core/links.js';
 import type { FileStat, ManifestEntry } from './ports.js';
@@ -37,6 +37,8 @@ export type ProblemKind =
   | 'duplicate-id'
   /** Two active memories of one user fill the same key: the slot should hold one value. */
   | 'duplicate-key'
+  /** Two active memories of one user supersede the same memory: both stay active (a correction hides what it names, not its siblings). */
+  | 'rival-corrections'
   /** A front matter `updated:` later than the file's last write (in the future): ranked as of the file's last write instead (needs a person). */
   | 'future-date'
   /** The index rows carry another status than the memory's links give it (a sync was interrupted). */
@@ -189,6 +191,7 @@ async function ruleProblems(deps: MemoryDeps, current: Map<string, ManifestEntry
         status: statuses.get(path) ?? e.status,
         ...(e.key ? { key: e.key } : {}),
         ...(e.expires !== undefined ? { expires: e.expires } : {}),
+        ...(e.supersedes !== undefined ? { supersedes: e.supersedes } : {}),
       },
     ]),
   );
@@ -206,6 +209,21 @@ async function ruleProblems(deps: MemoryDeps, current: Map<string, ManifestEntry
         kind: 'duplicate-key',
         path,
         detail: `user ${group.user} has ${group.paths.length} active memories with key ${JSON.stringify(group.key)}: also ${others} (supersede or forget all but one)`,
+        fixable: false,
+      });
+    }
+  }
+  for (const group of rivalCorrections(entries, deps.now().getTime())) {
+    // Which correction is right needs a person; the example keeps the first by path and names the others in it.
+    const [keep, ...rest] = group.members;
+    const example = `in ${keep!.id}: supersedes: [${[group.target, ...rest.map((m) => m.id)].join(', ')}]`;
+    for (const { path } of group.members) {
+      const others = group.members.filter((m) => m.path !== path).map((m) => `${m.id} (${m.path})`);
+      problems.push({
+        kind: 'rival-corrections',
+        path,
+        line: await keyLine(deps, path, 'supersedes'),
+        detail: `user ${group.user} has ${group.members.length} active corrections of ${group.target}: also ${others.join(', ')}; all stay active. Keep one and name the others in its supersedes (e.g. ${example}), or forget the wrong ones`,
         fixable: false,
       });
     }

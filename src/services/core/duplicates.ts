@@ -10,7 +10,7 @@ type FilesDeps = { files: MemoryFiles };
 type FileError = { path: string; line: number; message: string };
 
 /** What the checks need of a file: its manifest entry, or the same fields read from the file itself (doctor). */
-export type IdEntry = Pick<ManifestEntry, 'memoryId' | 'user' | 'status' | 'key' | 'expires'>;
+export type IdEntry = Pick<ManifestEntry, 'memoryId' | 'user' | 'status' | 'key' | 'expires'> & Partial<Pick<ManifestEntry, 'supersedes'>>;
 
 /** Ids compare in NFC: `josé` typed or listed in either Unicode form is the same id. */
 export const sameId = (a: string, b: string) => a === b || a.normalize('NFC') === b.normalize('NFC');
@@ -93,4 +93,26 @@ export function duplicateKeys(entries: Map<string, IdEntry>, now: number): { use
     groups.set(id, group);
   }
   return [...groups.values()].filter((g) => g.paths.length > 1);
+}
+
+/**
+ * Active, unexpired memories of one user that supersede the same memory of that user: both stay active (a correction
+ * supersedes what it names, not its siblings), so a person who corrected twice by hand sees both (`mem doctor`).
+ */
+export function rivalCorrections(entries: Map<string, IdEntry>, now: number): { user: string; target: string; members: { path: string; id: string }[] }[] {
+  const known = new Set<string>();
+  for (const e of entries.values()) known.add(`${e.user}\u0000${e.memoryId}`);
+  const groups = new Map<string, { user: string; target: string; members: { path: string; id: string }[] }>();
+  for (const [path, e] of entries) {
+    if (e.supersedes === undefined || e.status !== 'active' || (e.expires !== undefined && e.expires <= now)) continue;
+    for (const target of new Set(typeof e.supersedes === 'string' ? [e.supersedes] : e.supersedes)) {
+      // A link to itself, to nothing or to another user's memory is a link problem of its own (services/core/links.ts).
+      if (target === e.memoryId || !known.has(`${e.user}\u0000${target}`)) continue;
+      const id = `${e.user}\u0000${target}`;
+      const group = groups.get(id) ?? { user: e.user, target, members: [] };
+      group.members.push({ path, id: e.memoryId });
+      groups.set(id, group);
+    }
+  }
+  return [...groups.values()].filter((g) => g.members.length > 1);
 }
