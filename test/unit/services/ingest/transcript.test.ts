@@ -20,6 +20,17 @@ describe('parseTranscript', () => {
     expect(parseTranscript(JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }), 'c.json')).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
+  it('reads a turn time written as timestamp or created_at (common in chat exports), time first; a bad one is an error', () => {
+    const text = JSON.stringify([
+      { role: 'user', content: 'I got back from Kyoto.', timestamp: '2026-11-28T10:00:00Z' },
+      { role: 'assistant', content: 'How was it?', created_at: '2026-11-28T10:00:10Z' },
+      { role: 'user', content: 'Great.', time: '2026-11-28T10:01:00Z', timestamp: '2020-01-01T00:00:00Z' },
+    ]);
+    expect(parseTranscript(text, 'chat.json').map((t) => t.time)).toEqual(['2026-11-28T10:00:00.000Z', '2026-11-28T10:00:10.000Z', '2026-11-28T10:01:00.000Z']);
+    const bad = thrown(() => parseTranscript('[{"role": "user", "content": "a", "timestamp": "last week"}]', 'chat.json'), UsageError);
+    expect(bad.message).toContain('turn 1 (timestamp): not a date');
+  });
+
   it("a speaker's name keeps its case (the model reads names), the usual chat roles are one role in any case", () => {
     const json = JSON.stringify([
       { role: 'Caroline', content: 'I went to the support group.' },
