@@ -1,4 +1,4 @@
-// Reads a conversation transcript: a JSON array of {role, content, time?} (or {"messages": [...]}),
+// Reads a conversation transcript: a JSON array of {role, content, time?} (or {"messages": [...]}; `timestamp` or `created_at` for time),
 // or Markdown with one "role: text" line (or "## Role" heading) per turn. Pure; errors name the line.
 import { z } from 'zod';
 
@@ -20,7 +20,11 @@ const role = z
   .max(40)
   .regex(/^[\p{L}\p{N} ._-]+$/u, 'a role is a short name such as user or assistant');
 const time = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'not a date (use ISO 8601, e.g. 2026-12-01T10:00:00Z)');
-const turnSchema = z.object({ role, content: z.string(), time: time.optional() });
+// Chat exports often call the turn's time `timestamp` or `created_at`: read as `time` (which wins), not dropped
+// unseen, which dated the whole log by the day of the ingest instead of the conversation's.
+const turnSchema = z
+  .object({ role, content: z.string(), time: time.optional(), timestamp: time.optional(), created_at: time.optional() })
+  .transform(({ timestamp, created_at, ...t }) => ({ ...t, time: t.time ?? timestamp ?? created_at }));
 
 // The usual chat roles are one role in any case ("User" is "user"); any other role is a speaker's name and
 // keeps its case: the embedding model reads "Maria" and "maria" apart, and questions name people in capitals
