@@ -116,7 +116,7 @@ describe('doctor', () => {
     await syncIndex(s.deps);
     const found = await doctor(s.deps);
     expect(found.problems).toEqual([
-      { kind: 'invalid-file', path: 'alice/semantic/tea.md', line: 1, detail: expect.stringMatching(/over the 0\.0 MB limit/), fixable: false },
+      { kind: 'invalid-file', path: 'alice/semantic/tea.md', line: 1, detail: expect.stringMatching(/over the 64-byte \(0\.0 MB\) limit/), fixable: false },
     ]);
   });
 

@@ -59,6 +59,14 @@ describe('sync on bad input', { timeout: 30_000 }, () => {
     expect(index.rowsOf('a/crlf.md').map((r) => [r.user, r.content, r.lineStart, r.lineEnd])).toEqual([['a', '# Title\n\nWindows line endings.', 5, 7]]);
   });
 
+  it('a file just over the limit gives both sizes in bytes, not "5.0 MB, over the 5.0 MB limit"', async () => {
+    const { root, deps } = await setup(GOOD, { maxFileBytes: 5 * 1024 * 1024 });
+    await writeFile(join(root, 'alice/big.md'), '# Notes\n');
+    await truncate(join(root, 'alice/big.md'), 5 * 1024 * 1024 + 21);
+    const report = await syncIndex(deps);
+    expect(report.errors).toEqual([{ path: 'alice/big.md', line: 1, message: 'file is 5,242,901 bytes, over the 5,242,880-byte (5.0 MB) limit: skipped' }]);
+  });
+
   it('skips a 20 MB file without reading it, on line 1, and indexes the rest', async () => {
     const { root, deps, index, files } = await setup(GOOD, { maxFileBytes: 5 * 1024 * 1024 });
     await writeFile(join(root, 'alice/huge.md'), '# Log\n');
