@@ -378,7 +378,10 @@ function tooLarge(stat: FileStat, limit: number, report: ReindexReport): 'invali
 /** Why a file over the size limit is not indexed. */
 export function tooLargeError(stat: FileStat, limit: number): FileError {
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  return { path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` };
+  // Just over the limit both round alike ("5.0 MB, over the 5.0 MB limit"): then the bytes say it.
+  if (mb(stat.size) !== mb(limit)) return { path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` };
+  const n = (x: number) => x.toLocaleString('en-US');
+  return { path: stat.path, line: 1, message: `file is ${n(stat.size)} bytes, over the ${n(limit)}-byte (${mb(limit)}) limit: skipped` };
 }
 
 /** The index records of a file's bytes, or the error (path and line) that keeps it out of the index. */
