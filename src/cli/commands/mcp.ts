@@ -2,6 +2,7 @@
 import { assertUserId } from '../../memory/ids.js';
 import type { Memory } from '../../services/facade.js';
 import { cliSettings, configFrom } from '../context.js';
+import { reopeningMemory } from '../reopen-memory.js';
 import type { GlobalOptions, Io } from '../io.js';
 import { requireUser } from './parse-options.js';
 
@@ -17,10 +18,16 @@ export async function mcpCommand(opts: McpOptions, io: Io): Promise<void> {
   const config = configFrom(opts.project ? { ...opts, root: (await projectMemoryRoot(process.cwd())).root } : opts);
   // Answer the client's handshake at once; tools wait for the memory (the first start of the
   // local servers can take a minute). Set-up messages go to stderr: stdout is the protocol's.
-  const opening: Promise<Memory> = openMemory(config, { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon });
-  opening.catch((err: unknown) => io.note(`mem mcp: cannot open ${config.root}: ${err instanceof Error ? err.message : String(err)}`));
+  // Opened again after its shared servers died (the next tool call restarts them): see reopen-memory.ts.
+  const open = (): Promise<Memory> => {
+    const opening = openMemory(config, { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon });
+    opening.catch((err: unknown) => io.note(`mem mcp: cannot open ${config.root}: ${err instanceof Error ? err.message : String(err)}`));
+    return opening;
+  };
+  const memory = reopeningMemory(open);
+  memory.memory().catch(() => undefined);
   const { serveStdio } = await import('../../mcp/stdio.js');
-  const session = await serveStdio({ memory: () => opening, user });
+  const session = await serveStdio({ memory: () => memory.memory(), user });
   io.note(`mem mcp: serving memories of user ${user} from ${config.root} over stdio`);
   const signalled = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -28,6 +35,5 @@ export async function mcpCommand(opts: McpOptions, io: Io): Promise<void> {
   });
   await Promise.race([session.done, signalled]);
   await session.close();
-  const memory = await opening.catch(() => null);
-  await memory?.close();
+  await memory.close();
 }
