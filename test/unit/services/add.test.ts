@@ -1,5 +1,6 @@
-// Covers addMemory's undo: when indexing or committing fails, the files are as they were before the add.
-import { readdir, readFile, rm } from 'node:fs/promises';
+// Covers addMemory's undo: when indexing or committing fails, the files are as they were before the add; and a keyed
+// add sees a memory of its key written by hand since the last sync.
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -74,5 +75,18 @@ describe('addMemory when the file it wrote does not index', () => {
     expect((err as InvalidMemoryError).exitCode).toBe(1);
     expect((err as InvalidMemoryError).message).toMatch(/^alice\/semantic\/.+\.md:1: file is .* over the .* limit/);
     expect(await readdir(join(root, 'alice', 'semantic')).catch(() => [])).toEqual([]);
+  });
+});
+
+describe('addMemory with a key', () => {
+  it('supersedes a memory of that key written by hand since the last sync, instead of adding a second value', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const deps = unitDeps(root);
+    await addMemory(deps, { text: 'Alice has a green bicycle', user: 'alice' });
+    // Written by hand after the root was indexed, no sync since (no mem reindex, no mem watch).
+    await writeFile(join(root, 'alice/semantic/pet.md'), '---\nid: pet\nkey: pet\n---\nAlice has a cat.\n');
+    const added = await addMemory(deps, { text: 'Alice has a dog named Rex', user: 'alice', key: 'pet' });
+    expect(added).toMatchObject({ action: 'SUPERSEDE', supersedes: 'pet' });
   });
 });
