@@ -1,7 +1,7 @@
 // VectorIndex on Milvus (Lite, standalone, cluster or Zilliz Cloud) through the Node SDK.
 import { createHash } from 'node:crypto';
 
-import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
+import type { ConsistencyLevelEnum, MilvusClient } from '@zilliz/milvus2-sdk-node';
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { lexicalForm } from '../../memory/lexical.js';
@@ -17,6 +17,7 @@ import type {
   VectorIndex,
 } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
+import { milvusSdk } from './sdk.js';
 import { hasLiteBuckets, liteBucket } from './lite-buckets.js';
 import {
   EMBEDDING_PROPERTY,
@@ -53,7 +54,7 @@ const QUERY_WINDOW = 16_384;
 
 // The SDK logs through winston to stdout (at debug level when NODE_ENV=test); stdout carries our
 // results (--json), so its logger stays silent and errors reach us as exceptions instead.
-sdkLogger.silent = true;
+milvusSdk.logger.silent = true;
 const UPSERT_BATCH = 500;
 
 function statusOf(res: { status?: Status } | Status): Status {
@@ -170,7 +171,7 @@ export class MilvusIndex implements VectorIndex {
 
   /** Made on first use: loading the SDK's protocol definitions takes a command 0.2-2 s, wasted when it needs no index. */
   private get client(): MilvusClient {
-    this.sdk ??= new MilvusClient({
+    this.sdk ??= new milvusSdk.MilvusClient({
       address: this.options.address,
       ...(this.options.token ? { token: this.options.token } : {}),
       // The SDK's default 10 s keepalive pings make Python gRPC servers (Milvus Lite) drop the connection.
@@ -362,7 +363,7 @@ export class MilvusIndex implements VectorIndex {
         filter,
         output_fields: OUTPUT_FIELDS,
         limit,
-        consistency_level: ConsistencyLevelEnum.Strong,
+        consistency_level: milvusSdk.ConsistencyLevelEnum.Strong,
         ...this.partitionsOf(scope),
       }),
     );
