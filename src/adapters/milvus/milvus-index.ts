@@ -5,7 +5,8 @@ import type { ConsistencyLevelEnum, MilvusClient } from '@zilliz/milvus2-sdk-nod
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { lexicalForm } from '../../memory/lexical.js';
-import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
+import { NO_EXPIRY } from '../../memory/lifecycle.js';
+import type { ChunkRecord } from '../../memory/records.js';
 import type {
   EmbeddingModelIdentity,
   IndexHit,
