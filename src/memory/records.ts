@@ -2,11 +2,11 @@
 // each with the memory's lifecycle fields.
 import { embedTextOf, type ChunkOptions } from './chunk.js';
 import { chunkId, textHash } from './hash.js';
+import { NO_EXPIRY } from './lifecycle.js';
 import type { Chunk, MemoryDoc, MemoryStatus, MemoryType } from './model.js';
 import { unitsAndWindows } from './units.js';
 
-/** Stored for memories that never expire, so "not expired" is one comparison in a filter. */
-export const NO_EXPIRY = 253402300799000; // 9999-12-31T23:59:59Z
+export { NO_EXPIRY };
 
 /** unit: a row search ranks and returns; window: neighbouring units, only a signal for the units inside it. */
 export type RowKind = 'unit' | 'window';

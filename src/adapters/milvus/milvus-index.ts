@@ -1,11 +1,12 @@
 // VectorIndex on Milvus (Lite, standalone, cluster or Zilliz Cloud) through the Node SDK.
 import { createHash } from 'node:crypto';
 
-import { ConsistencyLevelEnum, MilvusClient, logger as sdkLogger } from '@zilliz/milvus2-sdk-node';
+import type { ConsistencyLevelEnum, MilvusClient } from '@zilliz/milvus2-sdk-node';
 
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { lexicalForm } from '../../memory/lexical.js';
-import { NO_EXPIRY, type ChunkRecord } from '../../memory/records.js';
+import { NO_EXPIRY } from '../../memory/lifecycle.js';
+import type { ChunkRecord } from '../../memory/records.js';
 import type {
   EmbeddingModelIdentity,
   IndexHit,
@@ -17,6 +18,7 @@ import type {
   VectorIndex,
 } from '../../services/ports.js';
 import { buildFilter } from './filter.js';
+import { milvusSdk } from './sdk.js';
 import { hasLiteBuckets, liteBucket } from './lite-buckets.js';
 import {
   EMBEDDING_PROPERTY,
@@ -53,7 +55,7 @@ const QUERY_WINDOW = 16_384;
 
 // The SDK logs through winston to stdout (at debug level when NODE_ENV=test); stdout carries our
 // results (--json), so its logger stays silent and errors reach us as exceptions instead.
-sdkLogger.silent = true;
+milvusSdk.logger.silent = true;
 const UPSERT_BATCH = 500;
 
 function statusOf(res: { status?: Status } | Status): Status {
@@ -170,7 +172,7 @@ export class MilvusIndex implements VectorIndex {
 
   /** Made on first use: loading the SDK's protocol definitions takes a command 0.2-2 s, wasted when it needs no index. */
   private get client(): MilvusClient {
-    this.sdk ??= new MilvusClient({
+    this.sdk ??= new milvusSdk.MilvusClient({
       address: this.options.address,
       ...(this.options.token ? { token: this.options.token } : {}),
       // The SDK's default 10 s keepalive pings make Python gRPC servers (Milvus Lite) drop the connection.
@@ -203,8 +205,17 @@ export class MilvusIndex implements VectorIndex {
     const expected = embeddingKey(model, this.options.second);
     await this.call('open', async () => {
       // Described first: the SDK's hasCollection is a describe too, so an existing collection costs one call, not two.
-      let desc = await this.client.describeCollection({ collection_name: this.name });
+      // Its load state and partitions are asked at the same time, not after it: one round trip instead of three on
+      // every open of an existing collection (an edit's critical path, docs/benchmarks.md 38); their answers are used
+      // only once the describe found the collection and its identity matched.
+      const described = this.client.describeCollection({ collection_name: this.name });
+      const early: { state?: Promise<string>; partitions?: Promise<string[]> } = {
+        state: this.loadStateOf(),
+        partitions: this.options.embedded ? this.partitionNames() : undefined,
+      };
+      let desc = await described;
       if (!succeeded(desc)) {
+        early.state = early.partitions = undefined;
         const exists = check(await this.client.hasCollection({ collection_name: this.name }), 'hasCollection');
         if (exists.value) check(desc, 'describeCollection');
         const created = await this.client.createCollection(collectionSchema(this.name, model.dimension, expected, this.options.second?.dimension));
@@ -229,11 +240,8 @@ export class MilvusIndex implements VectorIndex {
             'run `mem reindex --rebuild` to rebuild it with the configured model',
         );
       }
-      await this.load();
-      if (this.options.embedded) {
-        const partitions = check(await this.client.showPartitions({ collection_name: this.name }), 'showPartitions');
-        this.bucketed = hasLiteBuckets(partitions.partition_names ?? []);
-      }
+      await this.load(await (early.state ?? this.loadStateOf()));
+      if (this.options.embedded) this.bucketed = hasLiteBuckets(await (early.partitions ?? this.partitionNames()));
     });
     this.opened = true;
     return this.instance;
@@ -245,15 +253,31 @@ export class MilvusIndex implements VectorIndex {
    * request when it is loaded: Milvus Lite answers one only under the collection's maintenance lock, which its
    * background compaction holds for seconds after a big write (engine/collection.py, load and _bg_compact_and_index).
    */
-  private async load(): Promise<void> {
-    const state = check(await this.client.getLoadState({ collection_name: this.name }), 'getLoadState');
-    if (String(state.state) === 'LoadStateLoaded') return;
+  private async load(state: string): Promise<void> {
+    if (state === 'LoadStateLoaded') return;
     check(await this.client.loadCollectionAsync({ collection_name: this.name }), 'loadCollection');
     for (;;) {
       const res = check(await this.client.getLoadingProgress({ collection_name: this.name }), 'getLoadingProgress');
       if (Number(res.progress) >= 100) return;
       await new Promise((resolve) => setTimeout(resolve, LOAD_POLL_MS));
     }
+  }
+
+  /**
+   * The collection's load state, or the call's failure as a rejection; a rejection nobody awaits (the describe failed
+   * first) is not an unhandled one.
+   */
+  private loadStateOf(): Promise<string> {
+    const state = this.client.getLoadState({ collection_name: this.name }).then((res) => String(check(res, 'getLoadState').state));
+    state.catch(() => undefined);
+    return state;
+  }
+
+  /** The collection's partition names, as loadStateOf. */
+  private partitionNames(): Promise<string[]> {
+    const names = this.client.showPartitions({ collection_name: this.name }).then((res) => check(res, 'showPartitions').partition_names ?? []);
+    names.catch(() => undefined);
+    return names;
   }
 
   /** The partitions that can hold the scope's rows, when Milvus Lite would otherwise scan them all. The filter still names the users. */
@@ -287,19 +311,27 @@ export class MilvusIndex implements VectorIndex {
   async deleteChunks(chunkIds: string[]): Promise<void> {
     for (let i = 0; i < chunkIds.length; i += UPSERT_BATCH) {
       const filter = buildFilter({ users: 'all', chunkIds: chunkIds.slice(i, i + UPSERT_BATCH) });
-      await this.call('delete', async () => check(await this.client.delete({ collection_name: this.name, filter }), 'delete'));
+      await this.call('delete', async () => check(await this.deleteWhere(filter), 'delete'));
     }
   }
 
   async deleteStale(paths: string[], keep: string[]): Promise<void> {
     if (paths.length === 0) return;
     const filter = buildFilter({ users: 'all', paths, excludeChunkIds: keep });
-    await this.call('delete', async () => check(await this.client.delete({ collection_name: this.name, filter }), 'delete'));
+    await this.call('delete', async () => check(await this.deleteWhere(filter), 'delete'));
+  }
+
+  /**
+   * The SDK's deleteEntities, not its delete: with a filter the two send the same request, but delete first describes
+   * the collection twice (for a primary key it then does not use), two round trips more for every delete of an edit.
+   */
+  private deleteWhere(filter: string) {
+    return this.client.deleteEntities({ collection_name: this.name, filter });
   }
 
   async delete(scope: IndexScope): Promise<void> {
     const filter = buildFilter(scope) || 'chunk_id != ""';
-    await this.call('delete', async () => check(await this.client.delete({ collection_name: this.name, filter }), 'delete'));
+    await this.call('delete', async () => check(await this.deleteWhere(filter), 'delete'));
   }
 
   async search(req: IndexSearchRequest): Promise<IndexHit[]> {
@@ -332,7 +364,7 @@ export class MilvusIndex implements VectorIndex {
         filter,
         output_fields: OUTPUT_FIELDS,
         limit,
-        consistency_level: ConsistencyLevelEnum.Strong,
+        consistency_level: milvusSdk.ConsistencyLevelEnum.Strong,
         ...this.partitionsOf(scope),
       }),
     );

@@ -1,7 +1,9 @@
 // The collection schema of a memory index: one row per unit or window, user as partition key, BM25 + dense vector.
 import { randomUUID } from 'node:crypto';
 
-import { DataType, FunctionType } from '@zilliz/milvus2-sdk-node';
+import { milvusSdk } from './sdk.js';
+
+const { DataType, FunctionType } = milvusSdk;
 
 export const EMBEDDING_PROPERTY = 'memdir.embedding';
 export const SCHEMA_PROPERTY = 'memdir.schema';

@@ -1,6 +1,6 @@
 // Covers patches/@zilliz+milvus2-sdk-node+*.patch (applied by `npm install` through patch-package): loading the SDK
-// leaves its bulk writer unloaded, a client builds the gRPC package definition once for its two services, and the
-// protobuf roots only a search or a collection's creation needs are built on first use, float vectors are encoded
+// leaves its bulk writer and @grpc/proto-loader unloaded, a client's two services are built once from one protobufjs
+// root with the same methods, paths and (de)serializers as proto-loader's package definition, and the protobuf roots only a search or a collection's creation needs are built on first use, float vectors are encoded
 // in one piece (the same bytes as protobufjs's generated encoder) and reach it as one Float32Array of all rows, and the
 // retry interceptor writes no request or response out as JSON while its logger is silent.
 import { createRequire } from 'node:module';
@@ -16,14 +16,16 @@ sdk.logger.silent = true;
 const loaded = (part: string) => Object.keys(require.cache).filter((path) => path.includes(`milvus2-sdk-node/dist/milvus/${part}`));
 
 describe('the patched Milvus SDK', () => {
-  it('loads its bulk writer only when it is asked for', () => {
+  it('loads its bulk writer only when it is asked for, and proto-loader not at all', () => {
     expect(loaded('utils/Grpc')).toHaveLength(1);
+    new sdk.MilvusClient({ address: '127.0.0.1:1', __SKIP_CONNECT__: true });
+    expect(Object.keys(require.cache).filter((path) => path.includes('@grpc/proto-loader'))).toEqual([]);
     expect(loaded('bulkwriter/')).toEqual([]);
     expect(typeof sdk.BulkWriter).toBe('function');
     expect(loaded('bulkwriter/').length).toBeGreaterThan(0);
   });
 
-  it('builds the gRPC package definition once for every service of every client', () => {
+  it('builds each service once for every client', () => {
     const options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
     const milvus = sdk.getGRPCService({ serviceName: 'milvus.proto.milvus.MilvusService' }, options);
     const telemetry = sdk.getGRPCService({ serviceName: 'milvus.proto.milvus.ClientTelemetryService' }, options);
@@ -31,13 +33,68 @@ describe('the patched Milvus SDK', () => {
     expect(typeof telemetry).toBe('function');
     // The same definition answers again: the same constructors, not copies.
     expect(sdk.getGRPCService({ serviceName: 'milvus.proto.milvus.MilvusService' }, { ...options })).toBe(milvus);
-    // Other loader options get their own definition.
+    // Other loader options get their own constructor.
     expect(sdk.getGRPCService({ serviceName: 'milvus.proto.milvus.MilvusService' }, { ...options, longs: Number })).not.toBe(milvus);
     const a = new sdk.MilvusClient({ address: '127.0.0.1:1', __SKIP_CONNECT__: true });
     const b = new sdk.MilvusClient({ address: '127.0.0.1:1', __SKIP_CONNECT__: true });
     const services = (c: unknown) => c as { _MilvusService: unknown; _ClientTelemetryService: unknown };
     expect(services(a)._MilvusService).toBe(milvus);
     expect(services(b)._ClientTelemetryService).toBe(telemetry);
+  });
+
+  it("builds each service as @grpc/proto-loader's package definition has it: methods, paths, (de)serializers", () => {
+    const options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true };
+    const fromSdk = createRequire(require.resolve('@zilliz/milvus2-sdk-node'));
+    const loader = fromSdk('@grpc/proto-loader') as typeof import('@grpc/proto-loader');
+    const json = (require('@zilliz/milvus2-sdk-node/dist/milvus/proto-json/milvus') as { default: object }).default;
+    const reference = loader.fromJSON(json, options);
+    type Method = {
+      path: string;
+      requestStream: boolean;
+      responseStream: boolean;
+      originalName?: string;
+      requestSerialize(value: unknown): Buffer;
+      responseSerialize(value: unknown): Buffer;
+      responseDeserialize(bytes: Buffer): unknown;
+    };
+    const shape = (m: Method) => ({ path: m.path, requestStream: m.requestStream, responseStream: m.responseStream, originalName: m.originalName });
+    for (const name of ['milvus.proto.milvus.MilvusService', 'milvus.proto.milvus.ClientTelemetryService']) {
+      const ours = (sdk.getGRPCService({ serviceName: name }, options) as unknown as { service: Record<string, Method> }).service;
+      const theirs = reference[name] as unknown as Record<string, Method>;
+      expect(Object.keys(ours)).toEqual(Object.keys(theirs));
+      expect(Object.keys(ours).length).toBeGreaterThan(0);
+      for (const method of Object.keys(theirs)) expect(shape(ours[method]!)).toEqual(shape(theirs[method]!));
+    }
+    const milvus = (sdk.getGRPCService({ serviceName: 'milvus.proto.milvus.MilvusService' }, options) as unknown as { service: Record<string, Method> })
+      .service;
+    const theirs = reference['milvus.proto.milvus.MilvusService'] as unknown as Record<string, Method>;
+    // The calls an open and an edit make, with the values they send, and a described collection as the server answers.
+    const requests: [string, object][] = [
+      ['DescribeCollection', { collection_name: 'memdir_abc', db_name: 'default' }],
+      ['GetLoadState', { collection_name: 'memdir_abc' }],
+      ['ShowPartitions', { collection_name: 'memdir_abc', type: 'All' }],
+      ['Delete', { collection_name: 'memdir_abc', expr: 'chunk_id in ["a", "b"]', expr_template_values: {} }],
+      ['Flush', { collection_names: ['memdir_abc'] }],
+      [
+        'Upsert',
+        { collection_name: 'memdir_abc', num_rows: 1, fields_data: [{ type: 'VarChar', field_name: 'chunk_id', scalars: { string_data: { data: ['a'] } } }] },
+      ],
+    ];
+    for (const [method, request] of requests) {
+      expect(milvus[method]!.requestSerialize(request)).toEqual(theirs[method]!.requestSerialize(request));
+    }
+    const described = theirs.DescribeCollection!.responseSerialize({
+      status: { error_code: 'Success', code: 0, reason: '' },
+      schema: {
+        name: 'memdir_abc',
+        fields: [{ name: 'chunk_id', data_type: 'VarChar', is_primary_key: true, type_params: [{ key: 'max_length', value: '64' }] }],
+      },
+      properties: [{ key: 'memdir.schema', value: '7' }],
+      collectionID: '449',
+      created_timestamp: '18446744073709551615',
+    });
+    expect(milvus.DescribeCollection!.responseDeserialize(described)).toEqual(theirs.DescribeCollection!.responseDeserialize(described));
+    expect(() => milvus.DescribeCollection!.requestSerialize([])).toThrow(/expected object/);
   });
 
   it('builds the protobuf roots on first read, once per client', () => {
