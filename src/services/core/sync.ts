@@ -1,12 +1,10 @@
 // Incremental sync of the memory files into the index: scan, parse, chunk, diff against the manifest,
 // embed only new texts, upsert, then delete what is stale. Safe to kill at any point: the next run converges.
-import { InvalidMemoryError, MisplacedMemoryError, errorMessage } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import type { ChunkOptions } from '../../memory/chunk.js';
-import { decodeMemoryText } from '../../memory/decode.js';
 import { sha256 } from '../../memory/hash.js';
-import { frontMatterLine, parseMemory } from '../../memory/parse.js';
-import type { MemoryMeta, MemoryStatus } from '../../memory/model.js';
-import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
+import type { MemoryStatus } from '../../memory/model.js';
+import type { ChunkRecord } from '../../memory/records.js';
 import { resolveLinks, withStatus, type LinkProblem } from './links.js';
 import type {
   Embedder,
@@ -23,6 +21,12 @@ import type {
 } from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
+
+/**
+ * The parser and chunker (front matter, Markdown, zod: ~150 ms of module loading), loaded by the first file that
+ * must be read: a no-op sync reads none (docs/benchmarks.md, "The no-op floor").
+ */
+const fileRecords = () => import('./file-records.js');
 
 export interface SyncDeps {
   files: MemoryFiles;
@@ -49,12 +53,6 @@ export interface SyncDeps {
    * client elsewhere (a worker thread) while this sync reads, parses and embeds. Absent: the index loads on first use.
    */
   prepareIndex?: () => void;
-}
-
-export interface FileError {
-  path: string;
-  line: number;
-  message: string;
 }
 
 export interface ReindexReport {
@@ -364,6 +362,12 @@ async function listFiles(deps: SyncDeps, only?: string[]) {
   return { files, problems: [] };
 }
 
+export interface FileError {
+  path: string;
+  line: number;
+  message: string;
+}
+
 function tooLarge(stat: FileStat, limit: number, report: ReindexReport): 'invalid' {
   report.errors.push(tooLargeError(stat, limit));
   return 'invalid';
@@ -373,45 +377,6 @@ function tooLarge(stat: FileStat, limit: number, report: ReindexReport): 'invali
 export function tooLargeError(stat: FileStat, limit: number): FileError {
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
   return { path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` };
-}
-
-/** The index records of a file's bytes, or the error (path and line) that keeps it out of the index. */
-export function recordsOf(
-  deps: Pick<SyncDeps, 'defaultUser' | 'chunking'>,
-  stat: FileStat,
-  bytes: Uint8Array,
-): { meta: MemoryMeta; records: ChunkRecord[] } | (FileError & { misplaced?: true }) {
-  try {
-    const text = decodeMemoryText(bytes, stat.path);
-    const doc = parseMemory(text, { path: stat.path, defaultUser: deps.defaultUser, fallbackTime: new Date(stat.mtimeMs).toISOString() });
-    return { meta: doc.meta, records: toChunkRecords(doc, deps.chunking, stat.mtimeMs) };
-  } catch (err) {
-    if (err instanceof MisplacedMemoryError) return { path: err.path, line: err.line, message: err.reason, misplaced: true };
-    if (err instanceof InvalidMemoryError) return { path: err.path, line: err.line, message: err.reason };
-    throw err;
-  }
-}
-
-/** What the manifest remembers of a parsed file (its status as the file says it, until links are applied). */
-export function entryOf(stat: FileStat, sha: string, meta: MemoryMeta, records: ChunkRecord[]): ManifestEntry {
-  const entry: ManifestEntry = {
-    size: stat.size,
-    mtimeMs: stat.mtimeMs,
-    sha,
-    memoryId: meta.id,
-    user: meta.user,
-    type: meta.type,
-    status: meta.status,
-    chunkCount: records.length,
-  };
-  if (meta.expires) entry.expires = Date.parse(meta.expires);
-  if (meta.key) entry.key = meta.key;
-  if (meta.source) entry.source = meta.source;
-  if (meta.supersedes) entry.supersedes = meta.supersedes;
-  if (meta.sources?.length) entry.sources = meta.sources;
-  if (meta.superseded_by) entry.supersededBy = meta.superseded_by;
-  if (meta.consolidated_into) entry.consolidatedInto = meta.consolidated_into;
-  return entry;
 }
 
 async function readAndParse(
@@ -430,6 +395,7 @@ async function readAndParse(
   }
   const sha = sha256(bytes);
   if (prev && prev.sha === sha) return 'unchanged';
+  const { recordsOf, entryOf } = await fileRecords();
   const parsed = recordsOf(deps, stat, bytes);
   if ('message' in parsed) {
     const { misplaced, ...error } = parsed;
@@ -482,6 +448,7 @@ async function restatus(
 ): Promise<void> {
   const rows: ChunkRecord[] = [];
   const done: string[] = [];
+  const { recordsOf } = await fileRecords();
   for (const path of paths) {
     const entry = next.get(path)!;
     const stat = await deps.files.stat(path);
@@ -510,6 +477,7 @@ async function restatus(
 async function linkError(deps: SyncDeps, problem: LinkProblem): Promise<FileError> {
   let line = 1;
   try {
+    const { frontMatterLine, decodeMemoryText } = await fileRecords();
     line = frontMatterLine(decodeMemoryText(await deps.files.read(problem.path), problem.path), problem.key);
   } catch {
     // The file went or turned invalid since: its own error says so; the link is still reported.
