@@ -7,9 +7,15 @@ import { frontMatterLine, parseMemory } from '../../memory/parse.js';
 import type { MemoryMeta } from '../../memory/model.js';
 import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
 import type { FileStat, ManifestEntry } from '../ports.js';
-import type { FileError } from './sync.js';
 
 export { decodeMemoryText, frontMatterLine };
+
+/** A file that keeps out of the index, where and why (sync's reports carry these). */
+export interface FileError {
+  path: string;
+  line: number;
+  message: string;
+}
 
 /** The index records of a file's bytes, or the error (path and line) that keeps it out of the index. */
 export function recordsOf(

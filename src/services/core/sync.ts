@@ -21,6 +21,9 @@ import type {
 } from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
+import type { FileError } from './file-records.js';
+
+export type { FileError } from './file-records.js';
 
 /**
  * The parser and chunker (front matter, Markdown, zod: ~150 ms of module loading), loaded by the first file that
@@ -251,15 +254,7 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions): Promise<ReindexRe
   await inFlight;
   progress.stop();
 
-  await removeDeleted(
-    deps,
-    files.filter((f) => !vanished.has(f.path)),
-    previous,
-    indexed,
-    next,
-    options.only,
-    report,
-  );
+  await removeDeleted(deps, vanished.size === 0 ? files : files.filter((f) => !vanished.has(f.path)), previous, indexed, next, options.only, report);
   await applyLinks(deps, next, previous, options.only, report);
   const wrote = report.upserted > 0 || report.deleted > 0 || options.rebuild;
   // A big write's flush ends before the manifest's save, as always; a small write's runs meanwhile (see boundedFlush).
@@ -360,12 +355,6 @@ async function listFiles(deps: SyncDeps, only?: string[]) {
     if (stat) files.push(stat);
   }
   return { files, problems: [] };
-}
-
-export interface FileError {
-  path: string;
-  line: number;
-  message: string;
 }
 
 function tooLarge(stat: FileStat, limit: number, report: ReindexReport): 'invalid' {
@@ -648,6 +637,9 @@ async function removeDeleted(
   only: string[] | undefined,
   report: ReindexReport,
 ): Promise<void> {
+  // A full sync that found a file for every entry (paths are unique: as many known paths as entries) removes nothing:
+  // no set of all 50,000 paths is made for a no-op (~50-80 ms with its garbage, docs/benchmarks.md "The no-op floor").
+  if (!only && previous && indexed.length === 0 && countKnown(files, previous) === previous.size) return;
   const present = new Set<string>();
   for (const f of files) present.add(f.path);
   // The manifest's paths are looked at in place: no array or set of all 50,000 of them is made for a full sync.
@@ -667,4 +659,11 @@ async function removeDeleted(
     report.deleted += previous?.get(path)?.chunkCount ?? 0;
     next.delete(path);
   }
+}
+
+/** How many of these files have an entry. */
+function countKnown(files: FileStat[], entries: Map<string, ManifestEntry>): number {
+  let known = 0;
+  for (const f of files) if (entries.has(f.path)) known++;
+  return known;
 }
