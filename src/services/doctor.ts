@@ -10,7 +10,8 @@ import { duplicateIdErrors, duplicateKeys, rivalCorrections, type IdEntry } from
 import { settleInterruptedWrite } from './core/interrupted-write.js';
 import { resolveLinks, type LinkProblemKind } from './core/links.js';
 import type { FileStat, ManifestEntry } from './ports.js';
-import { entryOf, recordsOf, syncIndex, tooLargeError } from './core/sync.js';
+import { entryOf, recordsOf } from './core/file-records.js';
+import { syncIndex, tooLargeError } from './core/sync.js';
 
 export type ProblemKind =
   /** The index was built with another embedding model or layout. */

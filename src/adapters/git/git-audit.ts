@@ -4,11 +4,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 
-import { simpleGit, type SimpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
 
 import { inheritedEnvironment } from '../../config.js';
 import { MemError, errorMessage } from '../../errors.js';
 import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
+
+/** simple-git (~100 ms of loading) is loaded by the first git call: a command that commits nothing makes none. */
+const simpleGit = async () => (await import('simple-git')).simpleGit;
 
 export class GitAudit implements AuditLog {
   private git: SimpleGit | null = null;
@@ -22,7 +25,7 @@ export class GitAudit implements AuditLog {
   private async repo(): Promise<SimpleGit> {
     if (this.git) return this.git;
     await mkdir(this.root, { recursive: true });
-    const git = simpleGit({ baseDir: this.root });
+    const git = (await simpleGit())({ baseDir: this.root });
     const inside = await git
       .raw(['rev-parse', '--is-inside-work-tree'])
       .then((o) => o.trim() === 'true')
@@ -33,7 +36,7 @@ export class GitAudit implements AuditLog {
       .raw(['config', 'user.email'])
       .then((o) => o.trim())
       .catch(() => '');
-    this.git = email ? git : simpleGit({ baseDir: this.root, config: ['user.name=memdir', 'user.email=memdir@localhost'] });
+    this.git = email ? git : (await simpleGit())({ baseDir: this.root, config: ['user.name=memdir', 'user.email=memdir@localhost'] });
     return this.git;
   }
 
@@ -106,7 +109,7 @@ export class GitAudit implements AuditLog {
 
   private async insideRepo(): Promise<boolean> {
     try {
-      return (await simpleGit({ baseDir: this.root }).raw(['rev-parse', '--is-inside-work-tree'])).trim() === 'true';
+      return (await (await simpleGit())({ baseDir: this.root }).raw(['rev-parse', '--is-inside-work-tree'])).trim() === 'true';
     } catch {
       return false; // no such folder, or not a repository
     }
@@ -169,7 +172,9 @@ export class GitAudit implements AuditLog {
       const inherited = inheritedEnvironment();
       const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => inherited[k]).map((k) => [k, inherited[k]!]));
       // filter-branch runs from the top of the work tree only (the root may be a project's subfolder).
-      await simpleGit({ baseDir: top })
+      await (
+        await simpleGit()
+      )({ baseDir: top })
         .env({ ...env, FILTER_BRANCH_SQUELCH_WARNING: '1' })
         .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);
       const backups = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/original/'])).split('\n').filter(Boolean);

@@ -1,14 +1,14 @@
-// ManifestStore as one JSON file under `.mem/` (the base, replaced atomically) plus a journal of the entries
-// saved since, one JSON line each, and an append-only log of the paths a sync is writing since the last save;
+// ManifestStore as one file under `.mem/` (the base, replaced atomically: manifest-base.ts) plus a journal of the
+// entries saved since, one JSON line each, and an append-only log of the paths a sync is writing since the last save;
 // each file's chunk list lives apart, in an LMDB file beside them (lmdb-chunk-lists.ts).
 import { randomUUID } from 'node:crypto';
-import { access, appendFile, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { access, appendFile, open, readFile, rm, stat } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { ChunkList, ChunkRef, ManifestEntry, ManifestStore } from '../../services/ports.js';
 import { stateLayoutAt } from '../../memory/layout.js';
 import { LmdbChunkLists, listKey } from './lmdb-chunk-lists.js';
+import { BASE_VERSION, readBase, writeBase } from './manifest-base.js';
 import { ensureStateDir } from './state-dir.js';
 
 // 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
@@ -21,19 +21,15 @@ import { ensureStateDir } from './state-dir.js';
 //    every sync, where a no-op needs none of them and an edit the lists of the files it rewrites (measured:
 //    without them 11 MB, ~200 ms, docs/benchmarks.md sections 18 and 22). A version 3 or 4 manifest loads with
 //    its lists moved to the store, and the next save (even a no-op sync's: see needsRewrite) writes it as 5.
-const VERSION = 5;
-const READS = new Set([3, 4, VERSION]);
+// 6: the same entries, the base as MessagePack (manifest-base.ts). A JSON base (3 to 5) loads as before, and the
+//    next save, a no-op sync's too, writes it as 6 (nothing is re-indexed). An older memdir reads a version 6
+//    base as damaged: it indexes every file again (vectors from the cache), as for any manifest it cannot read.
+const READS = new Set([3, 4, 5, BASE_VERSION]);
 
 // A save appends only the entries that changed; the base is rewritten when the journal outgrows this share
 // of it (so rewrites cost O(entries) in total over a full index, not per save), or when an entry is removed.
 const COMPACT_SHARE = 0.5;
 const COMPACT_MIN_BYTES = 256 * 1024;
-
-interface Base {
-  version?: number;
-  journal?: string;
-  files?: Record<string, ManifestEntry>;
-}
 
 export class JsonManifest implements ManifestStore {
   private readonly file: string;
@@ -192,28 +188,17 @@ export class JsonManifest implements ManifestStore {
 
   /** The base and its journal; 'raced' when the journal names another base (unless `settled`: then the base alone). */
   private async read(settled: boolean): Promise<(NonNullable<JsonManifest['saved']> & { legacy: ChunkList[] }) | 'raced' | null> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch {
-      return null;
-    }
-    let data: Base;
-    try {
-      data = JSON.parse(text) as Base;
-    } catch {
-      return null;
-    }
+    const data = await readBase(this.file);
     // A missing, damaged or older manifest only costs a full re-scan; the files are the truth.
-    if (!data || !READS.has(data.version ?? 0) || typeof data.files !== 'object' || data.files === null) return null;
-    // Filled key by key: Object.entries would first make an array of 50,000 pairs.
+    if (!data || !READS.has(data.version)) return null;
     const entries = new Map<string, ManifestEntry>();
     const legacy: ChunkList[] = [];
-    for (const path in data.files) entries.set(path, withoutChunks(path, data.files[path]!, legacy));
-    const baseBytes = text.length;
-    // Version 3 had no journal: its base is the whole manifest (the first save gives it one).
+    for (const [path, entry] of data.files) entries.set(path, withoutChunks(path, entry, legacy));
+    const baseBytes = data.bytes;
+    // Version 3 had no journal: its base is the whole manifest (the first save gives it one). A base of another
+    // version than this one's is rewritten by the next save (journal '': see needsRewrite), its journal read first.
     const alone = { journal: '', entries, baseBytes, journalBytes: 0, legacy };
-    if (typeof data.journal !== 'string') return alone;
+    if (data.journal === undefined) return alone;
     let journal: string;
     try {
       journal = await readFile(this.journalFile, 'utf8');
@@ -226,13 +211,8 @@ export class JsonManifest implements ManifestStore {
     // Another base's journal: a compaction ran while we read (read again), or was killed before it replaced the
     // journal (its base holds every entry; the old journal's are older).
     if (header?.journal !== data.journal) return settled ? alone : 'raced';
-    for (const line of lines.slice(1)) {
-      const record = parseLine(line) as { p?: unknown; e?: unknown } | null;
-      // An empty line, or one torn by a kill (its save had not finished: the pending log still names its path).
-      if (!record || typeof record.p !== 'string' || typeof record.e !== 'object' || record.e === null) continue;
-      entries.set(record.p, withoutChunks(record.p, record.e as ManifestEntry, legacy));
-    }
-    return { journal: data.journal, entries, baseBytes, journalBytes: journal.length, legacy };
+    for (const record of journalRecords(lines)) entries.set(record.p, withoutChunks(record.p, record.e, legacy));
+    return { journal: data.version === BASE_VERSION ? data.journal : '', entries, baseBytes, journalBytes: journal.length, legacy };
   }
 
   private async pendingPaths(): Promise<string[]> {
@@ -278,48 +258,23 @@ function withoutChunks(path: string, entry: ManifestEntry & { chunks?: ChunkRef[
   return { ...rest, chunkCount: chunks.length };
 }
 
-/** Entries per write of the base: ~1.5 MB of JSON at a time. */
-const BASE_ENTRIES_PER_WRITE = 2_000;
-
 /**
- * The base's JSON (the same text as `JSON.stringify` of it), written a few thousand entries at a time to a
- * temporary file that is then renamed over the base, as write-file-atomic does: at 50,000 files the whole text
- * at once is a 37 MB string and as much again encoded, on top of the entries, at the end of a full index.
- * Returns its size in bytes. Temporary files a killed write left are removed first (they name memories too).
+ * The journal's entries after its header, in order. Parsed as one JSON array (one call instead of one per line: a
+ * journal grows to half the base, thousands of lines); a line an append left torn makes that fail, and then the
+ * lines are parsed one by one, the torn one skipped (its save had not finished: the pending log still names its path).
  */
-async function writeBase(file: string, journal: string, entries: Map<string, ManifestEntry>): Promise<number> {
-  const prefix = `${basename(file)}.base-`;
-  const stale = (await readdir(dirname(file))).filter((n) => n.startsWith(prefix));
-  await Promise.all(stale.map((n) => rm(join(dirname(file), n), { force: true })));
-  const temp = `${file}.base-${randomUUID()}`;
-  const handle = await open(temp, 'w');
-  let bytes = 0;
+function journalRecords(lines: string[]): { p: string; e: ManifestEntry }[] {
+  const body = lines.slice(1).filter((line) => line.length > 0);
+  let records: unknown[];
   try {
-    const write = async (text: string) => {
-      bytes += Buffer.byteLength(text);
-      // writeFile, not write: it goes on after a partial write; from the current position, after what came before.
-      await handle.writeFile(text);
-    };
-    await write(`{"version":${VERSION},"journal":${JSON.stringify(journal)},"files":{`);
-    let part: string[] = [];
-    let first = true;
-    for (const [path, entry] of entries) {
-      part.push(`${JSON.stringify(path)}:${JSON.stringify(entry)}`);
-      if (part.length < BASE_ENTRIES_PER_WRITE) continue;
-      await write(`${first ? '' : ','}${part.join(',')}`);
-      first = false;
-      part = [];
-    }
-    await write(`${first || part.length === 0 ? '' : ','}${part.join(',')}}}`);
-    await handle.datasync();
-    await handle.close();
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await rm(temp, { force: true });
-    throw err;
+    records = JSON.parse(`[${body.join(',')}]`) as unknown[];
+  } catch {
+    records = body.map(parseLine);
   }
-  await rename(temp, file);
-  return bytes;
+  return records.filter((r): r is { p: string; e: ManifestEntry } => {
+    const record = r as { p?: unknown; e?: unknown } | null;
+    return !!record && typeof record.p === 'string' && typeof record.e === 'object' && record.e !== null;
+  });
 }
 
 function parseLine(line: string): unknown {

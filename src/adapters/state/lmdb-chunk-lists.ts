@@ -3,13 +3,16 @@
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 
-import { open, type RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
 
 import type { ChunkList, ChunkRef } from '../../services/ports.js';
 import { ensureStateDir } from './state-dir.js';
 import { inodeOf } from './inode.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
+
+/** lmdb (native addon and ~10 modules) is loaded by the first store opened: a no-op sync opens none. */
+const lmdb = () => import('lmdb');
 
 /**
  * A map as large as the store will ever get, set once: opened without one, lmdb starts with a 128 KiB map and doubles
@@ -124,7 +127,7 @@ export class LmdbChunkLists {
     if (inode === -1 && !create) return this.close();
     if (!this.db || this.inode !== inode || inode === -1) {
       await this.close();
-      this.db = open<Buffer, Buffer>({ path: this.file, ...OPTIONS });
+      this.db = (await lmdb()).open<Buffer, Buffer>({ path: this.file, ...OPTIONS });
       this.inode = inodeOf(this.file);
     }
     await work(this.db);

@@ -3,7 +3,7 @@
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-import { open, type RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
 
 import { stateLayoutAt } from '../../memory/layout.js';
 import type { VectorCache } from '../../services/ports.js';
@@ -12,6 +12,9 @@ import { importLegacyVectors } from './legacy-vector-files.js';
 import { inodeOf } from './inode.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
+
+/** lmdb (native addon and ~10 modules) is loaded by the first store opened: a no-op sync opens none. */
+const lmdb = () => import('lmdb');
 
 // 8 KiB pages hold five 1.5 KB vectors where 4 KiB pages hold two (measured: docs/benchmarks.md section 13).
 const OPTIONS = { noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false, pageSize: 8192 } as const;
@@ -162,7 +165,7 @@ export class LmdbVectorCache implements VectorCache {
     if (!this.db || this.generation !== generation || this.inode !== inode || inode === -1) {
       await this.close();
       await mkdir(this.dir, { recursive: true });
-      this.db = open<Buffer, Buffer>({ path: file, ...OPTIONS });
+      this.db = (await lmdb()).open<Buffer, Buffer>({ path: file, ...OPTIONS });
       this.generation = generation;
       this.inode = inodeOf(file);
     }
@@ -195,7 +198,7 @@ export class LmdbVectorCache implements VectorCache {
       const temp = `${this.fileOf(next)}.tmp`;
       await rm(temp, { force: true });
       await rm(`${temp}-lock`, { force: true });
-      const out = open<Buffer, Buffer>({ path: temp, ...OPTIONS });
+      const out = (await lmdb()).open<Buffer, Buffer>({ path: temp, ...OPTIONS });
       let batch: [Buffer, Buffer][] = [];
       const flush = () => {
         out.transactionSync(() => {

@@ -1,12 +1,10 @@
 // Incremental sync of the memory files into the index: scan, parse, chunk, diff against the manifest,
 // embed only new texts, upsert, then delete what is stale. Safe to kill at any point: the next run converges.
-import { InvalidMemoryError, MisplacedMemoryError, errorMessage } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import type { ChunkOptions } from '../../memory/chunk.js';
-import { decodeMemoryText } from '../../memory/decode.js';
 import { sha256 } from '../../memory/hash.js';
-import { frontMatterLine, parseMemory } from '../../memory/parse.js';
-import type { MemoryMeta, MemoryStatus } from '../../memory/model.js';
-import { toChunkRecords, type ChunkRecord } from '../../memory/records.js';
+import type { MemoryStatus } from '../../memory/model.js';
+import type { ChunkRecord } from '../../memory/records.js';
 import { resolveLinks, withStatus, type LinkProblem } from './links.js';
 import type {
   Embedder,
@@ -23,6 +21,15 @@ import type {
 } from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
+import type { FileError } from './file-records.js';
+
+export type { FileError } from './file-records.js';
+
+/**
+ * The parser and chunker (front matter, Markdown, zod: ~150 ms of module loading), loaded by the first file that
+ * must be read: a no-op sync reads none (docs/benchmarks.md, "The no-op floor").
+ */
+const fileRecords = () => import('./file-records.js');
 
 export interface SyncDeps {
   files: MemoryFiles;
@@ -49,12 +56,6 @@ export interface SyncDeps {
    * client elsewhere (a worker thread) while this sync reads, parses and embeds. Absent: the index loads on first use.
    */
   prepareIndex?: () => void;
-}
-
-export interface FileError {
-  path: string;
-  line: number;
-  message: string;
 }
 
 export interface ReindexReport {
@@ -259,15 +260,7 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
   await inFlight;
   progress.stop();
 
-  await removeDeleted(
-    deps,
-    files.filter((f) => !vanished.has(f.path)),
-    previous,
-    indexed,
-    next,
-    options.only,
-    report,
-  );
+  await removeDeleted(deps, vanished.size === 0 ? files : files.filter((f) => !vanished.has(f.path)), previous, indexed, next, options.only, report);
   await applyLinks(deps, next, previous, options.only, report);
   const wrote = report.upserted > 0 || report.deleted > 0 || options.rebuild;
   // A big write's flush ends before the manifest's save, as always; a small write's runs meanwhile (see boundedFlush).
@@ -384,45 +377,6 @@ export function tooLargeError(stat: FileStat, limit: number): FileError {
   return { path: stat.path, line: 1, message: `file is ${n(stat.size)} bytes, over the ${n(limit)}-byte (${mb(limit)}) limit: skipped` };
 }
 
-/** The index records of a file's bytes, or the error (path and line) that keeps it out of the index. */
-export function recordsOf(
-  deps: Pick<SyncDeps, 'defaultUser' | 'chunking'>,
-  stat: FileStat,
-  bytes: Uint8Array,
-): { meta: MemoryMeta; records: ChunkRecord[] } | (FileError & { misplaced?: true }) {
-  try {
-    const text = decodeMemoryText(bytes, stat.path);
-    const doc = parseMemory(text, { path: stat.path, defaultUser: deps.defaultUser, fallbackTime: new Date(stat.mtimeMs).toISOString() });
-    return { meta: doc.meta, records: toChunkRecords(doc, deps.chunking, stat.mtimeMs) };
-  } catch (err) {
-    if (err instanceof MisplacedMemoryError) return { path: err.path, line: err.line, message: err.reason, misplaced: true };
-    if (err instanceof InvalidMemoryError) return { path: err.path, line: err.line, message: err.reason };
-    throw err;
-  }
-}
-
-/** What the manifest remembers of a parsed file (its status as the file says it, until links are applied). */
-export function entryOf(stat: FileStat, sha: string, meta: MemoryMeta, records: ChunkRecord[]): ManifestEntry {
-  const entry: ManifestEntry = {
-    size: stat.size,
-    mtimeMs: stat.mtimeMs,
-    sha,
-    memoryId: meta.id,
-    user: meta.user,
-    type: meta.type,
-    status: meta.status,
-    chunkCount: records.length,
-  };
-  if (meta.expires) entry.expires = Date.parse(meta.expires);
-  if (meta.key) entry.key = meta.key;
-  if (meta.source) entry.source = meta.source;
-  if (meta.supersedes) entry.supersedes = meta.supersedes;
-  if (meta.sources?.length) entry.sources = meta.sources;
-  if (meta.superseded_by) entry.supersededBy = meta.superseded_by;
-  if (meta.consolidated_into) entry.consolidatedInto = meta.consolidated_into;
-  return entry;
-}
-
 async function readAndParse(
   deps: SyncDeps,
   stat: FileStat,
@@ -439,6 +393,7 @@ async function readAndParse(
   }
   const sha = sha256(bytes);
   if (prev && prev.sha === sha) return 'unchanged';
+  const { recordsOf, entryOf } = await fileRecords();
   const parsed = recordsOf(deps, stat, bytes);
   if ('message' in parsed) {
     const { misplaced, ...error } = parsed;
@@ -491,6 +446,7 @@ async function restatus(
 ): Promise<void> {
   const rows: ChunkRecord[] = [];
   const done: string[] = [];
+  const { recordsOf } = await fileRecords();
   for (const path of paths) {
     const entry = next.get(path)!;
     const stat = await deps.files.stat(path);
@@ -519,6 +475,7 @@ async function restatus(
 async function linkError(deps: SyncDeps, problem: LinkProblem): Promise<FileError> {
   let line = 1;
   try {
+    const { frontMatterLine, decodeMemoryText } = await fileRecords();
     line = frontMatterLine(decodeMemoryText(await deps.files.read(problem.path), problem.path), problem.key);
   } catch {
     // The file went or turned invalid since: its own error says so; the link is still reported.
@@ -689,6 +646,9 @@ async function removeDeleted(
   only: string[] | undefined,
   report: ReindexReport,
 ): Promise<void> {
+  // A full sync that found a file for every entry (paths are unique: as many known paths as entries) removes nothing:
+  // no set of all 50,000 paths is made for a no-op (~50-80 ms with its garbage, docs/benchmarks.md "The no-op floor").
+  if (!only && previous && indexed.length === 0 && countKnown(files, previous) === previous.size) return;
   const present = new Set<string>();
   for (const f of files) present.add(f.path);
   // The manifest's paths are looked at in place: no array or set of all 50,000 of them is made for a full sync.
@@ -708,4 +668,11 @@ async function removeDeleted(
     report.deleted += previous?.get(path)?.chunkCount ?? 0;
     next.delete(path);
   }
+}
+
+/** How many of these files have an entry. */
+function countKnown(files: FileStat[], entries: Map<string, ManifestEntry>): number {
+  let known = 0;
+  for (const f of files) if (entries.has(f.path)) known++;
+  return known;
 }

@@ -4,7 +4,8 @@
 // A file answers only while it still holds the row as the index has it (the row's chunk id is among the
 // file's own): then its units are the rows the index holds, with the file-level fields the index carries.
 import type { ChunkRecord } from '../../memory/records.js';
-import { recordsOf, type SyncDeps } from '../core/sync.js';
+import { recordsOf } from '../core/file-records.js';
+import type { SyncDeps } from '../core/sync.js';
 import type { IndexHit } from '../ports.js';
 
 type Row = IndexHit['record'];

@@ -9,12 +9,19 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { JsonManifest } from '../../../../src/adapters/state/json-manifest.js';
+import { readBase } from '../../../../src/adapters/state/manifest-base.js';
 import type { ChunkRef, ManifestEntry } from '../../../../src/services/ports.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
+
+/** The base file's version and entries, whichever form it is in. */
+async function baseAt(file: string): Promise<{ version: number; journal?: string; files: Map<string, ManifestEntry> }> {
+  const base = (await readBase(file))!;
+  return { version: base.version, ...(base.journal !== undefined ? { journal: base.journal } : {}), files: new Map(base.files) };
+}
 
 async function manifest(): Promise<{ m: JsonManifest; dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'memdir-manifest-'));
@@ -150,8 +157,35 @@ describe('JsonManifest journal', () => {
     expect([...loaded.keys()]).toHaveLength(3);
     loaded.set('u/semantic/m1.md', entry('one'));
     await fresh.save(loaded);
-    expect((JSON.parse(await readFile(state(dir), 'utf8')) as { version: number }).version).toBe(5);
+    expect((await baseAt(state(dir))).version).toBe(6);
     expect((await new JsonManifest(join(dir, '.mem'), 'test').load())!.get('u/semantic/m1.md')!.memoryId).toBe('one');
+  });
+
+  it('loads a version 5 manifest (JSON base and journal, a torn last line) and the next save, even unchanged, writes version 6', async () => {
+    const { m, dir } = await manifest();
+    await m.save(new Map());
+    const journal = 'c0ffee00-0000-4000-8000-000000000005';
+    const v5 = Object.fromEntries(files(3));
+    await writeFile(state(dir), JSON.stringify({ version: 5, journal, files: v5 }));
+    // The journal's entry for m1 wins over the base's; the torn line after it is skipped.
+    await writeFile(
+      state(dir, '.journal'),
+      `${JSON.stringify({ journal })}\n${JSON.stringify({ p: 'u/semantic/m1.md', e: entry('later') })}\n{"p":"u/semantic/m2.md","e":{"si`,
+    );
+    const fresh = new JsonManifest(join(dir, '.mem'), 'test');
+    const loaded = (await fresh.load())!;
+    expect(loaded).toEqual(new Map([...files(3)].map(([p, e]) => [p, p === 'u/semantic/m1.md' ? entry('later') : e])));
+    expect(fresh.needsRewrite()).toBe(true);
+    // What a no-op sync does with an old manifest: saves the very entries it loaded.
+    await fresh.save(loaded);
+    expect(fresh.needsRewrite()).toBe(false);
+    const base = await baseAt(state(dir));
+    expect(base.version).toBe(6);
+    expect(base.files).toEqual(loaded);
+    expect(base.journal).not.toBe(journal);
+    const again = new JsonManifest(join(dir, '.mem'), 'test');
+    expect(await again.load()).toEqual(loaded);
+    expect(again.needsRewrite()).toBe(false);
   });
 
   it('ignores the journal of an older base (a compaction killed before it replaced the journal)', async () => {
@@ -178,18 +212,18 @@ describe('JsonManifest journal', () => {
 });
 
 describe('JsonManifest base', () => {
-  it('writes the base a few thousand entries at a time as the very JSON of all of them, and leaves no temporary file', async () => {
+  it('writes the base as all the entries, and leaves no temporary file', async () => {
     const { m, dir } = await manifest();
     const state = join(dir, '.mem');
     await m.save(new Map());
     // A temporary base a killed write left behind names memories too: the next base write removes it.
     await writeFile(join(state, 'manifest-test.json.base-left-by-a-kill'), '{"files":{"alice/semantic/gone.md":{}}}');
     const entries = new Map(Array.from({ length: 4_500 }, (_, i) => [`alice/semantic/m${i}.md`, entry(`m${i}`)] as const));
-    // A journal this long (~0.8 MB against an empty base) has the base rewritten: 4,500 entries over three writes.
+    // A journal this long (~0.8 MB against an empty base) has the base rewritten.
     await m.save(entries);
-    const base = JSON.parse(await readFile(join(state, 'manifest-test.json'), 'utf8')) as { version: number; journal: string; files: object };
-    expect(base.files).toEqual(Object.fromEntries(entries));
-    expect(base.version).toBe(5);
+    const base = await baseAt(join(state, 'manifest-test.json'));
+    expect(base.files).toEqual(entries);
+    expect(base.version).toBe(6);
     expect(await readdir(state)).toEqual(expect.not.arrayContaining([expect.stringMatching(/base-/)]));
     expect((await new JsonManifest(state, 'test').load())!.size).toBe(4_500);
   });
@@ -248,7 +282,7 @@ describe('JsonManifest chunk lists', () => {
     expect((await m.chunksOf([['u/semantic/a.md', a]])).size).toBe(0);
   });
 
-  it('of a version 4 manifest move to the store on load, and the next save writes version 5 even if nothing changed', async () => {
+  it('of a version 4 manifest move to the store on load, and the next save writes version 6 even if nothing changed', async () => {
     const { m, dir } = await manifest();
     await m.save(new Map());
     const v4 = (id: string, sha: string, list: ChunkRef[]) => ({ ...withSha(id, sha, 0), chunkCount: undefined, chunks: list });
@@ -275,9 +309,9 @@ describe('JsonManifest chunk lists', () => {
     );
     expect(fresh.needsRewrite()).toBe(true);
     await fresh.save(loaded);
-    const base = await readFile(join(dir, '.mem', 'manifest-test.json'), 'utf8');
-    expect((JSON.parse(base) as { version: number }).version).toBe(5);
-    expect(base).not.toContain('"chunks"');
+    const base = await baseAt(join(dir, '.mem', 'manifest-test.json'));
+    expect(base.version).toBe(6);
+    for (const e of base.files.values()) expect(e).not.toHaveProperty('chunks');
     expect(fresh.needsRewrite()).toBe(false);
     const again = new JsonManifest(join(dir, '.mem'), 'test');
     const reloaded = (await again.load())!;
