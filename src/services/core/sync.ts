@@ -95,6 +95,12 @@ const MANIFEST_SAVE_INTERVAL_MS = 5_000;
 // A save appends the entries written since the last one, but now and then rewrites the whole manifest (see
 // JsonManifest): at most about a tenth of a long sync's time goes to saving progress.
 const SAVE_TIME_SHARE = 10;
+// A progress save costs O(entries) (the manifest compares every entry with what it saved), so one every 5 s made a full
+// index O(n²): it also waits until the sync has written a twentieth as many files as there are entries, or 30 s have
+// passed, so saves cost O(n) in total and a kill loses at most that much work (docs/benchmarks.md, "a full index that
+// stays linear").
+const SAVE_GROWTH_DIVISOR = 20;
+const MAX_SAVE_INTERVAL_MS = 30_000;
 
 /** The hash of an entry that vouches for nothing: its file is re-read by the next sync, even a partial one. */
 const UNSURE_SHA = '';
@@ -205,15 +211,20 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
   let batch = emptyBatch();
   // Files removed while this sync ran: their rows go too, though the scan listed them.
   const vanished = new Set<string>();
+  let writtenSinceSave = 0;
+  const saveDue = () =>
+    progressSaveDue({ elapsedMs: Date.now() - lastSave, intervalMs: saveInterval, lastSaveMs, written: writtenSinceSave, entries: next.size });
   const write = async (full: Batch) => {
     await writeBatch(deps, full, notYetSynced, previous, report);
     for (const f of full.files) next.set(f.stat.path, f.entry);
+    writtenSinceSave += full.files.length;
     progress.tick(full.files.length);
-    if (Date.now() - lastSave >= (saveInterval === 0 ? 0 : Math.max(saveInterval, SAVE_TIME_SHARE * lastSaveMs))) {
+    if (saveDue()) {
       const started = Date.now();
       await deps.manifest.save(progressOf(notYetSynced, next));
       lastSave = Date.now();
       lastSaveMs = lastSave - started;
+      writtenSinceSave = 0;
     }
   };
   // One batch is written while the next is read and parsed: the index server works while this process does.
@@ -249,6 +260,9 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
         progress.tick();
         continue;
       }
+      // A batch never passes batchRows by a file: the index takes at most that many rows a request, so the few rows
+      // over it made a second insert request of their own per batch (docs/benchmarks.md, "a full index that stays linear").
+      if (batch.files.length > 0 && batch.rows + parsed.records.length > batchRows) await writePending();
       await addToBatch(deps, batch, parsed);
       if (batch.rows >= batchRows || batch.missing.size >= RECORDS_PER_BATCH) await writePending();
     }
@@ -278,6 +292,17 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
   report.errors.push(...(options.only ? duplicates.filter((e) => options.only!.includes(e.path)) : duplicates));
   await flushing;
   return report;
+}
+
+/**
+ * Whether a long sync saves its progress now: `intervalMs` after the last save (0: after every batch), SAVE_TIME_SHARE
+ * times as long as that save took, and once it has written a SAVE_GROWTH_DIVISOR-th as many files as there are
+ * entries or MAX_SAVE_INTERVAL_MS have passed.
+ */
+export function progressSaveDue(s: { elapsedMs: number; intervalMs: number; lastSaveMs: number; written: number; entries: number }): boolean {
+  if (s.intervalMs === 0) return true;
+  if (s.elapsedMs < Math.max(s.intervalMs, SAVE_TIME_SHARE * s.lastSaveMs)) return false;
+  return s.written * SAVE_GROWTH_DIVISOR >= s.entries || s.elapsedMs >= Math.max(s.intervalMs, MAX_SAVE_INTERVAL_MS);
 }
 
 /** `fn`, called at most once (undefined stays undefined). */
@@ -324,8 +349,12 @@ function everyEntry(entries: Map<string, ManifestEntry>, test: (path: string, e:
   return true;
 }
 
-/** What a progress save holds: the entries of files not synced yet, overridden by those synced (no arrays of all pairs). */
+/**
+ * What a progress save holds: the entries of files not synced yet, overridden by those synced (no arrays of all pairs).
+ * A first full index has none of the first: the synced entries are saved as they are, not copied at every save.
+ */
 function progressOf(notYetSynced: Map<string, ManifestEntry>, next: Map<string, ManifestEntry>): Map<string, ManifestEntry> {
+  if (notYetSynced.size === 0) return next;
   const all = new Map(notYetSynced);
   for (const [path, entry] of next) all.set(path, entry);
   return all;

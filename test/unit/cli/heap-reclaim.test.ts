@@ -2,10 +2,20 @@
 // (without its young-generation cap: V8 flags are process-wide, so young-generation.test.ts covers the cap with a fake heap).
 import { describe, expect, it } from 'vitest';
 
-import { reclaimingHeap } from '../../../src/cli/heap-reclaim.js';
+import { growthThreshold, reclaimingHeap } from '../../../src/cli/heap-reclaim.js';
 import type { Progress } from '../../../src/services/ports.js';
 
 describe('reclaimingHeap', () => {
+  it('collects after 16 MB of growth, or a quarter of the live heap once that is larger: collections cost O(live), so O(n) in all', () => {
+    const MB = 1024 * 1024;
+    expect(growthThreshold(0)).toBe(16 * MB);
+    expect(growthThreshold(60 * MB)).toBe(16 * MB);
+    expect(growthThreshold(64 * MB)).toBe(16 * MB);
+    expect(growthThreshold(100 * MB)).toBe(25 * MB);
+    // Collections per byte allocated times the cost of each (proportional to the live heap): bounded whatever the live heap.
+    for (const live of [64, 128, 256, 1024]) expect((live * MB) / growthThreshold(live * MB)).toBeLessThanOrEqual(4);
+  });
+
   it('passes start, ticks and stop through', () => {
     const calls: string[] = [];
     const inner: Progress = { start: (t, l) => calls.push(`start ${t} ${l}`), tick: (n = 1) => calls.push(`tick ${n}`), stop: () => calls.push('stop') };

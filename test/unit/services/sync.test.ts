@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FsMemoryFiles } from '../../../src/adapters/files/fs-memory-files.js';
-import { syncIndex, type SyncDeps } from '../../../src/services/core/sync.js';
+import { progressSaveDue, syncIndex, type SyncDeps } from '../../../src/services/core/sync.js';
 import { hashVector, InMemoryIndex } from '../../support/fakes.js';
 import { edit, setup, snapshot } from '../../support/sync-fixture.js';
 
@@ -339,6 +339,38 @@ describe('syncIndex', () => {
     // The known entry's stale chunks go by primary key; the new file is inserted; nothing deletes by path.
     expect(index.calls).toMatchObject({ insert: 2, upsert: 1, deleteChunks: 1, deleteStale: 0 });
     expect(index.rowsOf('alice/semantic/tea.md').map((r) => r.content)).toEqual([P[0], `${P[1]} Not any more.`]);
+  });
+
+  it('a batch never passes writeBatchRows by a file: each batch is one insert of at most that many rows', async () => {
+    // Three chunks a file: at 8 rows a batch, two files fill one (6 rows); a third would pass 8.
+    const tree: Record<string, string> = {};
+    for (let i = 0; i < 7; i++) tree[`alice/semantic/m${i}.md`] = P.map((p) => `${p} (memory ${i})`).join('\n\n') + '\n';
+    const { deps, index } = await setup(tree, { writeBatchRows: 8 });
+    const sizes: number[] = [];
+    const insert = index.insert.bind(index);
+    index.insert = async (rows) => {
+      sizes.push(rows.length);
+      await insert(rows);
+    };
+    const report = await syncIndex(deps);
+    expect(report).toMatchObject({ files: 7, upserted: 21, errors: [] });
+    expect(sizes).toEqual([6, 6, 6, 3]);
+    expect(index.rows.size).toBe(21);
+  });
+
+  it("saves a long sync's progress every 5 s at most, and only once a twentieth of the entries was written or 30 s passed", () => {
+    const due = (elapsedMs: number, written: number, entries: number, lastSaveMs = 10) =>
+      progressSaveDue({ elapsedMs, intervalMs: 5_000, lastSaveMs, written, entries });
+    expect(due(4_999, 1_000, 1_000)).toBe(false);
+    expect(due(5_000, 500, 10_000)).toBe(true);
+    expect(due(5_000, 499, 10_000)).toBe(false);
+    // At 50,000 entries a save (which costs O(entries)) waits for 2,500 written files: O(n) in all, not one every 5 s.
+    expect(due(10_000, 2_000, 50_000)).toBe(false);
+    expect(due(10_000, 2_500, 50_000)).toBe(true);
+    expect(due(30_000, 1, 50_000)).toBe(true);
+    // A slow save spaces the next one out; interval 0 (tests) saves after every batch.
+    expect(due(6_000, 5_000, 5_000, 1_000)).toBe(false);
+    expect(progressSaveDue({ elapsedMs: 0, intervalMs: 0, lastSaveMs: 0, written: 0, entries: 9 })).toBe(true);
   });
 
   it('opens the index while the embedder works, not after it', async () => {
