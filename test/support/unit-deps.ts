@@ -31,6 +31,7 @@ export function recordingAudit(): RecordingAudit {
     purge: async () => {},
     // Everything a recorded commit named counts as committed; the rest (never committed) does not.
     uncommitted: async (paths) => (paths ?? []).filter((p) => !commits.some((c) => c.paths.includes(p))),
+    ignored: async () => [],
     unstage: async () => {},
     purgeScope: async () => null,
     author: async () => 'Test <test@localhost>',

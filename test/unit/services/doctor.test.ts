@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { doctor, type DoctorProblem } from '../../../src/services/doctor.js';
 import { syncIndex } from '../../../src/services/core/sync.js';
 import { HashEmbedder, InMemoryIndex } from '../../support/fakes.js';
+import { recordingAudit } from '../../support/unit-deps.js';
 import { edit, setup, snapshot, type Setup } from '../../support/sync-fixture.js';
 
 const TREE = {
@@ -109,6 +110,25 @@ describe('doctor', () => {
       { kind: 'invalid-file', path: 'alice/semantic/tea.md', line: 2, detail: expect.stringMatching(/importance/), fixable: false },
     ]);
     expect(s.index.rowsOf('alice/semantic/tea.md').map((r) => r.chunkId)).toEqual(good);
+  });
+
+  it('reports a memory file git ignores (outside the audit trail) as needing a person; --fix never commits it', async () => {
+    const s = await synced();
+    const audit = recordingAudit();
+    audit.ignored = async () => ['alice/semantic/tea.md'];
+    s.deps.audit = audit;
+    const found = await doctor(s.deps, { fix: true });
+    expect(found.ok).toBe(false);
+    expect(found.problems).toEqual([
+      {
+        kind: 'ignored',
+        path: 'alice/semantic/tea.md',
+        detail: expect.stringMatching(/ignored by git.*never committed.*git check-ignore -v alice\/semantic\/tea\.md/),
+        fixable: false,
+      },
+    ]);
+    expect(found.repaired).toEqual([]);
+    expect(audit.commits).toEqual([]);
   });
 
   it('reports files the scan could not use (symlink loops) and files over the size limit', async () => {

@@ -1,0 +1,66 @@
+// A memory folder in a person's git workflow, with the real `bin/mem`, git, Milvus Lite and model: a memory file git
+// ignores is named by `mem doctor` (outside the audit trail) and never force-added; a fresh clone rebuilds its own index.
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
+import { runMem } from '../support/harness.js';
+
+interface Problem {
+  kind: string;
+  path?: string;
+  detail: string;
+  fixable: boolean;
+}
+
+describe('a memory folder in a git workflow', () => {
+  let root: string;
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: root, encoding: 'utf8' });
+
+  beforeAll(async () => {
+    root = await e2eRoot(
+      {
+        'ann/semantic/tea.md': '---\nid: tea\n---\nAnn drinks green tea every morning.\n',
+        'ann/semantic/diary.md': '---\nid: diary\n---\nAnn keeps a private diary about her garden.\n',
+        '.gitignore': 'ann/semantic/diary.md\n',
+      },
+      'memdir-e2e-gitflow-',
+    );
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'start');
+    expect((await runMem(['reindex', '--json'], { root })).code).toBe(0);
+  });
+  afterAll(async () => {
+    await disposeE2eRoot(root);
+  });
+
+  it('doctor names a memory file git ignores, with how to un-ignore it, and --fix does not force-add it', async () => {
+    const found = await runMem(['doctor', '--json'], { root });
+    expect(found.code).toBe(1);
+    const ignored = found.json.problems.filter((p: Problem) => p.kind === 'ignored');
+    expect(ignored).toEqual([{ kind: 'ignored', path: 'ann/semantic/diary.md', detail: expect.stringContaining('git check-ignore -v'), fixable: false }]);
+
+    const fixed = await runMem(['doctor', '--fix', '--json'], { root });
+    expect(fixed.code).toBe(1);
+    expect(fixed.json.problems.map((p: Problem) => p.kind)).toEqual(['ignored']);
+    expect(git('ls-files', '--', 'ann/semantic/diary.md')).toBe('');
+
+    const text = await runMem(['doctor'], { root });
+    expect(text.stdout + text.stderr).toContain('ann/semantic/diary.md');
+  });
+
+  it('a memory file in an ignored folder is named too; .mem/ state never shows up in git', async () => {
+    await mkdir(join(root, 'ann/private'), { recursive: true });
+    await writeFile(join(root, 'ann/private/pin.md'), 'Ann keeps her bike lock code here.\n');
+    await writeFile(join(root, '.gitignore'), 'ann/semantic/diary.md\nprivate/\n');
+    git('commit', '-qam', 'ignore private folders');
+    const found = await runMem(['doctor', '--json'], { root });
+    const paths = found.json.problems.filter((p: Problem) => p.kind === 'ignored').map((p: Problem) => p.path);
+    expect(paths.sort()).toEqual(['ann/private/pin.md', 'ann/semantic/diary.md']);
+    expect(git('status', '--porcelain', '--untracked-files=all')).not.toContain('.mem');
+  });
+});
