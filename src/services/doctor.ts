@@ -34,6 +34,8 @@ export type ProblemKind =
   | 'interrupted-write'
   /** A memory file that differs from the last git commit: untracked, changed, staged or deleted (fix commits it). */
   | 'uncommitted'
+  /** A memory file git ignores: indexed, but outside the audit trail (may be deliberate, so never force-added). */
+  | 'ignored'
   /** Two files of one user carry the same id: lookups by that id cannot tell them apart. */
   | 'duplicate-id'
   /** Two active memories of one user fill the same key: the slot should hold one value. */
@@ -249,6 +251,15 @@ async function gitProblems(deps: MemoryDeps): Promise<DoctorProblem[]> {
       path,
       detail: 'not committed to git as it is (untracked, changed, staged or deleted); fix commits it',
       fixable: true,
+    });
+  }
+  // A private file may be ignored on purpose: a person decides, so `--fix` never `git add -f`s it.
+  for (const path of await deps.audit.ignored()) {
+    problems.push({
+      kind: 'ignored',
+      path,
+      detail: `ignored by git: indexed and searchable, but never committed, so neither git diff nor git log shows its changes; \`git check-ignore -v ${path}\` names the rule: remove it (or add a !${path} exception), or move the file out of the memory root if it should stay private`,
+      fixable: false,
     });
   }
   return problems;

@@ -255,6 +255,11 @@ export interface AuditLog {
    * differs from the last commit: untracked, changed, staged or deleted. Empty when disabled or not in a repository.
    */
   uncommitted(paths?: string[]): Promise<string[]>;
+  /**
+   * Memory files (`.md`, relative paths) under the root that git ignores and does not track: outside the audit
+   * trail. Empty when disabled or not in a repository.
+   */
+  ignored(): Promise<string[]>;
   /** Puts the staged state of these paths back to the last commit (what a rolled-back write had staged). */
   unstage(paths: string[]): Promise<void>;
   /** What a purge would rewrite: the repository holding the root, whether it is the root itself, and its branches. */

@@ -8,6 +8,7 @@ import type { SimpleGit } from 'simple-git';
 
 import { inheritedEnvironment } from '../../config.js';
 import { MemError, errorMessage } from '../../errors.js';
+import { SKIPPED_DIRS, STATE_DIR } from '../../memory/layout.js';
 import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
 
 /** simple-git (~100 ms of loading) is loaded by the first git call: a command that commits nothing makes none. */
@@ -92,6 +93,19 @@ export class GitAudit implements AuditLog {
       if (/\.md$/i.test(rel) && !rel.split('/').includes('.mem')) found.add(rel);
     }
     return [...found].sort();
+  }
+
+  async ignored(): Promise<string[]> {
+    if (!this.enabled || !(await this.insideRepo())) return [];
+    const git = await this.repo();
+    // Untracked and ignored only: a tracked file that a pattern matches is still committed as it changes.
+    // `--directory` is left off, so a file in an ignored folder is listed itself; paths relative to the root (cwd).
+    const out = await git.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', this.root]);
+    const stateDir = `${STATE_DIR}/`;
+    return out
+      .split('\0')
+      .filter((rel) => /\.md$/i.test(rel) && !rel.startsWith(stateDir) && !rel.split('/').some((part) => SKIPPED_DIRS.has(part)))
+      .sort();
   }
 
   async unstage(paths: string[]): Promise<void> {
