@@ -132,7 +132,9 @@ describe('sync on bad input', { timeout: 30_000 }, () => {
     await symlink('missing.md', join(root, 'broken.md'));
     await symlink(join(outside.root, 'secret.md'), join(root, 'escape.md'));
     await symlink('.', join(root, 'dir-loop'));
-    await symlink('alice/semantic/tea.md', join(root, 'tea-link.md')); // inside the root: indexed
+    await symlink('alice/semantic/tea.md', join(root, 'tea-link.md')); // to another memory file: skipped
+    await writeFile(join(root, 'notes.txt'), 'Plain notes, not a memory file.\n');
+    await symlink('notes.txt', join(root, 'notes-link.md')); // to a file the scan does not index itself: indexed
     const before = await snapshot(root);
 
     const report = await syncIndex(deps);
@@ -143,9 +145,37 @@ describe('sync on bad input', { timeout: 30_000 }, () => {
       'loop-a.md': 'symbolic link loop: skipped',
       'loop-b.md': 'symbolic link loop: skipped',
       'self.md': 'symbolic link loop: skipped',
+      'tea-link.md': 'symbolic link to alice/semantic/tea.md, a memory file indexed under its own path: skipped (one memory, one file)',
     });
-    expect((await index.listPaths()).sort()).toEqual([...Object.keys(GOOD), 'tea-link.md'].sort());
+    expect((await index.listPaths()).sort()).toEqual([...Object.keys(GOOD), 'notes-link.md'].sort());
     expect(await snapshot(root)).toEqual(before);
+  });
+
+  it('a symlink to another memory of the same user is one problem, not a duplicate id of both files', async () => {
+    const { root, deps, index } = await setup({ 'alice/semantic/tea.md': '---\nid: tea\n---\nAlice likes green tea.\n' });
+    await symlink('tea.md', join(root, 'alice/semantic/tea-again.md'));
+    for (let i = 0; i < 2; i++) {
+      const report = await syncIndex(deps);
+      expect(report.errors).toEqual([
+        {
+          path: 'alice/semantic/tea-again.md',
+          line: 0,
+          message: 'symbolic link to alice/semantic/tea.md, a memory file indexed under its own path: skipped (one memory, one file)',
+        },
+      ]);
+    }
+    expect(await index.listPaths()).toEqual(['alice/semantic/tea.md']);
+  });
+
+  it('a sync of named paths (mem watch, after an edit) skips the symlinks a full scan skips', async () => {
+    const { root, deps, index } = await setup(GOOD);
+    const outside = await setup({ 'secret.md': 'Outside the root, never to be indexed.\n' });
+    await syncIndex(deps);
+    await symlink(join(outside.root, 'secret.md'), join(root, 'escape.md'));
+    await symlink('alice/semantic/tea.md', join(root, 'tea-link.md'));
+    await syncIndex(deps, { only: ['escape.md', 'tea-link.md'] });
+    expect((await index.listPaths()).sort()).toEqual(Object.keys(GOOD).sort());
+    expect([...index.rows.values()].map((r) => r.content).join(' ')).not.toContain('Outside the root');
   });
 
   it('a file changed between the scan and the read, or after the read, converges on the next sync', async () => {
