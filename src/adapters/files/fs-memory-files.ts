@@ -18,6 +18,24 @@ function symlinkProblem(target: string | NodeJS.ErrnoException): string {
   return target.code === 'ELOOP' ? 'symbolic link loop' : `broken symbolic link (${target.code ?? target.message})`;
 }
 
+/** Whether a path under the root (relative, '/'-separated) is one the scan indexes by itself. */
+function scannedPath(rel: string): boolean {
+  return rel.toLowerCase().endsWith('.md') && !rel.split('/').some((part) => SKIPPED_DIRS.has(part));
+}
+
+/**
+ * Why a symlinked `.md` file is not indexed, or null when it is. It counts only when it resolves to a file inside
+ * the root that the scan would not index by itself: a link to another memory file would index one memory twice
+ * (a duplicate id of its target on every sync), and its target can change under the index.
+ */
+async function symlinkVerdict(abs: string, realRoot: string): Promise<string | null> {
+  const target = await realpath(abs).catch((err: NodeJS.ErrnoException) => err);
+  if (typeof target !== 'string' || !target.startsWith(realRoot + sep)) return `${symlinkProblem(target)}: skipped`;
+  const rel = toPosix(relative(realRoot, target));
+  if (scannedPath(rel)) return `symbolic link to ${rel}, a memory file indexed under its own path: skipped (one memory, one file)`;
+  return null;
+}
+
 export class FsMemoryFiles implements MemoryFiles {
   readonly root: string;
 
@@ -68,11 +86,10 @@ export class FsMemoryFiles implements MemoryFiles {
           if (!SKIPPED_DIRS.has(entry.name)) await walk(abs, rel);
         } else if (entry.name.toLowerCase().endsWith('.md')) {
           if (entry.isSymbolicLink()) {
-            // Symlinked files count only when they resolve to a regular file inside the root;
-            // symlinked folders are never followed (no loops, no escape).
-            const target = await realpath(abs).catch((err: NodeJS.ErrnoException) => err);
-            if (typeof target !== 'string' || !target.startsWith(realRoot + sep)) {
-              problems.push({ path: rel, message: `${symlinkProblem(target)}: skipped` });
+            // Symlinked folders are never followed (no loops, no escape); a symlinked file, see symlinkVerdict.
+            const skipped = await symlinkVerdict(abs, realRoot);
+            if (skipped) {
+              problems.push({ path: rel, message: skipped });
               continue;
             }
           } else if (!entry.isFile()) continue;
@@ -90,6 +107,8 @@ export class FsMemoryFiles implements MemoryFiles {
     try {
       const abs = this.resolveInside(path);
       const link = await lstat(abs);
+      // A symlink the scan skips is no file here either (a sync of named paths, as mem watch runs, would index it).
+      if (link.isSymbolicLink() && (await symlinkVerdict(abs, await realpath(this.root)))) return null;
       const st = link.isSymbolicLink() ? await stat(abs) : link;
       if (!st.isFile()) return null;
       return { path, size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
