@@ -47,6 +47,42 @@ describe('forgetMemories', () => {
     expect(r.index.rowsOf('ann/semantic/cat.md')).toHaveLength(1);
   });
 
+  it('forgetting a correction memdir wrote puts back the memory it had superseded, in the same commit, with no dangling link', async () => {
+    const r = await useCaseRoot({
+      'ann/semantic/home.md': memoryFile({ id: 'home', user: 'ann', key: 'home', status: 'superseded', superseded_by: 'madrid' }, 'Ann lives in Berlin.'),
+      'ann/semantic/madrid.md': memoryFile({ id: 'madrid', user: 'ann', key: 'home', supersedes: 'home' }, 'Ann lives in Madrid.'),
+      'ann/semantic/club.md': memoryFile({ id: 'club', user: 'ann', status: 'consolidated', consolidated_into: 'sum' }, 'Ann joined a chess club.'),
+      'ann/semantic/sum.md': memoryFile({ id: 'sum', user: 'ann', sources: ['club'] }, 'Ann plays chess at a club.'),
+    });
+    await syncIndex(r.deps);
+    const result = await forgetMemories(r.deps, { ids: ['madrid', 'sum'], user: 'ann' });
+    expect(result.restored).toEqual([
+      { id: 'club', path: 'ann/semantic/club.md' },
+      { id: 'home', path: 'ann/semantic/home.md' },
+    ]);
+    const home = await r.read('ann/semantic/home.md');
+    expect(home).toMatch(/status: active/);
+    expect(home).not.toContain('superseded_by');
+    expect(await r.read('ann/semantic/club.md')).not.toContain('consolidated_into');
+    expect(r.index.rowsOf('ann/semantic/home.md').map((row) => row.status)).toEqual(['active']);
+    expect(r.index.rowsOf('ann/semantic/club.md').map((row) => row.status)).toEqual(['active']);
+    expect(r.audit.commits).toHaveLength(1);
+    expect(r.audit.commits[0]!.paths.sort()).toEqual(['ann/semantic/club.md', 'ann/semantic/home.md', 'ann/semantic/madrid.md', 'ann/semantic/sum.md']);
+  });
+
+  it('a memory another correction still supersedes keeps its status when one of its correctors is forgotten', async () => {
+    const r = await useCaseRoot({
+      'ann/semantic/home.md': memoryFile({ id: 'home', user: 'ann', status: 'superseded', superseded_by: 'madrid' }, 'Ann lives in Berlin.'),
+      'ann/semantic/madrid.md': memoryFile({ id: 'madrid', user: 'ann', supersedes: 'home' }, 'Ann lives in Madrid.'),
+      'ann/semantic/rome.md': memoryFile({ id: 'rome', user: 'ann', supersedes: 'home' }, 'Ann lives in Rome.'),
+    });
+    await syncIndex(r.deps);
+    const result = await forgetMemories(r.deps, { ids: ['madrid'], user: 'ann' });
+    expect(result.restored).toBeUndefined();
+    expect(r.index.rowsOf('ann/semantic/home.md').map((row) => row.status)).toEqual(['superseded']);
+    expect(await r.read('ann/semantic/home.md')).toMatch(/status: superseded\n[\s\S]*superseded_by: rome\n/);
+  });
+
   it("forgets everything about a user and nobody else's memories", async () => {
     const r = await synced();
     const result = await forgetMemories(r.deps, { user: 'ann' });
