@@ -53,6 +53,8 @@ export interface ForgetResult {
   missing: string[];
   /** Summaries rewritten or dropped because they cited a forgotten memory. */
   regenerated: Regenerated[];
+  /** Memories a forgotten one had superseded or consolidated, active again (their back link to it removed); only when any. */
+  restored?: { id: string; path: string }[];
   /** Query forget without apply: what would be removed. */
   preview?: { id: string; path: string; content: string }[];
   /** True when git history was rewritten. */
@@ -157,6 +159,7 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
       removed: report.removed,
       missing,
       regenerated: report.regenerated,
+      ...(report.restored.length > 0 ? { restored: report.restored } : {}),
       ...(purged ? { purged } : {}),
       audit: { by, ...(reason ? { reason } : {}), count: targets.length },
       verified,

@@ -29,6 +29,7 @@ function formatForget(result: ForgetResult): string {
         : `dropped summary ${g.from}${g.restored.length ? `; restored ${g.restored.join(', ')}` : ''}`,
     );
   }
+  for (const r of result.restored ?? []) lines.push(`active again: ${r.id} (${r.path}), which a forgotten memory had replaced`);
   for (const id of result.missing) lines.push(`not found: ${id}`);
   if (result.purged) lines.push('git history rewritten: the removed files are gone from every commit');
   const v = result.verified;

@@ -1,7 +1,7 @@
 // Removing memories everywhere, shared by forget and gc: files, index rows (verified by a read), cached vectors,
 // access statistics, and every derived memory (a consolidation summary) whose sources include a removed one.
 import { IndexUnavailableError } from '../../errors.js';
-import type { MemoryDoc } from '../../memory/model.js';
+import { idList, type MemoryDoc } from '../../memory/model.js';
 import { writeSummary } from '../consolidate/write-summary.js';
 import type { MemoryDeps } from './deps.js';
 import { loadDoc } from './documents.js';
@@ -21,6 +21,8 @@ export interface Regenerated {
 export interface RemovalReport {
   removed: { id: string; path: string }[];
   regenerated: Regenerated[];
+  /** Memories a removed one had superseded or consolidated (by memdir's back link), made active again. */
+  restored: { id: string; path: string }[];
   /** Every path written or removed (for the one commit). */
   paths: string[];
 }
@@ -63,6 +65,42 @@ async function regenerateDerived(
   return { regenerated, alsoRemove, touched };
 }
 
+/**
+ * Memories whose back link (`superseded_by`, `consolidated_into`, written by memdir with their status) names a removed
+ * memory: a back link to nothing would keep them out of search for good and be a dangling link for `mem doctor`.
+ * Another memory still naming them takes the link over; else they are active again, as when a hand-written
+ * correction is deleted. Paths the summaries' regeneration already rewrote are left alone.
+ */
+async function releaseBackLinks(
+  deps: MemoryDeps,
+  manifest: Map<string, ManifestEntry>,
+  removedIds: Set<string>,
+  skip: Set<string>,
+  now: Date,
+): Promise<{ restored: { id: string; path: string }[]; touched: string[] }> {
+  const restored: { id: string; path: string }[] = [];
+  const touched: string[] = [];
+  const remaining = [...manifest].filter(([path, e]) => !skip.has(path) && !removedIds.has(e.memoryId));
+  for (const [path, entry] of remaining) {
+    const link =
+      entry.supersededBy && removedIds.has(entry.supersededBy)
+        ? 'superseded_by'
+        : entry.consolidatedInto && removedIds.has(entry.consolidatedInto)
+          ? 'consolidated_into'
+          : null;
+    if (!link) continue;
+    const names = (e: ManifestEntry) => (link === 'superseded_by' ? idList(e.supersedes) : (e.sources ?? [])).includes(entry.memoryId);
+    const heir = remaining.find(([, e]) => e.user === entry.user && names(e))?.[1].memoryId;
+    await rewriteMemory(deps, path, (m) => {
+      const { [link]: _gone, ...rest } = m;
+      return heir ? { ...rest, [link]: heir } : { ...rest, status: 'active', updated: now.toISOString() };
+    });
+    touched.push(path);
+    if (!heir) restored.push({ id: entry.memoryId, path });
+  }
+  return { restored: restored.sort((a, b) => a.id.localeCompare(b.id)), touched };
+}
+
 /** Must run under the write lock, after a sync. Does not commit: the caller makes one commit of `paths`. */
 export async function removeEverywhere(
   deps: MemoryDeps,
@@ -74,13 +112,15 @@ export async function removeEverywhere(
   const derived = await regenerateDerived(deps, manifest, removedIds, new Set(targets.map(([p]) => p)), deps.now());
   const all = [...targets, ...derived.alsoRemove];
   const paths = all.map(([p]) => p);
+  const released = await releaseBackLinks(deps, manifest, new Set(all.map(([, e]) => e.memoryId)), new Set([...paths, ...derived.touched]), deps.now());
+  const touched = [...derived.touched, ...released.touched];
   // Read before the sync below removes the lists with the entries.
   const removedLists = await deps.manifest.chunksOf(all);
   for (const path of paths) await deps.files.remove(path);
   await deps.index.delete({ users: 'all', paths });
   // Forgetting a user also removes any row of theirs the manifest did not know about.
   if (options.wholeUser !== undefined) await deps.index.delete({ users: [options.wholeUser] });
-  await syncIndex(deps, { only: [...paths, ...derived.touched] });
+  await syncIndex(deps, { only: [...paths, ...touched] });
 
   const after = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
   const stillUsed = await deps.manifest.textHashes(after);
@@ -93,6 +133,7 @@ export async function removeEverywhere(
   return {
     removed: all.map(([path, e]) => ({ id: e.memoryId, path })),
     regenerated: derived.regenerated,
-    paths: [...new Set([...paths, ...derived.touched])],
+    restored: released.restored,
+    paths: [...new Set([...paths, ...touched])],
   };
 }
