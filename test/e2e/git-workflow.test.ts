@@ -63,4 +63,33 @@ describe('a memory folder in a git workflow', () => {
     expect(paths.sort()).toEqual(['ann/private/pin.md', 'ann/semantic/diary.md']);
     expect(git('status', '--porcelain', '--untracked-files=all')).not.toContain('.mem');
   });
+
+  it('during a merge with a conflicted memory, doctor --fix neither stages nor commits it, and mem add leaves the merge alone', async () => {
+    const TEA = join(root, 'ann/semantic/tea.md');
+    git('checkout', '-q', '-b', 'other');
+    await writeFile(TEA, '---\nid: tea\n---\nAnn drinks black tea every morning.\n');
+    git('commit', '-qam', 'black');
+    git('checkout', '-q', 'main');
+    await writeFile(TEA, '---\nid: tea\n---\nAnn drinks mint tea every morning.\n');
+    git('commit', '-qam', 'mint');
+    expect(() => git('merge', 'other')).toThrow();
+    const unmerged = git('ls-files', '-u');
+    expect(unmerged).toContain('ann/semantic/tea.md');
+
+    const fixed = await runMem(['doctor', '--fix', '--json'], { root });
+    expect(fixed.code).toBe(1);
+    const tea = fixed.json.problems.filter((p: Problem) => p.path === 'ann/semantic/tea.md');
+    expect(tea.map((p: Problem) => [p.kind, p.fixable])).toEqual([
+      ['invalid-file', false],
+      ['uncommitted', false],
+    ]);
+    expect(git('ls-files', '-u')).toBe(unmerged); // still a conflict for git: no markers staged as a resolution
+
+    const add = await runMem(['add', 'Ann waters the garden on Sundays', '--user', 'ann', '--json'], { root });
+    expect(add.code).toBe(1);
+    expect(add.json.error.message).toMatch(/merge is in progress/);
+    expect(git('ls-files', '-u')).toBe(unmerged);
+    git('merge', '--abort');
+    expect(git('status', '--porcelain', '--', 'ann/semantic/tea.md')).toBe('');
+  });
 });
