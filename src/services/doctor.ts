@@ -176,7 +176,7 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
   for (const [path, ids] of indexed) {
     if (!expected.has(path)) problems.push({ kind: 'orphaned-rows', path, detail: `${ids.size} rows of a file that is not there`, fixable: true });
   }
-  problems.push(...(await ruleProblems(deps, current, links.statuses)), ...(await gitProblems(deps)));
+  problems.push(...(await ruleProblems(deps, current, links.statuses)), ...(await gitProblems(deps, invalid)));
   return { ok: problems.length === 0, files: files.length, manifestEntries: manifest.size, indexRows: rows.length, problems };
 }
 
@@ -235,7 +235,7 @@ async function ruleProblems(deps: MemoryDeps, current: Map<string, ManifestEntry
 }
 
 /** A write left unfinished by a killed process, and memory files git does not have as they are. */
-async function gitProblems(deps: MemoryDeps): Promise<DoctorProblem[]> {
+async function gitProblems(deps: MemoryDeps, invalid: Set<string>): Promise<DoctorProblem[]> {
   const problems: DoctorProblem[] = [];
   const pending = await deps.journal.pending();
   if (pending) {
@@ -246,12 +246,12 @@ async function gitProblems(deps: MemoryDeps): Promise<DoctorProblem[]> {
     });
   }
   for (const path of await deps.audit.uncommitted()) {
-    problems.push({
-      kind: 'uncommitted',
-      path,
-      detail: 'not committed to git as it is (untracked, changed, staged or deleted); fix commits it',
-      fixable: true,
-    });
+    // An invalid file may be a merge conflict: `git add` would mark it resolved with its markers in.
+    problems.push(
+      invalid.has(path)
+        ? { kind: 'uncommitted', path, detail: 'not committed to git as it is, and invalid (see above): fix the file, then commit it', fixable: false }
+        : { kind: 'uncommitted', path, detail: 'not committed to git as it is (untracked, changed, staged or deleted); fix commits it', fixable: true },
+    );
   }
   // A private file may be ignored on purpose: a person decides, so `--fix` never `git add -f`s it.
   for (const path of await deps.audit.ignored()) {
@@ -310,9 +310,10 @@ async function repair(deps: MemoryDeps, problems: DoctorProblem[]): Promise<void
   }
   if (problems.some((p) => p.kind === 'interrupted-write')) await settleInterruptedWrite(deps);
   await resync(deps, [...new Set(problems.filter((p) => p.fixable && p.kind !== 'uncommitted' && p.path !== undefined).map((p) => p.path!))]);
-  if (problems.some((p) => p.kind === 'uncommitted')) {
-    // Asked again: a rolled-back write's files are gone and need no commit.
-    const left = await deps.audit.uncommitted();
+  const commit = new Set(problems.filter((p) => p.kind === 'uncommitted' && p.fixable).map((p) => p.path));
+  if (commit.size > 0) {
+    // Asked again: a rolled-back write's files are gone and need no commit; one that needs a person is never committed.
+    const left = (await deps.audit.uncommitted()).filter((p) => commit.has(p));
     await deps.audit.commit(left, commitMessage('COMMIT-FILES', { count: String(left.length) }, left.map((p) => `file: ${p}`).join('\n')));
   }
 }

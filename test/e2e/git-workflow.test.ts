@@ -87,7 +87,8 @@ describe('a memory folder in a git workflow', () => {
 
     const add = await runMem(['add', 'Ann waters the garden on Sundays', '--user', 'ann', '--json'], { root });
     expect(add.code).toBe(1);
-    expect(add.json.error.message).toMatch(/merge is in progress/);
+    expect(add.json.error.message).toMatch(/nothing committed: a git merge is in progress/);
+    expect(git('status', '--porcelain', '--untracked-files=all', '--', 'ann')).not.toMatch(/garden|waters/); // the add put its file back
     expect(git('ls-files', '-u')).toBe(unmerged);
     git('merge', '--abort');
     expect(git('status', '--porcelain', '--', 'ann/semantic/tea.md')).toBe('');

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 
 import type { SimpleGit } from 'simple-git';
 
@@ -43,8 +43,11 @@ export class GitAudit implements AuditLog {
 
   async commit(paths: string[], message: string): Promise<void> {
     if (!this.enabled || paths.length === 0) return;
+    const git = await this.repo().catch((err: unknown) => {
+      throw new MemError(`the memory files were written but the git commit failed: ${errorMessage(err)}`, { cause: err });
+    });
+    await this.refuseDuringConflict(git, paths);
     try {
-      const git = await this.repo();
       // ls-files prints paths relative to the working folder, which is the root: the same form as ours.
       const tracked = new Set((await git.raw(['ls-files', '-z', '--', ...paths.map((p) => join(this.root, p))])).split('\0').filter(Boolean));
       const present = paths.filter((p) => existsSync(join(this.root, p)));
@@ -61,6 +64,26 @@ export class GitAudit implements AuditLog {
     } catch (err) {
       throw new MemError(`the memory files were written but the git commit failed: ${errorMessage(err)}`, { cause: err });
     }
+  }
+
+  /**
+   * A person's merge (or stash pop, cherry-pick, revert) is theirs to finish: `git add` of a conflicted file would mark
+   * it resolved with its markers in, and a commit of some paths fails mid-merge anyway, after staging them.
+   */
+  private async refuseDuringConflict(git: SimpleGit, paths: string[]): Promise<void> {
+    const unmerged = (await git.raw(['ls-files', '-u', '-z', '--', ...paths.map((p) => join(this.root, p))]).catch(() => '')).split('\0').filter(Boolean);
+    // The files git keeps while one is under way (paths relative to the root, or absolute in a linked work tree).
+    const refs = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+    const files = (await git.raw(['rev-parse', ...refs.flatMap((ref) => ['--git-path', ref])]).catch(() => '')).split('\n').filter(Boolean);
+    const pending = refs.map((ref, i) => (files[i] && existsSync(resolve(this.root, files[i])) ? ref : null));
+    const op = pending.find(Boolean);
+    if (unmerged.length === 0 && !op) return;
+    const what = op
+      ? `a git ${op === 'MERGE_HEAD' ? 'merge' : op === 'CHERRY_PICK_HEAD' ? 'cherry-pick' : 'revert'} is in progress`
+      : 'git has unresolved conflicts';
+    throw new MemError(
+      `nothing committed: ${what} in the repository of ${this.root}${unmerged.length > 0 ? ` (${paths.filter((p) => unmerged.some((u) => u.endsWith(p))).join(', ')} conflicted)` : ''}; memdir stages and commits nothing until it is finished (resolve and git commit, or abort it); then run the command again (\`mem doctor --fix\` commits memory files left uncommitted)`,
+    );
   }
 
   async history(path: string): Promise<AuditEntry[]> {
