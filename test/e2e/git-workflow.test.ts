@@ -1,7 +1,7 @@
 // A memory folder in a person's git workflow, with the real `bin/mem`, git, Milvus Lite and model: a memory file git
 // ignores is named by `mem doctor` (outside the audit trail) and never force-added; a fresh clone rebuilds its own index.
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +62,19 @@ describe('a memory folder in a git workflow', () => {
     const paths = found.json.problems.filter((p: Problem) => p.kind === 'ignored').map((p: Problem) => p.path);
     expect(paths.sort()).toEqual(['ann/private/pin.md', 'ann/semantic/diary.md']);
     expect(git('status', '--porcelain', '--untracked-files=all')).not.toContain('.mem');
+  });
+
+  it("an editor's lock and backup files beside a memory are no problem for reindex or doctor", async () => {
+    await symlink('person@host.4242:1700000000', join(root, 'ann/semantic/.#tea.md')); // Emacs, while a buffer is modified
+    await writeFile(join(root, 'ann/semantic/tea.md~'), 'an Emacs backup\n');
+    await writeFile(join(root, 'ann/semantic/.tea.md.swp'), 'a vim swap file\n');
+    const re = await runMem(['reindex', '--json'], { root });
+    expect(re.json.errors).toEqual([]);
+    const found = await runMem(['doctor', '--json'], { root });
+    expect(found.json.problems.filter((p: Problem) => p.path?.includes('tea.md'))).toEqual([]);
+    await rm(join(root, 'ann/semantic/.#tea.md'));
+    await rm(join(root, 'ann/semantic/tea.md~'));
+    await rm(join(root, 'ann/semantic/.tea.md.swp'));
   });
 
   it('during a merge with a conflicted memory, doctor --fix neither stages nor commits it, and mem add leaves the merge alone', async () => {

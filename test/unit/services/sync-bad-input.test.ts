@@ -151,6 +151,15 @@ describe('sync on bad input', { timeout: 30_000 }, () => {
     expect(await snapshot(root)).toEqual(before);
   });
 
+  it("an editor's lock file (Emacs .#x.md, a dangling symlink) is no memory: not indexed, no error", async () => {
+    const { root, deps, index } = await setup(GOOD);
+    await symlink('root@host.1234:1700000000', join(root, 'alice/semantic/.#tea.md'));
+    const report = await syncIndex(deps);
+    expect(report.errors).toEqual([]);
+    expect((await index.listPaths()).sort()).toEqual(Object.keys(GOOD).sort());
+    expect((await deps.files.scan()).files.map((f) => f.path).sort()).toEqual(Object.keys(GOOD).sort());
+  });
+
   it('a symlink to another memory of the same user is one problem, not a duplicate id of both files', async () => {
     const { root, deps, index } = await setup({ 'alice/semantic/tea.md': '---\nid: tea\n---\nAlice likes green tea.\n' });
     await symlink('tea.md', join(root, 'alice/semantic/tea-again.md'));

@@ -76,5 +76,8 @@ describe('chokidar watcher', () => {
     expect(ignoredPath('/r', 'node_modules/a.md', true)).toBe(true);
     expect(ignoredPath('/r', '/r/a.MD', true)).toBe(false);
     expect(ignoredPath('/r', '/r/a.md~', true)).toBe(true);
+    // Emacs' lock file (a dangling symlink while a buffer has unsaved changes) ends in .md but is no memory.
+    expect(ignoredPath('/r', '/r/ann/.#a.md', true)).toBe(true);
+    expect(ignoredPath('/r', '/r/ann/.#a.md', undefined)).toBe(true);
   });
 });
