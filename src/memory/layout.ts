@@ -10,6 +10,14 @@ export const STATE_DIR = '.mem';
 /** Folders that never hold memories: VCS data, our own state, dependency trees. */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', STATE_DIR, 'node_modules']);
 
+/**
+ * Whether a file name can be a memory file: Markdown, and not an editor's lock file (Emacs keeps `.#x.md`, a dangling
+ * symlink, while a buffer has unsaved changes). Other editors' temp, swap and backup files do not end in `.md`.
+ */
+export function isMemoryFileName(name: string): boolean {
+  return name.toLowerCase().endsWith('.md') && !name.startsWith('.#');
+}
+
 /** Where a memory written by memdir goes, relative to the root (forward slashes); `name` is usually its id. */
 export function memoryPath(user: string, type: MemoryType, name: string): string {
   return `${user}/${type}/${name}.md`;

@@ -6,7 +6,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 
 import { UsageError } from '../../errors.js';
-import { SKIPPED_DIRS } from '../../memory/layout.js';
+import { SKIPPED_DIRS, isMemoryFileName } from '../../memory/layout.js';
 import type { FileStat, MemoryFiles } from '../../services/ports.js';
 
 function toPosix(p: string): string {
@@ -20,7 +20,8 @@ function symlinkProblem(target: string | NodeJS.ErrnoException): string {
 
 /** Whether a path under the root (relative, '/'-separated) is one the scan indexes by itself. */
 function scannedPath(rel: string): boolean {
-  return rel.toLowerCase().endsWith('.md') && !rel.split('/').some((part) => SKIPPED_DIRS.has(part));
+  const parts = rel.split('/');
+  return isMemoryFileName(parts.at(-1)!) && !parts.some((part) => SKIPPED_DIRS.has(part));
 }
 
 /**
@@ -84,7 +85,7 @@ export class FsMemoryFiles implements MemoryFiles {
         if (entry.isDirectory()) {
           if (top && options.folders && !options.folders.includes(entry.name)) continue;
           if (!SKIPPED_DIRS.has(entry.name)) await walk(abs, rel);
-        } else if (entry.name.toLowerCase().endsWith('.md')) {
+        } else if (isMemoryFileName(entry.name)) {
           if (entry.isSymbolicLink()) {
             // Symlinked folders are never followed (no loops, no escape); a symlinked file, see symlinkVerdict.
             const skipped = await symlinkVerdict(abs, realRoot);

@@ -8,7 +8,7 @@ import type { SimpleGit } from 'simple-git';
 
 import { inheritedEnvironment } from '../../config.js';
 import { MemError, errorMessage } from '../../errors.js';
-import { SKIPPED_DIRS, STATE_DIR } from '../../memory/layout.js';
+import { SKIPPED_DIRS, STATE_DIR, isMemoryFileName } from '../../memory/layout.js';
 import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
 
 /** simple-git (~100 ms of loading) is loaded by the first git call: a command that commits nothing makes none. */
@@ -113,7 +113,7 @@ export class GitAudit implements AuditLog {
       const path = entry.slice(3);
       if (!path.startsWith(prefix)) continue;
       const rel = path.slice(prefix.length);
-      if (/\.md$/i.test(rel) && !rel.split('/').includes('.mem')) found.add(rel);
+      if (isMemoryFileName(basename(rel)) && !rel.split('/').includes(STATE_DIR)) found.add(rel);
     }
     return [...found].sort();
   }
@@ -127,7 +127,7 @@ export class GitAudit implements AuditLog {
     const stateDir = `${STATE_DIR}/`;
     return out
       .split('\0')
-      .filter((rel) => /\.md$/i.test(rel) && !rel.startsWith(stateDir) && !rel.split('/').some((part) => SKIPPED_DIRS.has(part)))
+      .filter((rel) => isMemoryFileName(basename(rel)) && !rel.startsWith(stateDir) && !rel.split('/').some((part) => SKIPPED_DIRS.has(part)))
       .sort();
   }
 

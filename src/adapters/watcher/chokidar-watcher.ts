@@ -4,16 +4,19 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { watch } from 'chokidar';
 
 import type { FileChange, FileWatcher } from '../../services/ports.js';
-import { SKIPPED_DIRS } from '../../memory/layout.js';
+import { SKIPPED_DIRS, isMemoryFileName } from '../../memory/layout.js';
 
 const toPosix = (p: string) => (sep === '/' ? p : p.split(sep).join('/'));
 
 /** True for paths no sync would read: inside .git/.mem/node_modules, or a file that is not Markdown. */
 export function ignoredPath(root: string, path: string, isFile: boolean | undefined): boolean {
   const rel = toPosix(isAbsolute(path) ? relative(root, path) : path);
-  if (rel.split('/').some((segment) => SKIPPED_DIRS.has(segment))) return true;
+  const segments = rel.split('/');
+  if (segments.some((segment) => SKIPPED_DIRS.has(segment))) return true;
+  // An editor's lock file (.#x.md) is a symlink: chokidar gives no file stats for it.
+  if (segments.at(-1)!.startsWith('.#')) return true;
   // Folders must stay watched; an editor's temp or swap file (x.md~, .x.md.swp, x.md.tmp123) is not Markdown.
-  return isFile === true && !rel.toLowerCase().endsWith('.md');
+  return isFile === true && !isMemoryFileName(segments.at(-1)!);
 }
 
 export async function watchRoot(root: string, onChange: (change: FileChange) => void): Promise<FileWatcher> {
