@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { IndexUnavailableError, InvalidMemoryError } from '../../../src/errors.js';
+import { FsMemoryFiles } from '../../../src/adapters/files/fs-memory-files.js';
 import { addMemory } from '../../../src/services/add.js';
 import { InMemoryIndex } from '../../support/fakes.js';
 import { tempRoot } from '../../support/temp-root.js';
@@ -46,6 +47,26 @@ describe('addMemory when indexing fails', () => {
     const retry = await addMemory(deps, { text: 'Alice moved to Berlin', user: 'alice', key: 'residence' });
     expect(retry).toMatchObject({ action: 'SUPERSEDE', supersedes: first.id });
     expect(await readdir(join(root, 'alice', 'semantic'))).toHaveLength(2);
+  });
+
+  it('a write refused (a read-only folder) leaves no file and no record of a killed write behind', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const deps = unitDeps(root);
+    const first = await addMemory(deps, { text: 'Alice lives in Munich', user: 'alice', key: 'residence' });
+    const before = await readFile(join(root, first.path));
+    class RefusingFiles extends FsMemoryFiles {
+      // The old file's rewrite is refused after the new file was written, as in a folder the user cannot write.
+      override async write(path: string, text: string): Promise<void> {
+        if (path === first.path) throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' });
+        return super.write(path, text);
+      }
+    }
+    deps.files = new RefusingFiles(root);
+    await expect(addMemory(deps, { text: 'Alice moved to Berlin', user: 'alice', key: 'residence' })).rejects.toThrow(/permission denied/);
+    expect(await readdir(join(root, 'alice', 'semantic'))).toEqual([first.path.split('/').pop()]);
+    expect(Buffer.compare(await readFile(join(root, first.path)), before)).toBe(0);
+    expect(await deps.journal.pending()).toBeNull();
   });
 });
 
