@@ -175,20 +175,27 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
 
     if (decision.action === 'UPDATE') {
       const undo = await beginWrite(deps, 'UPDATE', [target!.path], now);
-      const meta = await rewriteMemory(
-        deps,
-        target!.path,
-        (m) => ({
-          ...m,
-          updated: now.toISOString(),
-          importance: Math.max(m.importance, input.importance ?? 0),
-          tags: [...new Set([...m.tags, ...(input.tags ?? [])])],
-        }),
-        `${decision.text ?? text}\n`,
-      );
-      await undoOnFailure(deps, [target!.path], undo, () =>
-        indexAndCommit(deps, [target!.path], 'UPDATE', { id: meta.id, user: input.user, type: meta.type, decided_by: decision.by, reason: decision.reason }),
-      );
+      let meta!: MemoryMeta;
+      await undoOnFailure(deps, [target!.path], undo, async () => {
+        meta = await rewriteMemory(
+          deps,
+          target!.path,
+          (m) => ({
+            ...m,
+            updated: now.toISOString(),
+            importance: Math.max(m.importance, input.importance ?? 0),
+            tags: [...new Set([...m.tags, ...(input.tags ?? [])])],
+          }),
+          `${decision.text ?? text}\n`,
+        );
+        await indexAndCommit(deps, [target!.path], 'UPDATE', {
+          id: meta.id,
+          user: input.user,
+          type: meta.type,
+          decided_by: decision.by,
+          reason: decision.reason,
+        });
+      });
       return { ...base, type: meta.type, action: 'UPDATE', id: meta.id, path: target!.path };
     }
 
@@ -211,24 +218,24 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     const supersedes = decision.action === 'SUPERSEDE' ? target!.id : undefined;
     if (supersedes) meta.supersedes = supersedes;
     const path = memoryPath(input.user, type, id);
-    const undo = await beginWrite(deps, decision.action, decision.action === 'SUPERSEDE' ? [path, target!.path] : [path], now);
-    await deps.files.write(path, serializeMemory(meta, text));
-    const paths = [path];
-    if (decision.action === 'SUPERSEDE') {
+    const paths = decision.action === 'SUPERSEDE' ? [path, target!.path] : [path];
+    const undo = await beginWrite(deps, decision.action, paths, now);
+    // The writes are steps too: one refused (a read-only folder) puts back what the others wrote.
+    await undoOnFailure(deps, paths, undo, async () => {
+      await deps.files.write(path, serializeMemory(meta, text));
       // The old file says what replaced it: a reader of either file sees the correction.
-      await rewriteMemory(deps, target!.path, (m) => ({ ...m, status: 'superseded', superseded_by: id, updated: now.toISOString() }));
-      paths.push(target!.path);
-    }
-    await undoOnFailure(deps, paths, undo, () =>
-      indexAndCommit(deps, paths, decision.action, {
+      if (decision.action === 'SUPERSEDE') {
+        await rewriteMemory(deps, target!.path, (m) => ({ ...m, status: 'superseded', superseded_by: id, updated: now.toISOString() }));
+      }
+      await indexAndCommit(deps, paths, decision.action, {
         id,
         user: input.user,
         type,
         supersedes,
         decided_by: decision.by,
         reason: decision.reason,
-      }),
-    );
+      });
+    });
     return { ...base, action: decision.action, id, path, ...(supersedes ? { supersedes } : {}) };
   });
 }

@@ -29,6 +29,8 @@ export async function endWrite(deps: JournalDeps): Promise<void> {
 async function restore(deps: JournalDeps, before: Record<string, string | null>): Promise<void> {
   for (const [path, bytes] of Object.entries(before)) {
     if (bytes === null) await deps.files.remove(path).catch(() => {});
+    // A file the write never changed is left alone: one it could not write (read-only) could not be written back either.
+    else if ((await deps.files.stat(path)) && Buffer.from(await deps.files.read(path)).toString('base64') === bytes) continue;
     // Decoded as it was written, so a BOM or odd bytes come back unchanged.
     else await deps.files.write(path, new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.from(bytes, 'base64')));
   }
