@@ -110,4 +110,16 @@ describe('addMemory with a key', () => {
     const added = await addMemory(deps, { text: 'Alice has a dog named Rex', user: 'alice', key: 'pet' });
     expect(added).toMatchObject({ action: 'SUPERSEDE', supersedes: 'pet' });
   });
+
+  it('an add without a key sees a near-duplicate written by hand since the last sync (its folder, files newer than the manifest)', async () => {
+    const root = await tempRoot();
+    roots.push(root);
+    const deps = unitDeps(root);
+    await addMemory(deps, { text: 'Alice has a green bicycle', user: 'alice' });
+    await new Promise((r) => setTimeout(r, 20)); // a hand edit lands after the manifest's last save
+    await writeFile(join(root, 'alice/semantic/tea.md'), '---\nid: tea\n---\nAlice drinks green tea every morning.\n');
+    const added = await addMemory(deps, { text: 'Alice drinks green tea every morning.', user: 'alice' });
+    expect(added).toMatchObject({ action: 'NOOP', id: 'tea' });
+    expect(await readdir(join(root, 'alice/semantic'))).toHaveLength(2);
+  });
 });
