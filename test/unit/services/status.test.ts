@@ -1,5 +1,5 @@
 // Covers memoryStatus on the fakes: counts per user, type and status, and each kind of drift between files and index.
-import { rm, utimes } from 'node:fs/promises';
+import { rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -53,6 +53,34 @@ describe('memoryStatus', () => {
     await rm(join(r.root, 'bob/semantic/car.md'));
     r.index.rows.clear();
     const { drift } = await memoryStatus(r.deps);
-    expect(drift).toEqual({ unindexed: [], changed: ['ann/semantic/tea.md'], deleted: ['bob/semantic/car.md'], rowsMismatch: true, inSync: false });
+    expect(drift).toEqual({
+      unindexed: [],
+      changed: ['ann/semantic/tea.md'],
+      deleted: ['bob/semantic/car.md'],
+      invalid: [],
+      rowsMismatch: true,
+      inSync: false,
+    });
+  });
+
+  it('names a file the sync cannot index (bad YAML, a new one or an edit) as invalid with its line, not unindexed or changed, and stays in sync', async () => {
+    const r = await useCaseRoot(TREE);
+    await syncIndex(r.deps);
+    await writeFile(join(r.root, 'ann/semantic/bad.md'), '---\nid: bad\ntags: [a, b\n---\nbody\n');
+    await writeFile(join(r.root, 'bob/semantic/car.md'), '---\nid: car\nimportance: high\n---\nBob drives a blue car.\n');
+    await utimes(join(r.root, 'bob/semantic/car.md'), new Date(), new Date(Date.now() + 5000));
+    expect((await syncIndex(r.deps)).errors.map((e) => e.path).sort()).toEqual(['ann/semantic/bad.md', 'bob/semantic/car.md']);
+    const { drift } = await memoryStatus(r.deps);
+    expect(drift).toEqual({
+      unindexed: [],
+      changed: [],
+      deleted: [],
+      invalid: [
+        { path: 'ann/semantic/bad.md', line: 4, message: expect.stringMatching(/malformed YAML/) },
+        { path: 'bob/semantic/car.md', line: 3, message: expect.stringMatching(/importance/) },
+      ],
+      rowsMismatch: false,
+      inSync: true,
+    });
   });
 });
