@@ -1,6 +1,21 @@
 // Use case: what is in the memory root and the index, and where they disagree.
 import { hasLapsed } from '../memory/lifecycle.js';
 import type { MemoryDeps } from './core/deps.js';
+import { recordsOf } from './core/file-records.js';
+import { tooLargeError } from './core/sync.js';
+import type { FileStat } from './ports.js';
+
+// Status reads no file in sync: only those that differ from the manifest, and at most this many (more is a reindex's job).
+const MAX_CHECKED = 200;
+
+/** Why the sync would refuse this file, or null when it would index it. */
+async function refusal(deps: MemoryDeps, stat: FileStat): Promise<{ line: number; message: string } | null> {
+  if (stat.size > deps.maxFileBytes) return tooLargeError(stat, deps.maxFileBytes);
+  const bytes = await deps.files.read(stat.path).catch((err: Error) => err);
+  if (bytes instanceof Error) return { line: 0, message: `cannot read: ${bytes.message}` };
+  const parsed = recordsOf(deps, stat, bytes);
+  return 'message' in parsed ? { line: parsed.line, message: parsed.message } : null;
+}
 
 export interface StatusReport {
   root: string;
@@ -10,7 +25,15 @@ export interface StatusReport {
   chunks: number;
   indexRows: number;
   users: Record<string, { memories: number; byType: Record<string, number>; byStatus: Record<string, number> }>;
-  drift: { unindexed: string[]; changed: string[]; deleted: string[]; rowsMismatch: boolean; inSync: boolean };
+  drift: {
+    unindexed: string[];
+    changed: string[];
+    deleted: string[];
+    /** Files the sync cannot index (bad front matter, too large…): no reindex changes them, so they do not count against inSync. */
+    invalid: { path: string; line: number; message: string }[];
+    rowsMismatch: boolean;
+    inSync: boolean;
+  };
 }
 
 function bump(obj: Record<string, number>, key: string) {
@@ -24,10 +47,15 @@ export async function memoryStatus(deps: MemoryDeps): Promise<StatusReport> {
   const present = new Set(files.map((f) => f.path));
   const unindexed: string[] = [];
   const changed: string[] = [];
-  for (const f of files) {
+  const invalid: StatusReport['drift']['invalid'] = [];
+  const drifting = files.filter((f) => {
     const entry = manifest.get(f.path);
-    if (!entry) unindexed.push(f.path);
-    else if (entry.size !== f.size || entry.mtimeMs !== f.mtimeMs) changed.push(f.path);
+    return !entry || entry.size !== f.size || entry.mtimeMs !== f.mtimeMs;
+  });
+  for (const f of drifting) {
+    const refused = drifting.length <= MAX_CHECKED ? await refusal(deps, f) : null;
+    if (refused) invalid.push({ path: f.path, ...refused });
+    else (manifest.has(f.path) ? changed : unindexed).push(f.path);
   }
   const deleted = [...manifest.keys()].filter((p) => !present.has(p));
   const users: StatusReport['users'] = {};
@@ -56,6 +84,7 @@ export async function memoryStatus(deps: MemoryDeps): Promise<StatusReport> {
       unindexed,
       changed,
       deleted,
+      invalid,
       rowsMismatch,
       inSync: !rowsMismatch && unindexed.length + changed.length + deleted.length === 0,
     },

@@ -32,6 +32,7 @@ export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> 
         ? 'in sync'
         : `drift: ${d.unindexed.length} unindexed, ${d.changed.length} changed, ${d.deleted.length} deleted${d.rowsMismatch ? ', row count differs' : ''}; run \`mem reindex\``,
     );
+    for (const f of d.invalid) lines.push(`invalid (not indexed; fix the file): ${f.path}:${f.line}: ${f.message}`);
     for (const s of servers.servers) lines.push(`server ${s.name}: ${s.running ? `running (pid ${s.pid}, port ${s.port})` : 'stopped'}`);
     if (hooks.runs > 0) {
       lines.push(`agent hooks: ${hooks.runs} runs in 7 days, ${hooks.problemCount} failed or fell back${hooks.problemCount ? ':' : ''}`);
