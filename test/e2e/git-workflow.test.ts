@@ -97,6 +97,9 @@ describe('a memory folder in a git workflow', () => {
       ['uncommitted', false],
     ]);
     expect(git('ls-files', '-u')).toBe(unmerged); // still a conflict for git: no markers staged as a resolution
+    const status = await runMem(['status', '--json'], { root });
+    expect(status.json.drift.invalid).toEqual([{ path: 'ann/semantic/tea.md', line: 4, message: expect.stringContaining('unresolved merge conflict') }]);
+    expect(status.json.drift.changed).not.toContain('ann/semantic/tea.md');
 
     const add = await runMem(['add', 'Ann waters the garden on Sundays', '--user', 'ann', '--json'], { root });
     expect(add.code).toBe(1);
