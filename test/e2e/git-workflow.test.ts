@@ -1,7 +1,7 @@
 // A memory folder in a person's git workflow, with the real `bin/mem`, git, Milvus Lite and model: a memory file git
 // ignores is named by `mem doctor` (outside the audit trail) and never force-added; a fresh clone rebuilds its own index.
 import { execFileSync } from 'node:child_process';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,5 +108,19 @@ describe('a memory folder in a git workflow', () => {
     expect(git('ls-files', '-u')).toBe(unmerged);
     git('merge', '--abort');
     expect(git('status', '--porcelain', '--', 'ann/semantic/tea.md')).toBe('');
+  });
+
+  it('during a rebase stopped on a conflict, mem add commits nothing between the rebased commits', async () => {
+    const TEA = join(root, 'ann/semantic/tea.md');
+    git('checkout', '-q', 'other');
+    expect(() => git('rebase', 'main')).toThrow();
+    const head = git('rev-parse', 'HEAD');
+    const add = await runMem(['add', 'Ann walks the dog at noon', '--user', 'ann', '--json'], { root });
+    expect(add.code).toBe(1);
+    expect(add.json.error.message).toMatch(/nothing committed: a git rebase is in progress/);
+    expect(git('rev-parse', 'HEAD')).toBe(head);
+    git('rebase', '--abort');
+    git('checkout', '-q', 'main');
+    expect(await readFile(TEA, 'utf8')).toContain('mint tea');
   });
 });
