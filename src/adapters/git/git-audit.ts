@@ -67,20 +67,26 @@ export class GitAudit implements AuditLog {
   }
 
   /**
-   * A person's merge (or stash pop, cherry-pick, revert) is theirs to finish: `git add` of a conflicted file would mark
+   * A person's merge (or rebase, stash pop, cherry-pick, revert) is theirs to finish: `git add` of a conflicted file would mark
    * it resolved with its markers in, and a commit of some paths fails mid-merge anyway, after staging them.
    */
   private async refuseDuringConflict(git: SimpleGit, paths: string[]): Promise<void> {
     const unmerged = (await git.raw(['ls-files', '-u', '-z', '--', ...paths.map((p) => join(this.root, p))]).catch(() => '')).split('\0').filter(Boolean);
-    // The files git keeps while one is under way (paths relative to the root, or absolute in a linked work tree).
-    const refs = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+    // The files and folders git keeps while one is under way (paths relative to the root, or absolute in a linked
+    // work tree); a commit made during a rebase would land between the rebased commits.
+    const ops: Record<string, string> = {
+      MERGE_HEAD: 'merge',
+      CHERRY_PICK_HEAD: 'cherry-pick',
+      REVERT_HEAD: 'revert',
+      'rebase-merge': 'rebase',
+      'rebase-apply': 'rebase',
+    };
+    const refs = Object.keys(ops);
     const files = (await git.raw(['rev-parse', ...refs.flatMap((ref) => ['--git-path', ref])]).catch(() => '')).split('\n').filter(Boolean);
     const pending = refs.map((ref, i) => (files[i] && existsSync(resolve(this.root, files[i])) ? ref : null));
     const op = pending.find(Boolean);
     if (unmerged.length === 0 && !op) return;
-    const what = op
-      ? `a git ${op === 'MERGE_HEAD' ? 'merge' : op === 'CHERRY_PICK_HEAD' ? 'cherry-pick' : 'revert'} is in progress`
-      : 'git has unresolved conflicts';
+    const what = op ? `a git ${ops[op]} is in progress` : 'git has unresolved conflicts';
     throw new MemError(
       `nothing committed: ${what} in the repository of ${this.root}${unmerged.length > 0 ? ` (${paths.filter((p) => unmerged.some((u) => u.endsWith(p))).join(', ')} conflicted)` : ''}; memdir stages and commits nothing until it is finished (resolve and git commit, or abort it); then run the command again (\`mem doctor --fix\` commits memory files left uncommitted)`,
     );
