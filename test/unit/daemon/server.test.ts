@@ -1,7 +1,7 @@
 // Covers the search daemon on a real Unix socket with stand-in Memories: one daemon serving several roots (each
 // opened once, searched in its own Memory, its users warmed between searches), malformed, oversized and ill-typed requests refused with a usage error
-// before reaching a Memory, other settings declined, and roots closed when released, idle or gone from disk; the
-// daemon exits once its own code is rebuilt.
+// before reaching a Memory, other settings declined, roots closed when released, idle or gone from disk and opened
+// again when replaced on disk; the daemon exits once its own code is rebuilt.
 import { statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { rm, utimes, writeFile } from 'node:fs/promises';
@@ -168,6 +168,25 @@ describe('search daemon server', () => {
     await d.running;
     expect(d.closed).toEqual([d.rootA]);
     expect(log.join('\n')).toContain('its code changed on disk');
+  });
+
+  it('opens a root again when its identity on disk changed (.mem/ removed, or another folder put at its path): never the old index', async () => {
+    const ids = new Map<string, string>();
+    const d = await startDaemon({ warmQuietMs: 60_000, identityOf: (root) => ids.get(root) ?? '' });
+    ids.set(d.rootA, 'first');
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    // Same identity: opened once.
+    expect(d.opened).toEqual([d.rootA]);
+    expect(d.closed).toEqual([]);
+    ids.set(d.rootA, 'second');
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    expect(d.closed).toEqual([d.rootA]);
+    expect(d.opened).toEqual([d.rootA, d.rootA]);
+    // The new opening is kept while the identity stays.
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    expect(d.opened).toEqual([d.rootA, d.rootA]);
+    await d.stop();
   });
 
   it('opens the roots it is asked to warm as soon as it listens, the user who started it first', async () => {
