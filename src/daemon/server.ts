@@ -38,6 +38,11 @@ export interface DaemonOptions {
   indexOf?: (memory: Memory) => VectorIndex | undefined;
   /** A file of the daemon's own code (default: this module's): rewritten by a build or an upgrade, the daemon exits. */
   codeFile?: string;
+  /**
+   * The root's identity on disk now (its root id, which names its collection). A root whose `.mem/` was removed, or
+   * another folder put at its path, has another: its open memory searches an index nobody writes any more.
+   */
+  identityOf?: (root: string) => string;
 }
 
 /** Opens the memory of a root under the daemon's configuration (the caller's composition). */
@@ -78,6 +83,8 @@ interface OpenedRoot {
   busy: number;
   /** The memory once opened: index calls go only to a root that is. */
   ready?: Memory;
+  /** The root's identity once opened (DaemonOptions.identityOf). */
+  identity?: string;
 }
 
 /** Serves the roots searched under `target`'s configuration (each opened with `open`, all closed before this returns) until stopped or idle. */
@@ -124,7 +131,12 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
       const first = seen.has(root) ? Promise.resolve() : (options.onFirstUse?.(root) ?? Promise.resolve()).catch(() => undefined);
       seen.add(root);
       const entry: OpenedRoot = { memory: first.then(() => open(root)), usedAt: Date.now(), busy: 0 };
-      entry.memory.then((m) => (entry.ready = m)).catch(() => undefined);
+      entry.memory
+        .then((m) => {
+          entry.ready = m;
+          entry.identity = options.identityOf?.(root);
+        })
+        .catch(() => undefined);
       opened = entry;
       // A root that failed to open is not kept: its next search tries again.
       opened.memory.catch(() => roots.get(root) === opened && roots.delete(root));
@@ -138,6 +150,12 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   };
 
   const search = async (root: string, input: SearchInput): Promise<DaemonResponse> => {
+    const held = roots.get(root);
+    if (held?.identity !== undefined && options.identityOf && options.identityOf(root) !== held.identity) {
+      // Searches still running on the old opening finish there; this one goes to the caller's own process meanwhile.
+      if (held.busy > 0) return { ok: false, declined: true };
+      await close(root, 'replaced on disk (another root id)');
+    }
     const opened = memoryOf(root, input.user);
     warmUp.searchStarted(root, input.user);
     opened.busy++;
