@@ -35,6 +35,12 @@ function commandPath(command: Command): string {
   return names.join(' ');
 }
 
+// Commander's error for a missing command (`mem`, `mem server`) carries '(outputHelp)', its internal marker, not a message.
+function usageMessage(err: CommanderError): string {
+  if (err.code === 'commander.help') return 'missing command: the usage printed on stderr lists the commands';
+  return err.message.replace(/^error: /, '');
+}
+
 function exitCodeOf(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
   if (err instanceof MemError) return err.exitCode;
@@ -262,7 +268,7 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // Commander printed the message and the usage on stderr; a script reading --json's stdout gets the error too.
-      if (io.json && err.exitCode !== 0) report(new UsageError(err.message.replace(/^error: /, '')), io);
+      if (io.json && err.exitCode !== 0) report(new UsageError(usageMessage(err)), io);
       return exitCodeOf(err);
     }
     report(err, io);

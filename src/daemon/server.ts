@@ -2,9 +2,10 @@
 // configuration. It keeps an open Memory per root (SDK loaded, servers connected, model and index warm) and answers
 // searches over its Unix socket, so `mem search` skips seconds of start-up. A root unused for a while (or deleted) is
 // closed; the daemon exits after a quiet period, or on SIGTERM/SIGINT.
-import { chmodSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
 import type { Memory } from '../services/facade.js';
@@ -35,6 +36,13 @@ export interface DaemonOptions {
   onFirstUse?: (root: string) => Promise<void>;
   /** The index of an open root's memory, for index calls of `mem` processes (none: every index call is declined). */
   indexOf?: (memory: Memory) => VectorIndex | undefined;
+  /** A file of the daemon's own code (default: this module's): rewritten by a build or an upgrade, the daemon exits. */
+  codeFile?: string;
+  /**
+   * The root's identity on disk now (its root id, which names its collection). A root whose `.mem/` was removed, or
+   * another folder put at its path, has another: its open memory searches an index nobody writes any more.
+   */
+  identityOf?: (root: string) => string;
 }
 
 /** Opens the memory of a root under the daemon's configuration (the caller's composition). */
@@ -47,6 +55,15 @@ export type OpenRoot = (root: string) => Promise<Memory>;
 export const WARM_UP_QUIET_MS = 500;
 
 const malformed = (message: string): DaemonResponse => ({ ok: false, error: { code: 'USAGE', message, exitCode: 2 } });
+
+/** The modification time of a file of the daemon's code ('' when it is gone, which counts as a change too). */
+function codeVersion(file: string): string {
+  try {
+    return String(statSync(file).mtimeMs);
+  } catch {
+    return '';
+  }
+}
 
 function socketAlive(path: string): Promise<boolean> {
   return new Promise((resolve) => {
@@ -66,6 +83,8 @@ interface OpenedRoot {
   busy: number;
   /** The memory once opened: index calls go only to a root that is. */
   ready?: Memory;
+  /** The root's identity once opened (DaemonOptions.identityOf). */
+  identity?: string;
 }
 
 /** Serves the roots searched under `target`'s configuration (each opened with `open`, all closed before this returns) until stopped or idle. */
@@ -112,7 +131,12 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
       const first = seen.has(root) ? Promise.resolve() : (options.onFirstUse?.(root) ?? Promise.resolve()).catch(() => undefined);
       seen.add(root);
       const entry: OpenedRoot = { memory: first.then(() => open(root)), usedAt: Date.now(), busy: 0 };
-      entry.memory.then((m) => (entry.ready = m)).catch(() => undefined);
+      entry.memory
+        .then((m) => {
+          entry.ready = m;
+          entry.identity = options.identityOf?.(root);
+        })
+        .catch(() => undefined);
       opened = entry;
       // A root that failed to open is not kept: its next search tries again.
       opened.memory.catch(() => roots.get(root) === opened && roots.delete(root));
@@ -126,6 +150,12 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   };
 
   const search = async (root: string, input: SearchInput): Promise<DaemonResponse> => {
+    const held = roots.get(root);
+    if (held?.identity !== undefined && options.identityOf && options.identityOf(root) !== held.identity) {
+      // Searches still running on the old opening finish there; this one goes to the caller's own process meanwhile.
+      if (held.busy > 0) return { ok: false, declined: true };
+      await close(root, 'replaced on disk (another root id)');
+    }
     const opened = memoryOf(root, input.user);
     warmUp.searchStarted(root, input.user);
     opened.busy++;
@@ -261,8 +291,16 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root, options.warmUser).memory.catch(() => undefined);
   // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed; and once every root
   // it has served is gone from disk, nobody is left to serve either (issue 13: stop within a minute, not the idle time).
+  // A daemon whose code was rebuilt (`git pull && npm install`) exits too: searches reset its idle time, so an agent
+  // searching every few minutes would otherwise keep the old code answering for good.
+  const codeFile = options.codeFile ?? fileURLToPath(import.meta.url);
+  const builtAt = codeVersion(codeFile);
   const watch = setInterval(() => {
     if (!existsSync(path)) return stop();
+    if (codeVersion(codeFile) !== builtAt) {
+      options.onLog(`its code changed on disk (${codeFile}: a rebuild or an upgrade): exiting, the next search starts the new one`);
+      return stop();
+    }
     const now = Date.now();
     for (const [root, opened] of roots) {
       if (!existsSync(root)) void close(root, 'gone from disk');

@@ -6,6 +6,7 @@
 // units together) or per unit, and access statistics are updated.
 import { errorMessage, UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
+import { hasLapsed } from '../memory/lifecycle.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
 import { NO_EXPIRY } from '../memory/records.js';
 import type { MemoryDeps } from './core/deps.js';
@@ -334,7 +335,8 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
       path: r.path,
       user: r.user,
       type: r.type,
-      status: r.status,
+      // With history a lapsed memory is returned too: marked expired, as status, list and show count it before `mem gc` does.
+      status: r.status === 'active' && hasLapsed(r.expires, at.getTime()) ? 'expired' : r.status,
       importance: r.importance,
       created: new Date(r.created).toISOString(),
       updated: new Date(r.updated).toISOString(),

@@ -111,7 +111,8 @@ describe('mem CLI end to end', () => {
   });
 
   it('--json: a usage error that commander finds (unknown command or option, missing argument) is a JSON error on stdout too', async () => {
-    for (const args of [['frobnicate'], ['reindex', '--bogus'], ['search'], ['search', 'x', '-k']]) {
+    // No command at all (`mem --json`, `mem server --json`): commander's own '(outputHelp)' is no message for a script.
+    for (const args of [['frobnicate'], ['reindex', '--bogus'], ['search'], ['search', 'x', '-k'], [], ['server']]) {
       const run = await runMem([...args, '--json'], { root });
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.json, args.join(' ')).toEqual({ error: { code: 'USAGE', message: expect.stringMatching(/^(unknown|missing|option)/) } });

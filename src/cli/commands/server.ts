@@ -12,11 +12,12 @@ function describe(servers: ServerState[]): string {
 }
 
 export async function daemonCommand(opts: GlobalOptions & { warmUser?: string }, io: Io): Promise<void> {
-  const [{ runDaemon }, { stopLegacyDaemon }, { openMemory }, { rootUsers }] = await Promise.all([
+  const [{ runDaemon }, { stopLegacyDaemon }, { openMemory, stateLayoutOf }, { rootUsers }, { readFileSync }] = await Promise.all([
     import('../../daemon/server.js'),
     import('../../daemon/client.js'),
     import('../../open-memory.js'),
     import('../../daemon/warm-up.js'),
+    import('node:fs'),
   ]);
   // Every root gets the configuration this process was started with (the first client's environment), its own root aside:
   // a client under other settings has another socket (daemon/protocol.ts), so it never reaches this daemon.
@@ -31,8 +32,21 @@ export async function daemonCommand(opts: GlobalOptions & { warmUser?: string },
     if (index) indexes.set(memory, index);
     return memory;
   };
+  // A root's id file, read at every search (a few bytes): `.mem/` removed, or another folder at the root's path, gives
+  // another id, and the daemon opens the root again instead of searching the collection of the old id.
+  const rootIdFiles = new Map<string, string>();
+  const identityOf = (root: string) => {
+    let file = rootIdFiles.get(root);
+    if (file === undefined) rootIdFiles.set(root, (file = stateLayoutOf(configFrom({ ...opts, root })).rootId));
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  };
   await runDaemon(open, config, {
     indexOf: (memory) => indexes.get(memory),
+    identityOf,
     idleMs,
     rootIdleMs: Math.min(idleMs, 10 * 60_000),
     warm: [config.root],

@@ -1,10 +1,11 @@
 // Covers the search daemon on a real Unix socket with stand-in Memories: one daemon serving several roots (each
 // opened once, searched in its own Memory, its users warmed between searches), malformed, oversized and ill-typed requests refused with a usage error
-// before reaching a Memory, other settings declined, and roots closed when released, idle or gone from disk.
+// before reaching a Memory, other settings declined, roots closed when released, idle or gone from disk and opened
+// again when replaced on disk; the daemon exits once its own code is rebuilt.
 import { statSync } from 'node:fs';
 import { connect } from 'node:net';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -150,6 +151,42 @@ describe('search daemon server', () => {
     await rm(d.rootB, { recursive: true, force: true });
     await d.running;
     expect(d.closed).toEqual(expect.arrayContaining([d.rootA, d.rootB]));
+  });
+
+  it('exits by itself once its code on disk is rebuilt, so the next search starts the new code (not the old one for 15 idle minutes)', async () => {
+    const code = join(await tempRoot(), 'server.js');
+    roots.push(dirname(code));
+    await writeFile(code, '// the daemon as built\n');
+    const log: string[] = [];
+    const d = await startDaemon({ checkMs: 50, warmQuietMs: 60_000, codeFile: code, onLog: (line) => log.push(line) });
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    // Unchanged code: still serving after several checks.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await send(d.config, d.ping)).toMatchObject({ ok: true });
+    // `npm run build` (or an upgrade) writes the file again.
+    await utimes(code, new Date(), new Date(Date.now() + 5_000));
+    await d.running;
+    expect(d.closed).toEqual([d.rootA]);
+    expect(log.join('\n')).toContain('its code changed on disk');
+  });
+
+  it('opens a root again when its identity on disk changed (.mem/ removed, or another folder put at its path): never the old index', async () => {
+    const ids = new Map<string, string>();
+    const d = await startDaemon({ warmQuietMs: 60_000, identityOf: (root) => ids.get(root) ?? '' });
+    ids.set(d.rootA, 'first');
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    // Same identity: opened once.
+    expect(d.opened).toEqual([d.rootA]);
+    expect(d.closed).toEqual([]);
+    ids.set(d.rootA, 'second');
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
+    expect(d.closed).toEqual([d.rootA]);
+    expect(d.opened).toEqual([d.rootA, d.rootA]);
+    // The new opening is kept while the identity stays.
+    await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
+    expect(d.opened).toEqual([d.rootA, d.rootA]);
+    await d.stop();
   });
 
   it('opens the roots it is asked to warm as soon as it listens, the user who started it first', async () => {
