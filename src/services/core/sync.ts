@@ -230,12 +230,7 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
   // One batch is written while the next is read and parsed: the index server works while this process does.
   // Only one at a time, so entries and saves follow the order of the writes.
   let inFlight: Promise<void> = Promise.resolve();
-  // An incremental full sync's first changed file: its new texts are on their way to the embedder while the loop goes
-  // on over the other files (see embedAhead); the batch's write finds their vectors, or the failure.
-  const ahead = previous && !options.only && !options.rebuild ? { started: false, pending: false, done: Promise.resolve() } : undefined;
-  let skippedSinceYield = 0;
   const writePending = async () => {
-    if (ahead) await ahead.done;
     await lookUpVectors(deps, batch);
     const full = batch;
     batch = emptyBatch();
@@ -253,12 +248,6 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
         next.set(stat.path, prev);
         report.skipped++;
         progress.tick();
-        // This loop never awaits an unchanged file: while texts are on their way to the embedder, it lets their
-        // steps (the cache's read, the client's load, the request) run now and then, or none is sent before its end.
-        if (ahead?.pending && ++skippedSinceYield >= YIELD_EVERY_FILES) {
-          skippedSinceYield = 0;
-          await new Promise((resolve) => setImmediate(resolve));
-        }
         continue;
       }
       const parsed = stat.size > deps.maxFileBytes ? tooLarge(stat, deps.maxFileBytes, report) : await readAndParse(deps, stat, prev, report);
@@ -275,19 +264,11 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
       // over it made a second insert request of their own per batch (docs/benchmarks.md, "a full index that stays linear").
       if (batch.files.length > 0 && batch.rows + parsed.records.length > batchRows) await writePending();
       await addToBatch(deps, batch, parsed);
-      if (ahead && !ahead.started && batch.missing.size + batch.unlooked.size > 0) {
-        ahead.started = true;
-        ahead.pending = true;
-        ahead.done = embedAhead(deps, batch, parsed, report).finally(() => (ahead.pending = false));
-        // Its failure surfaces where it is awaited (writePending), not as an unhandled rejection.
-        ahead.done.catch(() => undefined);
-      }
       if (batch.rows >= batchRows || batch.missing.size >= RECORDS_PER_BATCH) await writePending();
     }
     if (batch.files.length > 0) await writePending();
   } finally {
     // A batch in flight ends before anything else happens, even on an error here: no write outlives the lock.
-    await ahead?.done.catch(() => undefined);
     await inFlight.catch(() => undefined);
   }
   await inFlight;
@@ -553,17 +534,6 @@ async function addToBatch(deps: SyncDeps, batch: Batch, file: ParsedFile): Promi
   if (batch.unlooked.size >= RECORDS_PER_BATCH) await lookUpVectors(deps, batch);
 }
 
-/**
- * Embeds a file's texts that the cache lacks into its batch now, not once the loop over the other 50,000 files has
- * closed the batch: the embedding server (another process) works while this one loops, and a one-paragraph edit's
- * wait for its vectors (150-400 ms for one paragraph under load) overlaps that loop (docs/benchmarks.md 41; §35's
- * first try sent nothing before the loop's end, which never awaits). The batch's own embedding skips these texts.
- */
-async function embedAhead(deps: SyncDeps, batch: Batch, file: ParsedFile, report: ReindexReport): Promise<void> {
-  await lookUpVectors(deps, batch);
-  await vectorsFor(deps, file.records, report, batch.vectors);
-}
-
 async function lookUpVectors(deps: SyncDeps, batch: Batch): Promise<void> {
   const lookup = [...batch.unlooked];
   batch.unlooked.clear();
@@ -638,9 +608,6 @@ async function writeBatch(
     batch.files.map((f) => ({ path: f.stat.path, sha: f.sha, chunks: f.records.map((r) => ({ id: r.chunkId, textHash: r.textHash })) })),
   );
 }
-
-// While a file's texts are embedded ahead, the loop over unchanged files yields this often (each yield costs microseconds; the steps before the request take several).
-const YIELD_EVERY_FILES = 100;
 
 // A write of at most this many rows waits at most FLUSH_WAIT_MS for its flush (see boundedFlush).
 const SMALL_WRITE_ROWS = 256;
