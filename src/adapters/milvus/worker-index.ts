@@ -129,15 +129,13 @@ export class WorkerIndex implements VectorIndex {
 
   /**
    * A call still unanswered here is the open `start` sent, which nobody awaits (the sync's calls are over): a no-op
-   * does not wait for the SDK's load to end, the thread is stopped where it is. Its end is not awaited either: every
-   * answer the sync needed has come (a bounded flush the server finishes anyway, see sync.ts), so tearing down the
-   * thread's heap (50-150 ms under load, docs/benchmarks.md 41) is not what `mem reindex` makes its user wait for.
+   * does not wait for the SDK's load to end, the thread is stopped where it is.
    */
   close = async (): Promise<void> => {
     const thread = this.thread;
     this.thread = null;
     this.pending.clear();
-    if (thread) void thread.terminate().catch(() => undefined);
+    if (thread) await thread.terminate().catch(() => undefined);
     await this.ownReady.catch(() => undefined);
     await this.index.close();
   };
