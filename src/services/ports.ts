@@ -130,6 +130,8 @@ export interface VectorCache {
   retain(keep: Set<string>): Promise<number>;
   /** Releases the store (optional: a cache that holds nothing open has nothing to release). */
   close?(): Promise<void>;
+  /** Loads what its first read needs, ahead of it (optional): a sync that will read files calls it before its loop. */
+  preload?(): Promise<void>;
 }
 
 export interface FileStat {

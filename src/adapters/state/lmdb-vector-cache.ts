@@ -112,6 +112,11 @@ export class LmdbVectorCache implements VectorCache {
     return this.using(() => this.rewrite((hash) => keep.has(hash)));
   }
 
+  /** lmdb's modules, and the 16 MB buffer it allocates as it loads (docs/benchmarks.md 42). */
+  async preload(): Promise<void> {
+    await lmdb();
+  }
+
   async close(): Promise<void> {
     const db = this.db;
     this.db = null;

@@ -200,8 +200,14 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
 
   const { files, problems } = early ?? (await listFiles(deps, options.only));
   for (const p of problems) report.errors.push({ path: p.path, line: 0, message: p.message });
-  // Known before any file is read: a no-op never pays for the index's client, an edit has it loaded meanwhile.
-  if (prepare && previous && !options.rebuild && differs(files, previous, options.only)) prepare();
+  // Known before any file is read: a no-op never pays for the index's client, an edit has it loaded meanwhile. The
+  // parser and the vector cache's store load now too, before the progress starts: their modules and buffers (~9 + 16
+  // MB, live) are then not growth that the CLI's heap watch takes for garbage and collects in the loop, at 50-150 ms a
+  // collection at 50,000 files (docs/benchmarks.md 42).
+  if (previous && !options.rebuild && differs(files, previous, options.only)) {
+    prepare?.();
+    await Promise.all([fileRecords(), deps.cache.preload?.()]);
+  }
   report.files = files.length;
   progress.start(files.length, 'indexing');
 

@@ -72,6 +72,27 @@ describe('syncIndex: preparing the index', () => {
     expect(events).toEqual(['load', 'prepare']);
   });
 
+  it("a sync that will read a file loads the vector cache's store before its progress starts; a no-op does not", async () => {
+    const { root, deps, events } = await recorded();
+    const preload = deps.cache.preload!.bind(deps.cache);
+    deps.cache.preload = async () => {
+      events.push('preload');
+      await preload();
+    };
+    const progress = { start: () => void events.push('start'), tick() {}, stop() {} };
+    await syncIndex(deps);
+    events.length = 0;
+    await syncIndex(deps, { progress });
+    expect(events).toEqual(['load', 'start']);
+
+    events.length = 0;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await editNow(root, 'alice/semantic/tea.md', 'Alice likes black tea now.\n');
+    const report = await syncIndex(deps, { progress });
+    expect(report.embedded).toBe(1);
+    expect(events).toEqual(['prepare', 'load', 'preload', 'start']);
+  });
+
   it('a file dated in the future is no hint before the manifest is read', async () => {
     const { root, deps, events } = await recorded();
     await syncIndex(deps);
