@@ -8,7 +8,7 @@
 // The builds are the same work either way; deferred, they run once the writes pause, as they already did at 10,000.
 // Why it is safe: a flushed segment is searched by brute force until its index is built (Milvus Lite's own path for a
 // segment without an index), so answers are the same, and a flush itself (the rows' durability) is not deferred. Only
-// the background task waits: while the collection was written less than QUIET seconds ago, at most DEFER_MAX seconds,
+// the background task waits: until neither a write nor the task's own start is less than QUIET seconds old, at most DEFER_MAX s,
 // and never once the collection closes (its close drains the task as before). Each replaced function is checked by the
 // SHA-256 of its source: any other Milvus Lite version is left as it is and the server says so in its log.
 export const LITE_WRITE_PATCH = `
@@ -44,7 +44,9 @@ def _memdir_patch_quiet_maintenance():
         since = time.monotonic()
         while not self._bg_closed:
             now = time.monotonic()
-            quiet = now - getattr(self, "_memdir_written", float("-inf"))
+            # From the later of the last write and this task's start: the flush that submitted it ran inside an insert
+            # and can itself outlast the pause (~5 s for 48,500 rows under load), while the next insert waits for it.
+            quiet = now - max(getattr(self, "_memdir_written", since), since)
             if quiet >= _MEMDIR_QUIET_S or now - since >= _MEMDIR_DEFER_MAX_S:
                 break
             # Sleeping holds no lock: flushes, searches and writes go on; close() is seen within 0.5 s.
