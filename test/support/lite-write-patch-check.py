@@ -11,10 +11,10 @@ import milvus_lite.engine.collection as coll
 from milvus_lite import CollectionSchema, DataType, FieldSchema, MilvusLite
 
 patch_file, data_dir = sys.argv[1], sys.argv[2]
-original = (coll.Collection._apply, coll.Collection._bg_compact_and_index)
+original = (coll.Collection.insert, coll.Collection.delete, coll.Collection._bg_compact_and_index)
 if sys.argv[3:] != ["original"]:  # "original": the same steps on Milvus Lite as it is, the control
     exec(compile(open(patch_file).read(), "lite-write-patch", "exec"), {"__name__": "memdir_patch"})
-applied = coll.Collection._apply is not original[0] and coll.Collection._bg_compact_and_index is not original[1]
+applied = all(now is not then for now, then in zip((coll.Collection.insert, coll.Collection.delete, coll.Collection._bg_compact_and_index), original))
 
 DIM = 8
 schema = CollectionSchema(

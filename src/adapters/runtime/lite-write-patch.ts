@@ -13,47 +13,62 @@
 // SHA-256 of its source: any other Milvus Lite version is left as it is and the server says so in its log.
 export const LITE_WRITE_PATCH = `
 _MEMDIR_MAINTENANCE_SHA256 = (
-    "bc5d57cf212e5759644df17d5dd6cd7242f665007a00194986d19cbc21615992",  # Collection._apply
+    "2687ec546f4530a203187bbe6092b171678dd94144f91c3bccd4b25ae8ffd43a",  # Collection.insert (upsert writes through it)
+    "72ae62d64209e80908d936f9da97672024cda069e9f1236157811d47f366922c",  # Collection.delete
     "ec39440d65d68ee2dd81687fa2b3c9f3aa2777f6c7f41bf417d58dbe62fe6c78",  # Collection._bg_compact_and_index
 )
 # Under the 3 s in a row that memdir's bench takes as a quiet server, so it never starts a step just before a build;
-# over the gaps between a full index's inserts (a batch's files read and parsed, a progress save, a collection).
+# over the gaps between two of a full index's inserts (the reply, the next request sent: memdir keeps one in flight).
 _MEMDIR_QUIET_S = 2.0
 # A stream of writes that never pauses still gets its segments indexed (brute force over many segments gets slow).
 _MEMDIR_DEFER_MAX_S = 600.0
 
 def _memdir_patch_quiet_maintenance():
-    import hashlib, inspect, time
+    import hashlib, inspect, threading, time
     import milvus_lite.engine.collection as coll
     C = coll.Collection
     try:
-        digests = tuple(hashlib.sha256(inspect.getsource(f).encode()).hexdigest() for f in (C._apply, C._bg_compact_and_index))
+        digests = tuple(hashlib.sha256(inspect.getsource(f).encode()).hexdigest() for f in (C.insert, C.delete, C._bg_compact_and_index))
     except (OSError, TypeError):
         digests = None
     if digests != _MEMDIR_MAINTENANCE_SHA256:
         print("memdir: background index builds left unpatched (another Milvus Lite version)", flush=True)
         return
-    apply, maintain = C._apply, C._bg_compact_and_index
+    insert, delete, maintain = C.insert, C.delete, C._bg_compact_and_index
+    counting = threading.Lock()
 
-    def _apply(self, op):
-        # Every insert and delete passes here (Milvus Lite's single write entry point).
-        self._memdir_written = time.monotonic()
-        apply(self, op)
+    def writing(write):
+        # A write counts from its start: an insert spends most of its time before it stores anything (BM25's
+        # tokenizer: ~1 s for 500 rows under load), and a write in progress is never a pause.
+        def wrapped(self, *args, **kwargs):
+            with counting:
+                self._memdir_writes = getattr(self, "_memdir_writes", 0) + 1
+            try:
+                return write(self, *args, **kwargs)
+            finally:
+                with counting:
+                    self._memdir_writes -= 1
+                    self._memdir_written = time.monotonic()
+        wrapped.__name__ = write.__name__
+        wrapped.__doc__ = write.__doc__
+        return wrapped
 
     def _bg_compact_and_index(self):
         since = time.monotonic()
         while not self._bg_closed:
             now = time.monotonic()
-            # From the later of the last write and this task's start: the flush that submitted it ran inside an insert
-            # and can itself outlast the pause (~5 s for 48,500 rows under load), while the next insert waits for it.
-            quiet = now - max(getattr(self, "_memdir_written", since), since)
+            # From the later of the last write's end and this task's start: the flush that submitted the task ran
+            # inside an insert (~5 s for 48,500 rows under load), and the next insert had to wait for it.
+            last = max(getattr(self, "_memdir_written", since), since)
+            quiet = 0.0 if getattr(self, "_memdir_writes", 0) > 0 else now - last
             if quiet >= _MEMDIR_QUIET_S or now - since >= _MEMDIR_DEFER_MAX_S:
                 break
             # Sleeping holds no lock: flushes, searches and writes go on; close() is seen within 0.5 s.
             time.sleep(min(_MEMDIR_QUIET_S - quiet, 0.5))
         maintain(self)
 
-    C._apply = _apply
+    C.insert = writing(insert)
+    C.delete = writing(delete)
     C._bg_compact_and_index = _bg_compact_and_index
     print("memdir: background compaction and index builds wait for a pause in writes", flush=True)
 
