@@ -11,10 +11,11 @@ import milvus_lite.engine.collection as coll
 from milvus_lite import CollectionSchema, DataType, FieldSchema, MilvusLite
 
 patch_file, data_dir = sys.argv[1], sys.argv[2]
-original = (coll.Collection.insert, coll.Collection.delete, coll.Collection._bg_compact_and_index)
+WRAPPED = ("insert", "upsert", "delete", "_bg_compact_and_index")
+original = tuple(getattr(coll.Collection, name) for name in WRAPPED)
 if sys.argv[3:] != ["original"]:  # "original": the same steps on Milvus Lite as it is, the control
     exec(compile(open(patch_file).read(), "lite-write-patch", "exec"), {"__name__": "memdir_patch"})
-applied = all(now is not then for now, then in zip((coll.Collection.insert, coll.Collection.delete, coll.Collection._bg_compact_and_index), original))
+applied = all(getattr(coll.Collection, name) is not then for name, then in zip(WRAPPED, original))
 
 DIM = 8
 schema = CollectionSchema(
@@ -40,11 +41,11 @@ def found(i):
     hits = c.search(query_vectors=[vec(i)], anns_field="vector", metric_type="COSINE", top_k=10, output_fields=["chunk_id"])[0]
     return any(h["id"] == f"k{i:05d}" for h in hits)
 
-# A stream: a batch every 0.1 s for ~3 s, each flushing (16 KB memtable), well inside the 2 s pause.
+# A stream: a batch every 0.1 s for ~3 s, inserts and upserts in turn, flushing (16 KB memtable), well inside the 2 s pause.
 written = 0
 indexed_during = 0  # the most segments seen with an index after any batch of the stream
-for _ in range(30):
-    c.insert([{"chunk_id": f"k{written + j:05d}", "vector": vec(written + j)} for j in range(40)])
+for step in range(30):
+    (c.upsert if step % 2 else c.insert)([{"chunk_id": f"k{written + j:05d}", "vector": vec(written + j)} for j in range(40)])
     written += 40
     time.sleep(0.1)
     indexed_during = max(indexed_during, indexed()[1])

@@ -13,7 +13,8 @@
 // SHA-256 of its source: any other Milvus Lite version is left as it is and the server says so in its log.
 export const LITE_WRITE_PATCH = `
 _MEMDIR_MAINTENANCE_SHA256 = (
-    "2687ec546f4530a203187bbe6092b171678dd94144f91c3bccd4b25ae8ffd43a",  # Collection.insert (upsert writes through it)
+    "2687ec546f4530a203187bbe6092b171678dd94144f91c3bccd4b25ae8ffd43a",  # Collection.insert
+    "3cea7e04acd70780151ee384436e7808c811598fa54d9bdcb0db6dacf2b40c0a",  # Collection.upsert (looks its keys up, then inserts)
     "72ae62d64209e80908d936f9da97672024cda069e9f1236157811d47f366922c",  # Collection.delete
     "ec39440d65d68ee2dd81687fa2b3c9f3aa2777f6c7f41bf417d58dbe62fe6c78",  # Collection._bg_compact_and_index
 )
@@ -28,13 +29,13 @@ def _memdir_patch_quiet_maintenance():
     import milvus_lite.engine.collection as coll
     C = coll.Collection
     try:
-        digests = tuple(hashlib.sha256(inspect.getsource(f).encode()).hexdigest() for f in (C.insert, C.delete, C._bg_compact_and_index))
+        digests = tuple(hashlib.sha256(inspect.getsource(f).encode()).hexdigest() for f in (C.insert, C.upsert, C.delete, C._bg_compact_and_index))
     except (OSError, TypeError):
         digests = None
     if digests != _MEMDIR_MAINTENANCE_SHA256:
         print("memdir: background index builds left unpatched (another Milvus Lite version)", flush=True)
         return
-    insert, delete, maintain = C.insert, C.delete, C._bg_compact_and_index
+    insert, upsert, delete, maintain = C.insert, C.upsert, C.delete, C._bg_compact_and_index
     counting = threading.Lock()
 
     def writing(write):
@@ -68,6 +69,7 @@ def _memdir_patch_quiet_maintenance():
         maintain(self)
 
     C.insert = writing(insert)
+    C.upsert = writing(upsert)
     C.delete = writing(delete)
     C._bg_compact_and_index = _bg_compact_and_index
     print("memdir: background compaction and index builds wait for a pause in writes", flush=True)
