@@ -4,6 +4,7 @@
 // these small launchers add the check around their unchanged servers.
 
 import { LITE_SEARCH_PATCH } from './lite-search-patch.js';
+import { LITE_WRITE_PATCH } from './lite-write-patch.js';
 
 /** The environment variable that hands the secret to a server. */
 export const SECRET_ENV = 'MEMDIR_SERVER_SECRET';
@@ -115,6 +116,7 @@ import milvus_lite.adapter.grpc.server as srv
 from milvus_lite.adapter.grpc.servicer import MilvusServicer
 from pymilvus.grpc_gen import milvus_pb2_grpc
 ${LITE_SEARCH_PATCH}
+${LITE_WRITE_PATCH}
 
 # The Milvus SDKs send a token as base64 in the "authorization" metadata.
 EXPECTED = base64.b64encode(os.environ.pop("${SECRET_ENV}").encode()).decode().encode()
