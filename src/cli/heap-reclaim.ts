@@ -84,7 +84,7 @@ export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => vo
       progress.stop();
       // What follows (links, the manifest's save: a JSON string of all entries at once) starts from the live heap, in a
       // sync that wrote enough to be collected while it ran (a full index). One that was not (a no-op, a one-file edit)
-      // is collected only past the threshold: at 50,000 files a collection costs it 50-150 ms (docs/benchmarks.md 42).
+      // is collected only past the threshold: at 50,000 files a collection costs it 50-150 ms (docs/benchmarks.md 44).
       if (collections > 0) {
         collect();
         settle();

@@ -112,7 +112,7 @@ export class LmdbVectorCache implements VectorCache {
     return this.using(() => this.rewrite((hash) => keep.has(hash)));
   }
 
-  /** lmdb's modules, and the 16 MB buffer it allocates as it loads (docs/benchmarks.md 42). */
+  /** lmdb's modules, and the 16 MB buffer it allocates as it loads (docs/benchmarks.md 44). */
   async preload(): Promise<void> {
     await lmdb();
   }

@@ -203,7 +203,7 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
   // Known before any file is read: a no-op never pays for the index's client, an edit has it loaded meanwhile. The
   // parser and the vector cache's store load now too, before the progress starts: their modules and buffers (~9 + 16
   // MB, live) are then not growth that the CLI's heap watch takes for garbage and collects in the loop, at 50-150 ms a
-  // collection at 50,000 files (docs/benchmarks.md 42).
+  // collection at 50,000 files (docs/benchmarks.md 44).
   if (previous && !options.rebuild && differs(files, previous, options.only)) {
     prepare?.();
     await Promise.all([fileRecords(), deps.cache.preload?.()]);
