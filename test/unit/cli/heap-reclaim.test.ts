@@ -5,6 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { growthThreshold, reclaimingHeap } from '../../../src/cli/heap-reclaim.js';
 import type { Progress } from '../../../src/services/ports.js';
 
+/** Allocates about 10 MB (arrays this large live outside the young generation) and drops it: garbage only a full collection frees. */
+function dropGarbage(): void {
+  const garbage = Array.from({ length: 12 }, () => new Array<number>(100_000).fill(1.5));
+  expect(garbage.length).toBe(12);
+}
+
 describe('reclaimingHeap', () => {
   it('collects after 16 MB of growth, or a quarter of the live heap once that is larger: collections cost O(live), so O(n) in all', () => {
     const MB = 1024 * 1024;
@@ -79,9 +85,7 @@ describe('reclaimingHeap', () => {
     batch = null;
     p.tick(100);
     // Then about 10 MB: under the growth threshold, so no tick collects it.
-    let garbage: number[][] | null = Array.from({ length: 12 }, () => new Array<number>(100_000).fill(1.5));
-    expect(garbage.length).toBe(12);
-    garbage = null;
+    dropGarbage();
     p.tick(10);
     const grown = process.memoryUsage().heapUsed;
     p.stop();
@@ -93,9 +97,7 @@ describe('reclaimingHeap', () => {
     const p = reclaimingHeap({ start() {}, tick() {}, stop() {} }, null);
     p.start(10, 'indexing');
     // About 10 MB of garbage: under the threshold. A collection would free it; the sync's end must not pay for one.
-    let garbage: number[][] | null = Array.from({ length: 12 }, () => new Array<number>(100_000).fill(1.5));
-    expect(garbage.length).toBe(12);
-    garbage = null;
+    dropGarbage();
     p.tick(10);
     const grown = process.memoryUsage().heapUsed;
     p.stop();
