@@ -34,7 +34,7 @@ export interface Section {
 // Chunking needs only the block structure. Inline constructs (emphasis, code spans, links) are
 // switched off: nobody reads them here, and runs of thousands of `*` or backticks made remark take
 // seconds to minutes on files of a few kilobytes.
-const INLINE_CONSTRUCTS = [
+export const INLINE_CONSTRUCTS = [
   'attention',
   'autolink',
   'characterEscape',

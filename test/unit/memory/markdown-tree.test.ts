@@ -3,7 +3,7 @@
 import remarkParse from 'remark-parse';
 import { describe, expect, it, vi } from 'vitest';
 
-import { markdownTree, toSections } from '../../../src/memory/chunk.js';
+import { INLINE_CONSTRUCTS, markdownTree, toSections } from '../../../src/memory/chunk.js';
 
 // Any import of unified by the chunker's module graph goes through this factory (the reference below bypasses it).
 const imported = vi.hoisted(() => ({ unified: 0 }));
@@ -11,19 +11,6 @@ vi.mock('unified', async (original) => {
   imported.unified++;
   return original();
 });
-
-const INLINE_CONSTRUCTS = [
-  'attention',
-  'autolink',
-  'characterEscape',
-  'characterReference',
-  'codeText',
-  'hardBreakEscape',
-  'htmlText',
-  'labelEnd',
-  'labelStartImage',
-  'labelStartLink',
-];
 
 const BODIES = [
   '',
