@@ -169,6 +169,8 @@ async function embedderOf(config: MemConfig, local: { embedder?: ServerRecord },
         identityName: LOCAL_EMBEDDING.name,
         dimension: LOCAL_EMBEDDING.dimension,
         timeoutMs: config.embedTimeoutMs,
+        // memdir's own server: a plain fetch, not the SDK's load (openai-embedder.ts).
+        transport: 'fetch',
         unavailableHint:
           `The shared embedding server stopped or does not answer (log: ${join(servers.servers, 'embedder.log')}); ` +
           'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',

@@ -40,6 +40,13 @@ const inUse = () => {
 /** How often (in files) the heap is looked at: reading its size costs microseconds. */
 const CHECK_EVERY_FILES = 100;
 /**
+ * And at most this often by ticks. Reading the size reads /proc/self/stat too (process.memoryUsage has no call
+ * without the RSS), which stalled for up to 155 ms while the worker thread loaded the index's client: a one-file edit
+ * at 50,000 files ticks 50,000 skipped files in a fraction of a second, and its 500 looks took 281 ms (a no-op's 22 ms,
+ * docs/benchmarks.md 47). A full index ticks once per written batch, seconds apart: never held back.
+ */
+const CHECK_MIN_MS = 20;
+/**
  * And how often in time, from the scan's start to the command's end: a batch's rows are ticked only once written,
  * so between two ticks the heap grew by a whole batch past the threshold (peaks ~60 MB over the live heap at 50,000
  * files), and after the scan (links, the manifest's save, the duplicate check over every entry) nothing ticks at all.
@@ -57,6 +64,8 @@ export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => vo
   const collect = fullCollection();
   if (!collect) return { ...progress, start: progress.start.bind(progress), tick: progress.tick.bind(progress), stop: progress.stop.bind(progress), end() {} };
   let files = 0;
+  /** When a tick last looked at the heap (0: never). */
+  let lookedAt = 0;
   let floor = 0;
   let timer: NodeJS.Timeout | null = null;
   let threshold = GROWTH_BYTES;
@@ -102,6 +111,9 @@ export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => vo
       files += n;
       if (files < CHECK_EVERY_FILES) return;
       files = 0;
+      const now = Date.now();
+      if (now - lookedAt < CHECK_MIN_MS) return;
+      lookedAt = now;
       check();
     },
     end() {

@@ -1,61 +1,10 @@
 // Validates and normalises raw front matter into MemoryMeta; errors point at the offending line.
-import { z } from 'zod';
-
 import { InvalidMemoryError } from '../errors.js';
 import { parseStrictDate } from './dates.js';
-import { isValidMemoryId, isValidUserId } from './ids.js';
-import { DEFAULT_IMPORTANCE, DEFAULT_TYPE, KNOWN_KEYS, MEMORY_STATUSES, MEMORY_TYPES, type MemoryMeta, type MemoryType } from './model.js';
-
-// YAML turns unquoted timestamps into Date objects; accept both and normalise to ISO strings.
-const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
-  const d = v instanceof Date ? v : new Date(v);
-  if (Number.isNaN(d.getTime())) {
-    ctx.addIssue({ code: 'custom', message: `not a date: ${JSON.stringify(v)}` });
-    return z.NEVER;
-  }
-  return d.toISOString();
-});
-
-const idString = z.string().refine(isValidMemoryId, 'not a valid memory id');
-
-const schema = z.object({
-  id: z.union([z.string(), z.number()]).transform(String).pipe(idString).optional(),
-  // NFC: a name typed on one system and saved on another is the same user.
-  user: z
-    .string()
-    .transform((v) => v.normalize('NFC'))
-    .refine(isValidUserId, 'not a valid user id')
-    .optional(),
-  type: z.enum(MEMORY_TYPES).optional(),
-  importance: z.number().min(0).max(1).optional(),
-  status: z.enum(MEMORY_STATUSES).optional(),
-  created: timestamp.optional(),
-  updated: timestamp.optional(),
-  expires: timestamp.nullable().optional(),
-  key: z.string().min(1).max(200).nullable().optional(),
-  supersedes: z
-    .union([idString, z.array(idString).min(1)])
-    .nullable()
-    .optional(),
-  superseded_by: idString.nullable().optional(),
-  consolidated_into: idString.nullable().optional(),
-  source: z.string().max(500).nullable().optional(),
-  sources: z.array(idString).nullable().optional(),
-  tags: z
-    .union([z.array(z.union([z.string(), z.number()])), z.string()])
-    .transform((v) => (Array.isArray(v) ? v.map(String) : v.split(',')).map((t) => t.trim()).filter(Boolean))
-    .pipe(
-      z.array(
-        z
-          .string()
-          .max(100)
-          .regex(/^[^\n\r"\\]+$/, 'tags may not contain quotes, backslashes or newlines'),
-      ),
-    )
-    .nullable()
-    .optional(),
-  confidence: z.number().min(0).max(1).nullable().optional(),
-});
+import { checkFrontMatter, type CheckedFrontMatter } from './front-matter-check.js';
+import { frontMatterSchema } from './front-matter-schema.js';
+import { isValidMemoryId } from './ids.js';
+import { DEFAULT_IMPORTANCE, DEFAULT_TYPE, KNOWN_KEYS, type MemoryMeta, type MemoryType } from './model.js';
 
 /** Where a memory file sits tells its defaults: `<user>/<type>/...`. */
 export interface MetaDefaults {
@@ -101,16 +50,21 @@ function strictDates(raw: Record<string, unknown>, path: string, frontMatterSour
   return out;
 }
 
-export function normaliseFrontMatter(rawAsParsed: Record<string, unknown>, defaults: MetaDefaults, path: string, frontMatterSource: string): MemoryMeta {
-  const raw = strictDates(rawAsParsed, path, frontMatterSource);
-  const parsed = schema.safeParse(raw);
+/** The schema's verdict on front matter the hand-written check did not accept: its data, or its first error. */
+function validated(raw: Record<string, unknown>, path: string, frontMatterSource: string): CheckedFrontMatter {
+  const parsed = frontMatterSchema().safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
     const value = key in raw ? ` (got ${JSON.stringify(raw[key])?.slice(0, 60)})` : '';
     throw new InvalidMemoryError(path, lineOfKey(frontMatterSource, key), `front matter "${key}": ${issue.message}${value}`);
   }
-  const fm = parsed.data;
+  return parsed.data;
+}
+
+export function normaliseFrontMatter(rawAsParsed: Record<string, unknown>, defaults: MetaDefaults, path: string, frontMatterSource: string): MemoryMeta {
+  const raw = strictDates(rawAsParsed, path, frontMatterSource);
+  const fm = checkFrontMatter(raw) ?? validated(raw, path, frontMatterSource);
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) {
     if (!(KNOWN_KEYS as readonly string[]).includes(k)) extra[k] = v;

@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 
 import { EmbeddingError, errorMessage } from '../../errors.js';
 import type { Embedder, EmbeddingModelIdentity } from '../../services/ports.js';
+import { fetchEmbeddings, type EmbeddingsRequest, type FailedRequest } from './fetch-embeddings.js';
 
 export interface OpenAIEmbedderOptions {
   baseURL: string;
@@ -20,6 +21,12 @@ export interface OpenAIEmbedderOptions {
   timeoutMs?: number;
   /** Added when the server cannot be reached: what the person can do (a local server restarts on the next command). */
   unavailableHint?: string;
+  /**
+   * 'fetch': one plain request per call instead of the `openai` SDK (~115 modules, 60-75 ms of CPU to load for a
+   * one-file edit's single request), for memdir's own local server, whose one endpoint and answers are known.
+   * Errors read and are retried as the SDK's. Default 'sdk', for any configured endpoint.
+   */
+  transport?: 'sdk' | 'fetch';
 }
 
 // The cost of an embedding grows with its length (the local server embeds every token: 40,000 characters
@@ -109,42 +116,38 @@ export class OpenAIEmbedder implements Embedder {
       try {
         return await this.requestOnce(input, model);
       } catch (err) {
-        const cause = err instanceof EmbeddingError ? err.cause : undefined;
-        const { APIConnectionError, APIConnectionTimeoutError, RateLimitError, InternalServerError } = (await this.loaded()).sdk;
-        const retryable =
-          (cause instanceof APIConnectionError && !(cause instanceof APIConnectionTimeoutError)) ||
-          cause instanceof RateLimitError ||
-          cause instanceof InternalServerError;
-        if (!retryable || attempt >= RETRIES) throw err;
+        if (!(err instanceof RequestError) || err.failure.kind === 'final' || err.failure.kind === 'timeout' || attempt >= RETRIES) {
+          throw err instanceof RequestError ? err.error : err;
+        }
         await sleep(500 * 2 ** attempt);
       }
     }
   }
 
   private async requestOnce(input: string[], model: string): Promise<number[][]> {
-    let data: { index: number; embedding: number[] }[];
-    const { sdk, client } = await this.loaded();
-    const { APIConnectionError, APIConnectionTimeoutError } = sdk;
-    try {
-      const res = await client.embeddings.create({
-        model,
-        input,
-        // Always floats: some compatible servers mis-handle the SDK's base64 default.
-        encoding_format: 'float',
-        ...(this.options.requestDimensions ? { dimensions: this.options.dimension } : {}),
-      });
-      data = res.data;
-    } catch (err) {
-      const unreachable = err instanceof APIConnectionError && !(err instanceof APIConnectionTimeoutError);
-      const reason = errorMessage(err).replace(/\.$/, '');
+    const request: EmbeddingsRequest = {
+      model,
+      input,
+      // Always floats: some compatible servers mis-handle the SDK's base64 default.
+      encoding_format: 'float',
+      ...(this.options.requestDimensions ? { dimensions: this.options.dimension } : {}),
+    };
+    const timeoutMs = this.options.timeoutMs ?? 120_000;
+    const outcome =
+      this.options.transport === 'fetch'
+        ? await fetchEmbeddings({ url: `${this.options.baseURL}/embeddings`, apiKey: this.options.apiKey, timeoutMs }, request)
+        : await this.sdkEmbeddings(request);
+    if ('failure' in outcome) {
+      const { failure, cause } = outcome;
+      const reason = failure.message.replace(/\.$/, '');
       const timedOut =
-        err instanceof APIConnectionTimeoutError
-          ? ` after ${Math.round((this.options.timeoutMs ?? 120_000) / 1000)} s (not sent again: the server may still be working on it; MEM_EMBED_TIMEOUT sets the limit)`
+        failure.kind === 'timeout'
+          ? ` after ${Math.round(timeoutMs / 1000)} s (not sent again: the server may still be working on it; MEM_EMBED_TIMEOUT sets the limit)`
           : '';
-      const hint = unreachable && this.options.unavailableHint ? `. ${this.options.unavailableHint}` : timedOut;
-      throw new EmbeddingError(`embedding request to ${this.options.baseURL} failed: ${reason}${hint}`, { cause: err });
+      const hint = failure.kind === 'unreachable' && this.options.unavailableHint ? `. ${this.options.unavailableHint}` : timedOut;
+      throw new RequestError(failure, new EmbeddingError(`embedding request to ${this.options.baseURL} failed: ${reason}${hint}`, { cause }));
     }
-    const vectors = [...data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+    const vectors = [...outcome.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
     if (vectors.length !== input.length) {
       throw new EmbeddingError(`embedding endpoint returned ${vectors.length} vectors for ${input.length} texts`);
     }
@@ -154,5 +157,34 @@ export class OpenAIEmbedder implements Embedder {
       }
     }
     return vectors;
+  }
+
+  /** The request through the SDK, its errors classified as fetch-embeddings.ts classifies its own. */
+  private async sdkEmbeddings(request: EmbeddingsRequest): Promise<{ data: { index: number; embedding: number[] }[] } | FailedRequest> {
+    const { sdk, client } = await this.loaded();
+    try {
+      return { data: (await client.embeddings.create(request)).data };
+    } catch (err) {
+      const { APIConnectionError, APIConnectionTimeoutError, RateLimitError, InternalServerError } = sdk;
+      const kind =
+        err instanceof APIConnectionTimeoutError
+          ? 'timeout'
+          : err instanceof APIConnectionError
+            ? 'unreachable'
+            : err instanceof RateLimitError || err instanceof InternalServerError
+              ? 'retryable'
+              : 'final';
+      return { failure: { kind, message: errorMessage(err) }, cause: err };
+    }
+  }
+}
+
+/** A failed request on its way to request's retry decision: the error the caller gets, and how it failed. */
+class RequestError extends Error {
+  constructor(
+    readonly failure: FailedRequest['failure'],
+    readonly error: EmbeddingError,
+  ) {
+    super(error.message);
   }
 }

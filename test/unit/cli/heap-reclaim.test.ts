@@ -1,6 +1,6 @@
 // Covers reclaimingHeap: the progress it wraps sees every call, and garbage (heap or ArrayBuffers) grown past the threshold during a sync, or after its scan, is collected
 // (without its young-generation cap: V8 flags are process-wide, so young-generation.test.ts covers the cap with a fake heap).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { growthThreshold, reclaimingHeap } from '../../../src/cli/heap-reclaim.js';
 import type { Progress } from '../../../src/services/ports.js';
@@ -105,5 +105,32 @@ describe('reclaimingHeap', () => {
     // young generation), as the test above shows for a sync that was collected during its scan.
     expect(process.memoryUsage().heapUsed).toBeGreaterThan(grown - 7 * 1024 * 1024);
     p.end();
+  });
+
+  it("reads the heap's size at most every 20 ms from ticks: a loop over 50,000 unchanged files looks a few times, not 500", () => {
+    const p = reclaimingHeap({ start() {}, tick() {}, stop() {} }, null);
+    let now = 1_000_000;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const reads = vi.spyOn(process, 'memoryUsage');
+    try {
+      p.start(50_000, 'indexing');
+      reads.mockClear();
+      // 50,000 skipped files ticked one by one within 10 ms: the first 100 look, the rest are held back.
+      for (let i = 0; i < 50_000; i++) {
+        if (i % 5_000 === 0) now += 1;
+        p.tick();
+      }
+      expect(reads).toHaveBeenCalledTimes(1);
+      // 20 ms later the next 100 files look again, as a full index's batches, seconds apart, always do.
+      now += 20;
+      p.tick(100);
+      expect(reads).toHaveBeenCalledTimes(2);
+      p.tick(100);
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      p.end();
+      clock.mockRestore();
+      reads.mockRestore();
+    }
   });
 });
