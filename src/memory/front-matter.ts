@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { InvalidMemoryError } from '../errors.js';
 import { parseStrictDate } from './dates.js';
 import { isValidMemoryId, isValidUserId } from './ids.js';
-import { DEFAULT_IMPORTANCE, DEFAULT_TYPE, KNOWN_KEYS, MEMORY_STATUSES, MEMORY_TYPES, type MemoryMeta, type MemoryType } from './model.js';
+import { DEFAULT_IMPORTANCE, DEFAULT_TYPE, KNOWN_KEYS, MAX_TAGS, MEMORY_STATUSES, MEMORY_TYPES, type MemoryMeta, type MemoryType } from './model.js';
 
 // YAML turns unquoted timestamps into Date objects; accept both and normalise to ISO strings.
 const timestamp = z.union([z.date(), z.string()]).transform((v, ctx) => {
@@ -45,12 +45,14 @@ const schema = z.object({
     .union([z.array(z.union([z.string(), z.number()])), z.string()])
     .transform((v) => (Array.isArray(v) ? v.map(String) : v.split(',')).map((t) => t.trim()).filter(Boolean))
     .pipe(
-      z.array(
-        z
-          .string()
-          .max(100)
-          .regex(/^[^\n\r"\\]+$/, 'tags may not contain quotes, backslashes or newlines'),
-      ),
+      z
+        .array(
+          z
+            .string()
+            .max(100)
+            .regex(/^[^\n\r"\\]+$/, 'tags may not contain quotes, backslashes or newlines'),
+        )
+        .max(MAX_TAGS, `at most ${MAX_TAGS} tags (the index holds that many)`),
     )
     .nullable()
     .optional(),

@@ -5,7 +5,7 @@ import { parseStrictDate } from '../memory/dates.js';
 import { parseDuration } from '../memory/duration.js';
 import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
 import { memoryPath } from '../memory/layout.js';
-import { MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
+import { MAX_TAGS, MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
 import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage } from './core/commit-message.js';
@@ -92,6 +92,7 @@ export function validateAddInput(input: AddInput, now?: Date): void {
   if (input.importance !== undefined && !(input.importance >= 0 && input.importance <= 1)) {
     throw new UsageError('importance must be a number from 0 to 1');
   }
+  if ((input.tags?.length ?? 0) > MAX_TAGS) throw new UsageError(`at most ${MAX_TAGS} tags (the index holds that many); got ${input.tags!.length}`);
   for (const tag of input.tags ?? []) {
     if (!tag || tag.length > 100 || /[\n\r"\\]/.test(tag)) throw new UsageError(`invalid tag ${JSON.stringify(tag)}`);
   }
