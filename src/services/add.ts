@@ -175,6 +175,11 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
 
     if (decision.action === 'NOOP') return { ...base, action: 'NOOP', id: target!.id, path: target!.path };
 
+    // A person's uncommitted edit of the file this add rewrites goes into memdir's commit with it: the message says so,
+    // so git does not silently attribute the person's words to memdir (one `git status` of that path).
+    const handEdited = decision.action === 'UPDATE' || decision.action === 'SUPERSEDE' ? await deps.audit.uncommitted([target!.path]) : [];
+    const includesUncommitted = handEdited.length > 0 ? `${handEdited.join(', ')} (the person's changes, not committed before)` : undefined;
+
     if (decision.action === 'UPDATE') {
       const undo = await beginWrite(deps, 'UPDATE', [target!.path], now);
       let meta!: MemoryMeta;
@@ -196,6 +201,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
           type: meta.type,
           decided_by: decision.by,
           reason: decision.reason,
+          includes_uncommitted: includesUncommitted,
         });
       });
       return { ...base, type: meta.type, action: 'UPDATE', id: meta.id, path: target!.path };
@@ -236,6 +242,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
         supersedes,
         decided_by: decision.by,
         reason: decision.reason,
+        includes_uncommitted: includesUncommitted,
       });
     });
     return { ...base, action: decision.action, id, path, ...(supersedes ? { supersedes } : {}) };
