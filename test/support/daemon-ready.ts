@@ -1,7 +1,7 @@
 // Waits until the search daemon holds a root open and ready, read from the daemon's own log (one line per search it
 // answered or warm-up it ran, naming the root) instead of asking `mem server status` every 100 ms: each poll was a
-// whole `mem` process competing for the CPU with the daemon it waited for, and its 2 s ping went unanswered while
-// the daemon's event loop was busy loading the Milvus SDK and warming the root up.
+// whole `mem` process, its 2 s ping goes unanswered while the daemon's one event loop is busy (its own start, other
+// roots' warm-ups and index calls), and a root listed is not yet open (index calls go only to an opened root).
 import { readFile } from 'node:fs/promises';
 
 import { loadConfig } from '../../src/config.js';
@@ -10,9 +10,10 @@ import { eventually } from './eventually.js';
 import { cleanEnv } from './harness.js';
 
 /**
- * The bound: starting the daemon and opening a root costs a few seconds of CPU (docs/review-round11.md, item 2), which on
- * the 2-core CI machine at a load of 10 or more stretches to a minute and beyond. A daemon that hangs, or that died,
- * still fails the wait, with its log's last lines in the message.
+ * The bound: alone, the daemon is ready within 10 s of the first search at a load of 10 on two cores (1.2-1.6 s of CPU,
+ * docs/benchmarks.md §46); in a full run one daemon serves every file that turns it on, and 60 s were exceeded at a load
+ * of 10 or more. Generous on purpose: a daemon that hangs, or that died, still fails the wait, with its log's last lines
+ * in the message.
  */
 export const DAEMON_READY_MS = 240_000;
 
