@@ -51,6 +51,20 @@ async function currentCollection(config: MemConfig): Promise<string | null> {
   return /^[0-9a-f]{16}$/.test(id) ? `memdir_${id}` : null;
 }
 
+/**
+ * Whether the search daemon has this served root's collection open: by the root id the daemon opened the path with,
+ * so a path's orphan collections (of an older id: the root replaced on disk) are not; by path, orphans aside, for a
+ * root still opening or a daemon that does not say.
+ */
+export function openInDaemon(
+  root: Pick<ServedRoot, 'root' | 'collection' | 'state'>,
+  daemon: { roots?: string[]; identities?: Record<string, string> },
+): boolean {
+  const id = daemon.identities?.[root.root];
+  if (id !== undefined) return root.collection === `memdir_${id}`;
+  return (daemon.roots ?? []).includes(root.root) && root.state !== 'orphan';
+}
+
 /** The roots registered with the shared servers (for `mem server stop --all`: their own search daemons of the previous version). */
 export async function servedRoots(config: MemConfig): Promise<string[]> {
   const { listRoots } = await import('./adapters/runtime/root-registry.js');

@@ -26,8 +26,22 @@ export interface DaemonRequest {
 }
 
 export type DaemonResponse =
-  /** warming (ping): warm-up searches still to run, 0 once every open root's users are warm (daemon/warm-up.ts). */
-  | { ok: true; results?: unknown; degraded?: unknown; pid?: number; roots?: string[]; serverHome?: string; released?: boolean; warming?: number }
+  /**
+   * warming (ping): warm-up searches still to run, 0 once every open root's users are warm (daemon/warm-up.ts).
+   * identities (ping): each opened root's identity (its root id) as it was when opened: a path's collection of an
+   * older id (the root replaced on disk) is not the one the daemon has open. Absent from daemons before it.
+   */
+  | {
+      ok: true;
+      results?: unknown;
+      degraded?: unknown;
+      pid?: number;
+      roots?: string[];
+      serverHome?: string;
+      released?: boolean;
+      warming?: number;
+      identities?: Record<string, string>;
+    }
   | { ok: false; error: { code: string; message: string; exitCode: number } }
   /** Not for this client (other version or settings, or a root it cannot serve), or the daemon lost its servers: search in-process. */
   | { ok: false; declined: true };

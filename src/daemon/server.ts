@@ -220,8 +220,10 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     if ('invalid' in request) return malformed(request.invalid);
     if (request.version !== PROTOCOL_VERSION) return { ok: false, declined: true };
     // Ping and stop answer anyone who can open the socket (only this OS user); searches need the same settings.
-    if (request.op === 'ping')
-      return { ok: true, pid: process.pid, roots: [...roots.keys()].sort(), serverHome: target.serverHome, warming: warmUp.remaining() };
+    if (request.op === 'ping') {
+      const identities = Object.fromEntries([...roots].flatMap(([root, o]) => (o.identity === undefined ? [] : [[root, o.identity]])));
+      return { ok: true, pid: process.pid, roots: [...roots.keys()].sort(), serverHome: target.serverHome, warming: warmUp.remaining(), identities };
+    }
     if (request.op === 'stop') {
       setImmediate(stop);
       return { ok: true, pid: process.pid };

@@ -1,7 +1,7 @@
 // The hand-written check of valid front matter: returns what the zod schema (front-matter-schema.ts) would, without
 // loading zod, or undefined wherever the schema must decide (and word the error). It may be stricter, never laxer.
 import { isValidMemoryId, isValidUserId } from './ids.js';
-import { MEMORY_STATUSES, MEMORY_TYPES, type MemoryStatus, type MemoryType } from './model.js';
+import { MAX_TAGS, MEMORY_STATUSES, MEMORY_TYPES, type MemoryStatus, type MemoryType } from './model.js';
 
 /** Front matter as the schema returns it: each known key validated and normalised, the others dropped. */
 export interface CheckedFrontMatter {
@@ -47,7 +47,7 @@ function tags(v: unknown): Checked<string[]> {
   else if (Array.isArray(v) && v.every((t) => typeof t === 'string' || finite(t))) list = v.map(String);
   else return NO;
   const out = list.map((t) => t.trim()).filter(Boolean);
-  return out.every((t) => t.length <= 100 && TAG.test(t)) ? out : NO;
+  return out.length <= MAX_TAGS && out.every((t) => t.length <= 100 && TAG.test(t)) ? out : NO;
 }
 
 const nullable =

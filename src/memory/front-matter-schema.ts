@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type { z as Z } from 'zod';
 
 import { isValidMemoryId, isValidUserId } from './ids.js';
-import { MEMORY_STATUSES, MEMORY_TYPES } from './model.js';
+import { MAX_TAGS, MEMORY_STATUSES, MEMORY_TYPES } from './model.js';
 
 function build(z: typeof Z) {
   // YAML turns unquoted timestamps into Date objects; accept both and normalise to ISO strings.
@@ -47,12 +47,14 @@ function build(z: typeof Z) {
       .union([z.array(z.union([z.string(), z.number()])), z.string()])
       .transform((v) => (Array.isArray(v) ? v.map(String) : v.split(',')).map((t) => t.trim()).filter(Boolean))
       .pipe(
-        z.array(
-          z
-            .string()
-            .max(100)
-            .regex(/^[^\n\r"\\]+$/, 'tags may not contain quotes, backslashes or newlines'),
-        ),
+        z
+          .array(
+            z
+              .string()
+              .max(100)
+              .regex(/^[^\n\r"\\]+$/, 'tags may not contain quotes, backslashes or newlines'),
+          )
+          .max(MAX_TAGS, `at most ${MAX_TAGS} tags (the index holds that many)`),
       )
       .nullable()
       .optional(),

@@ -74,4 +74,11 @@ export interface Chunk {
 export const idList = (value: string | string[] | undefined): string[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 export const DEFAULT_IMPORTANCE = 0.5;
+
+// What the index's fields hold (adapters/milvus/schema.ts builds them from these), counted in characters as Milvus
+// counts them. A longer value failed the whole sync's write, every file with it: a file over one is refused by its
+// path (tags, path); a heading, only a label of its unit, is cut to fit.
+export const MAX_TAGS = 64;
+export const MAX_PATH_CHARS = 1024;
+export const MAX_HEADING_CHARS = 2048;
 export const DEFAULT_TYPE: MemoryType = 'semantic';

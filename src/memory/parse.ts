@@ -5,7 +5,7 @@ import { InvalidMemoryError, MisplacedMemoryError, errorMessage } from '../error
 import { conflictMarkerLine } from './conflict.js';
 import { lineOfKey, normaliseFrontMatter, type MetaDefaults } from './front-matter.js';
 import { isValidUserId } from './ids.js';
-import { DEFAULT_TYPE, MEMORY_TYPES, type MemoryDoc, type MemoryType } from './model.js';
+import { DEFAULT_TYPE, MAX_PATH_CHARS, MEMORY_TYPES, type MemoryDoc, type MemoryType } from './model.js';
 
 export interface ParseContext {
   /** Path relative to the memory root, forward slashes. */
@@ -53,6 +53,15 @@ interface YamlError {
 }
 
 export function parseMemory(text: string, ctx: ParseContext): MemoryDoc {
+  // Each row carries its file's path: a longer one than the index holds failed the whole sync's write.
+  const pathChars = ctx.path.length > MAX_PATH_CHARS ? Array.from(ctx.path).length : 0;
+  if (pathChars > MAX_PATH_CHARS) {
+    throw new InvalidMemoryError(
+      ctx.path,
+      0,
+      `path is ${pathChars} characters, over the ${MAX_PATH_CHARS} the index holds: not indexed; shorten its folders or its name`,
+    );
+  }
   // Both sides of a merge would be indexed as one memory (the old fact beside its correction): the file is
   // refused as invalid instead, so its last good version stays indexed until the person resolves it.
   const conflict = conflictMarkerLine(text);

@@ -5,7 +5,7 @@ import { parseStrictDate } from '../memory/dates.js';
 import { parseDuration } from '../memory/duration.js';
 import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
 import { memoryPath } from '../memory/layout.js';
-import { MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
+import { MAX_TAGS, MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
 import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage } from './core/commit-message.js';
@@ -92,6 +92,7 @@ export function validateAddInput(input: AddInput, now?: Date): void {
   if (input.importance !== undefined && !(input.importance >= 0 && input.importance <= 1)) {
     throw new UsageError('importance must be a number from 0 to 1');
   }
+  if ((input.tags?.length ?? 0) > MAX_TAGS) throw new UsageError(`at most ${MAX_TAGS} tags (the index holds that many); got ${input.tags!.length}`);
   for (const tag of input.tags ?? []) {
     if (!tag || tag.length > 100 || /[\n\r"\\]/.test(tag)) throw new UsageError(`invalid tag ${JSON.stringify(tag)}`);
   }
@@ -174,6 +175,11 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
 
     if (decision.action === 'NOOP') return { ...base, action: 'NOOP', id: target!.id, path: target!.path };
 
+    // A person's uncommitted edit of the file this add rewrites goes into memdir's commit with it: the message says so,
+    // so git does not silently attribute the person's words to memdir (one `git status` of that path).
+    const handEdited = decision.action === 'UPDATE' || decision.action === 'SUPERSEDE' ? await deps.audit.uncommitted([target!.path]) : [];
+    const includesUncommitted = handEdited.length > 0 ? `${handEdited.join(', ')} (the person's changes, not committed before)` : undefined;
+
     if (decision.action === 'UPDATE') {
       const undo = await beginWrite(deps, 'UPDATE', [target!.path], now);
       let meta!: MemoryMeta;
@@ -195,6 +201,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
           type: meta.type,
           decided_by: decision.by,
           reason: decision.reason,
+          includes_uncommitted: includesUncommitted,
         });
       });
       return { ...base, type: meta.type, action: 'UPDATE', id: meta.id, path: target!.path };
@@ -235,6 +242,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
         supersedes,
         decided_by: decision.by,
         reason: decision.reason,
+        includes_uncommitted: includesUncommitted,
       });
     });
     return { ...base, action: decision.action, id, path, ...(supersedes ? { supersedes } : {}) };

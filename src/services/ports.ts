@@ -146,6 +146,11 @@ export interface MemoryFiles {
   /** Every memory file; with folders, only those under these top-level folders (and the root's own files). */
   scan(options?: { folders?: string[] }): Promise<{ files: FileStat[]; problems: { path: string; message: string }[] }>;
   stat(path: string): Promise<FileStat | null>;
+  /**
+   * Why the scan skips this path though it names a memory file (a symlink outside the root, broken, or to another
+   * memory file), or null: `stat` says only that there is no file, and `mem watch` must say why, as the scan does.
+   */
+  skipReason?(path: string): Promise<string | null>;
   read(path: string): Promise<Uint8Array>;
   /** Atomic write (temp file + rename); creates folders. */
   write(path: string, text: string): Promise<void>;

@@ -58,9 +58,24 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
   let closed = false;
   let starting = true;
 
+  // What the watch has reported for each path (a full sync's scan names every skipped symlink): a sync of named paths
+  // adds why it skipped one of them (stat only says there is no file there) unless that was said already.
+  const reported = new Map<string, string>();
+  const skipsOf = async (paths: string[]) => {
+    const skips: { path: string; line: number; message: string }[] = [];
+    for (const path of paths) {
+      const reason = (await deps.files.skipReason?.(path)) ?? null;
+      if (reason === null) reported.delete(path);
+      else if (reported.get(path) !== reason) skips.push({ path, line: 0, message: reason });
+    }
+    return skips;
+  };
+
   const runSync = async (paths: string[] | 'all', initial: boolean): Promise<void> => {
     const started = performance.now();
     const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
+    if (paths !== 'all') report.errors.push(...(await skipsOf(paths)));
+    for (const e of report.errors) reported.set(e.path, e.message);
     options.onSync?.({ at: new Date().toISOString(), initial, paths, ms: Math.round(performance.now() - started), report });
     if (report.deleted > 0 || (initial && (await deps.residue.deletedSinceLastPurge()))) schedulePurge();
   };

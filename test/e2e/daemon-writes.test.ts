@@ -6,11 +6,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
-import { socketPath } from '../../src/daemon/protocol.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
-import { eventually } from '../support/eventually.js';
-import { cleanEnv, runMem } from '../support/harness.js';
+import { DAEMON_READY_MS, daemonLog, daemonReady } from '../support/daemon-ready.js';
+import { runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
 
 const on = { MEM_DAEMON: 'on' };
@@ -20,23 +18,20 @@ describe('small writes through the search daemon', () => {
   let rootB: string;
   let noDaemonDir: string;
   /** The daemon's log (beside its socket): one line per index call it made, naming the root. */
-  let daemonLog: string;
+  let logFile: string;
   const indexLines = async (root: string) =>
-    (await readFile(daemonLog, 'utf8').catch(() => '')).split('\n').filter((l) => l.startsWith('index ') && l.includes(` for ${root} (`));
+    (await readFile(logFile, 'utf8').catch(() => '')).split('\n').filter((l) => l.startsWith('index ') && l.includes(` for ${root} (`));
 
   beforeAll(async () => {
     rootA = await e2eRoot({ 'kim/semantic/plant.md': 'Kim waters the fig tree every Sunday.\n' }, 'memdir-e2e-dwrite-a-');
     rootB = await e2eRoot({ 'lee/semantic/cat.md': 'Lee feeds the cat at noon.\n' }, 'memdir-e2e-dwrite-b-');
     noDaemonDir = await tempRoot({}, 'memdir-e2e-dwrite-sock-');
-    daemonLog = socketPath(loadConfig(cleanEnv(on), { root: rootA })).replace(/\.sock$/, '.log');
+    logFile = daemonLog(rootA, on);
     // The first search starts the daemon with root A open; wait until it serves A.
     expect((await runMem(['search', 'fig tree', '--user', 'kim', '--json'], { root: rootA, env: on })).code).toBe(0);
-    await eventually(
-      async () => (await runMem(['server', 'status', '--json'], { root: rootA, env: on })).json?.daemon?.roots?.includes(rootA) === true,
-      'the daemon to serve root A',
-      60_000,
-    );
-  });
+    // Ready, not just listed: an index call goes only to a root whose memory the daemon has opened.
+    await daemonReady(rootA, on);
+  }, DAEMON_READY_MS + 60_000);
   afterAll(async () => {
     await disposeE2eRoot(rootA);
     await disposeE2eRoot(rootB, noDaemonDir);

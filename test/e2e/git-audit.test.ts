@@ -1,7 +1,7 @@
 // Git as the audit trail when the memory root sits inside an existing project repository.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,21 @@ describe('memory root inside a project repository', () => {
     expect(files).toEqual([`memories/${add.json.path}`]);
     expect(git(project, 'diff', '--cached', '--name-only').trim()).toBe('src/app.js');
     expect(git(project, 'status', '--porcelain')).not.toContain('.mem');
+  });
+
+  it("a supersede over a file the person edited and did not commit says so in memdir's commit", async () => {
+    const first = await runMem(['add', 'The staging server is called aurora', '--user', 'dev', '--key', 'staging', '--json'], { root });
+    expect(first.code).toBe(0);
+    // The person adds a line by hand and does not commit it; then an agent's keyed add supersedes the file.
+    await writeFile(join(root, first.json.path), `${await readFile(join(root, first.json.path), 'utf8')}\nIts admin panel is on port 9443.\n`);
+    const second = await runMem(['add', 'The staging server is now called borealis', '--user', 'dev', '--key', 'staging', '--json'], { root });
+    expect(second.json.action).toBe('SUPERSEDE');
+    const message = git(project, 'log', '-1', '--format=%B');
+    expect(message).toContain(`includes_uncommitted: ${first.json.path}`);
+    // Without a hand edit, no such line.
+    const third = await runMem(['add', 'The staging server is now called cirrus', '--user', 'dev', '--key', 'staging', '--json'], { root });
+    expect(third.json.action).toBe('SUPERSEDE');
+    expect(git(project, 'log', '-1', '--format=%B')).not.toContain('includes_uncommitted');
   });
 
   it('MEM_GIT=off writes and indexes without committing', async () => {

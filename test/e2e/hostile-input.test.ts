@@ -69,6 +69,40 @@ describe('hostile input through mem', () => {
     expect(await snapshot(root)).toEqual(before);
   });
 
+  it("values longer than the index's fields hold refuse their file by path and line (or are cut), never the whole sync", async () => {
+    // 70 tags, a 3,000-character heading, and a 1,263-character path: each once failed every write of the sync
+    // ("Milvus insert failed: … exceeds max_length"), so no file of the root was indexed and `mem watch` stopped.
+    const deep = `kim/${Array.from({ length: 5 }, (_, i) => String(i).repeat(250)).join('/')}/a.md`;
+    const own = await e2eRoot(
+      {
+        'kim/semantic/ok.md': 'Kim keeps bees on the roof.\n',
+        'kim/semantic/tags.md': `---\ntags: [${Array.from({ length: 70 }, (_, i) => `t${i}`).join(', ')}]\n---\nKim labels every jar.\n`,
+        'kim/semantic/heading.md': `# ${'pottery '.repeat(375)}\n\nKim throws pots on a wheel under a very long heading.\n`,
+        [deep]: '---\nid: kim-deep\n---\nKim keeps a note about walnuts in a deep folder.\n',
+      },
+      'memdir-e2e-long-values-',
+    );
+    try {
+      const re = await runMem(['reindex', '--json'], { root: own });
+      expect(re.code, re.stdout).toBe(1);
+      const errors = [...re.json.errors].sort((a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path));
+      expect(errors).toEqual([
+        { path: deep, line: 0, message: `path is ${deep.length} characters, over the 1024 the index holds: not indexed; shorten its folders or its name` },
+        { path: 'kim/semantic/tags.md', line: 2, message: expect.stringMatching(/^front matter "tags": at most 64 tags/) },
+      ]);
+      expect(re.json.files).toBe(4);
+      const bees = await runMem(['search', 'bees on the roof', '--user', 'kim', '--json'], { root: own });
+      expect(bees.json.results[0].path).toBe('kim/semantic/ok.md');
+      // The heading is kept up to what the index holds; the unit is found by its words.
+      const pots = await runMem(['search', 'throws pots on a wheel', '--user', 'kim', '--mode', 'bm25', '--json'], { root: own });
+      expect(pots.json.results[0].path).toBe('kim/semantic/heading.md');
+      expect(pots.json.results[0].heading).toHaveLength(2048);
+      expect(pots.json.results[0].heading.startsWith('pottery pottery')).toBe(true);
+    } finally {
+      await disposeE2eRoot(own);
+    }
+  });
+
   it('mem add refuses a secret with exit 2 and says why, unless --allow-secrets', async () => {
     const key = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
     const refused = await runMem(['add', `The deploy token is ${key}`, '--user', 'alice', '--json'], { root });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
-import { eventually } from '../support/eventually.js';
+import { DAEMON_READY_MS, daemonReady } from '../support/daemon-ready.js';
 import { runMem } from '../support/harness.js';
 
 const on = { MEM_DAEMON: 'on' };
@@ -25,39 +25,40 @@ describe('a purge while the search daemon holds the root', () => {
     await disposeE2eRoot(root);
   });
 
-  it('later syncs and searches write only what changed, never every file again', async () => {
-    root = await e2eRoot(FILES, 'memdir-e2e-purge-daemon-');
-    const search = (query: string) => runMem(['search', query, '--user', 'ann', '--json'], { root, env: on });
-    expect((await search('where is the bicycle')).code).toBe(0);
-    await eventually(
-      async () => (await runMem(['server', 'status', '--json'], { root, env: on })).json?.daemon?.roots?.includes(root) === true,
-      'the daemon to serve the root',
-      60_000,
-    );
+  it(
+    'later syncs and searches write only what changed, never every file again',
+    async () => {
+      root = await e2eRoot(FILES, 'memdir-e2e-purge-daemon-');
+      const search = (query: string) => runMem(['search', query, '--user', 'ann', '--json'], { root, env: on });
+      expect((await search('where is the bicycle')).code).toBe(0);
+      await daemonReady(root, on);
 
-    // A hand deletion, purged by gc in its own process: the collection is dropped and built again there.
-    await rm(join(root, 'ann/semantic/key.md'));
-    const gc = await runMem(['gc', '--json'], { root, env: on });
-    expect(gc.code).toBe(0);
-    expect(gc.json.purge.index).toBe('rebuilt');
+      // A hand deletion, purged by gc in its own process: the collection is dropped and built again there.
+      await rm(join(root, 'ann/semantic/key.md'));
+      const gc = await runMem(['gc', '--json'], { root, env: on });
+      expect(gc.code).toBe(0);
+      expect(gc.json.purge.index).toBe('rebuilt');
 
-    // The daemon, which opened the collection before the purge, searches it.
-    const found = await search('green tea');
-    expect(found.json.results.map((r: { path: string }) => r.path)[0]).toBe('ann/semantic/tea.md');
+      // The daemon, which opened the collection before the purge, searches it.
+      const found = await search('green tea');
+      expect(found.json.results.map((r: { path: string }) => r.path)[0]).toBe('ann/semantic/tea.md');
 
-    // An edit synced by a process of its own (no daemon) writes that file's rows and no other.
-    await writeFile(join(root, 'ann/semantic/tea.md'), 'Ann drinks black tea every morning now.\n');
-    const sync = await runMem(['reindex', '--json'], { root });
-    expect(sync.code).toBe(0);
-    expect(sync.json.indexReplaced).toBeUndefined();
-    expect(sync.json).toMatchObject({ upserted: 1, skipped: 2 });
+      // An edit synced by a process of its own (no daemon) writes that file's rows and no other.
+      await writeFile(join(root, 'ann/semantic/tea.md'), 'Ann drinks black tea every morning now.\n');
+      const sync = await runMem(['reindex', '--json'], { root });
+      expect(sync.code).toBe(0);
+      expect(sync.json.indexReplaced).toBeUndefined();
+      expect(sync.json).toMatchObject({ upserted: 1, skipped: 2 });
 
-    // And the daemon's next search finds the edit without indexing anything again: a no-op sync follows.
-    const edited = await search('black tea');
-    expect(edited.json.results.map((r: { content: string }) => r.content)[0]).toContain('black tea');
-    await writeFile(join(root, 'ann/semantic/piano.md'), 'Ann practises the piano on Thursdays.\n');
-    const second = await runMem(['reindex', '--json'], { root });
-    expect(second.json.indexReplaced).toBeUndefined();
-    expect(second.json).toMatchObject({ upserted: 1, skipped: 2 });
-  });
+      // And the daemon's next search finds the edit without indexing anything again: a no-op sync follows.
+      const edited = await search('black tea');
+      expect(edited.json.results.map((r: { content: string }) => r.content)[0]).toContain('black tea');
+      await writeFile(join(root, 'ann/semantic/piano.md'), 'Ann practises the piano on Thursdays.\n');
+      const second = await runMem(['reindex', '--json'], { root });
+      expect(second.json.indexReplaced).toBeUndefined();
+      expect(second.json).toMatchObject({ upserted: 1, skipped: 2 });
+      // The daemon's start (test/support/daemon-ready.ts), then seven `mem` processes.
+    },
+    DAEMON_READY_MS + 180_000,
+  );
 });

@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/config.js';
 import { serverLayout } from '../../src/memory/layout.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { cleanEnv, runMem } from '../support/harness.js';
+import { ownServerHome } from '../support/server-home.js';
 
 const home = loadConfig(cleanEnv(), { root: '/' }).runtimeHome;
 const installed = (await secondRuntimeInfo(home)).ready;
@@ -29,6 +30,9 @@ const DOWN = { MEM_SECOND_MODEL: 'mpnet', MEM_SECOND_MODEL_URL: 'http://127.0.0.
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 describe.skipIf(SKIP_REASON)(titled("memdir's own all-mpnet-base-v2 server"), () => {
+  // Its `mem server stop` must stop the shared servers (mpnet among them): in the run's shared home, other files'
+  // roots keep them in use and nothing stops (the flake of round ten). First, so that its clean-up runs last.
+  ownServerHome();
   let serversDir: string;
   let root: string;
 

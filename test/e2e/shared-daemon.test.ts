@@ -1,10 +1,11 @@
 // One search daemon per user and servers' home: two roots searched through the real `bin/mem` (with a servers'
 // home of this file's own) share one daemon process, never see each other's rows, `mem server stop` of one root
-// keeps the other served, `--all` returns only once the daemon is gone, and the daemon restarts after a kill -9
-// and stops by itself when idle.
+// keeps the other served (and says the shared servers still run), `mem status` lists the daemon, `mem server status`
+// marks open only the collection the daemon has open, `--all` returns only once the daemon is gone, and the daemon
+// restarts after a kill -9 and stops by itself when idle.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,6 +115,38 @@ describe('one search daemon for every root', () => {
     expect(found.json.results[0].path).toBe('lee/semantic/cat.md');
     expect(await daemonProcesses(home)).toEqual([pid]);
     expect((await status(rootB)).servers.every((s: { running: boolean }) => s.running)).toBe(true);
+    // The shared servers kept running for root B, and the stop says so (the daemon only closed root A).
+    expect(stop.json.keptRunning.sort()).toEqual(['embedder', 'milvus-lite']);
+    const again = await mem(rootA, ['server', 'stop']);
+    expect(again.stdout).toContain('still running: milvus-lite, embedder (used by 1 other root;');
+    expect(again.stdout).not.toMatch(/no server was running|stopped memd/);
+    // `mem status` lists the daemon as `mem server status` does.
+    const rootStatus = await mem(rootB, ['status', '--json']);
+    expect(rootStatus.json.daemon).toMatchObject({ name: 'memd', running: true, pid, roots: [rootB] });
+    expect((await mem(rootB, ['status'])).stdout).toContain(`search daemon memd: running (pid ${pid}, this root open)`);
+  });
+
+  it("`mem server status` marks open in memd only the collection the daemon has open, not a replaced root's orphan", async () => {
+    const before = (await status(rootB)).roots.find((r: { root: string; state: string }) => r.root === rootB && r.state === 'active');
+    expect(before.openInMemd).toBe(true);
+    // The root's state folder removed (a new root id, so a new collection): the daemon opens the root again.
+    await rm(join(rootB, '.mem'), { recursive: true, force: true });
+    const found = await mem(rootB, ['search', 'when is the cat fed', '--user', 'lee', '--json']);
+    expect(found.json.results[0].path).toBe('lee/semantic/cat.md');
+    const after = await eventually(
+      async () => {
+        const roots = (await status(rootB)).roots.filter((r: { root: string }) => r.root === rootB);
+        return roots.length === 2 && roots.some((r: { openInMemd: boolean }) => r.openInMemd) && roots;
+      },
+      'the daemon to hold the new collection',
+      120_000,
+      250,
+    );
+    const old = after.find((r: { collection: string }) => r.collection === before.collection);
+    expect(old).toMatchObject({ state: 'orphan', openInMemd: false });
+    expect(after.find((r: { collection: string }) => r.collection !== before.collection)).toMatchObject({ state: 'active', openInMemd: true });
+    const text = (await mem(rootB, ['server', 'status'])).stdout;
+    expect(text).toMatch(new RegExp(`collection ${before.collection}, orphan$`, 'm'));
   });
 
   it('is started again by the next search after a kill -9', async () => {

@@ -119,6 +119,16 @@ export class FsMemoryFiles implements MemoryFiles {
     }
   }
 
+  async skipReason(path: string): Promise<string | null> {
+    try {
+      const abs = this.resolveInside(path);
+      if (!(await lstat(abs)).isSymbolicLink()) return null;
+      return await symlinkVerdict(abs, await realpath(this.root));
+    } catch {
+      return null; // gone, or outside the root: no file the scan would have seen
+    }
+  }
+
   async read(path: string): Promise<Uint8Array> {
     return readFile(this.resolveInside(path));
   }

@@ -6,6 +6,7 @@ import type { ConsistencyLevelEnum, MilvusClient } from '@zilliz/milvus2-sdk-nod
 import { IndexUnavailableError, ModelMismatchError, errorMessage } from '../../errors.js';
 import { lexicalForm } from '../../memory/lexical.js';
 import { NO_EXPIRY } from '../../memory/lifecycle.js';
+import { MAX_HEADING_CHARS } from '../../memory/model.js';
 import type { ChunkRecord } from '../../memory/records.js';
 import type {
   EmbeddingModelIdentity,
@@ -99,6 +100,11 @@ function toRow(c: IndexedChunk, second?: EmbeddingModelIdentity) {
   };
 }
 
+/** The text cut to `max` characters (code points, as Milvus counts a VarChar), never inside a surrogate pair. */
+function clipChars(text: string, max: number): string {
+  return text.length <= max ? text : Array.from(text).slice(0, max).join('');
+}
+
 function baseRow(c: IndexedChunk) {
   return {
     chunk_id: c.chunkId,
@@ -112,7 +118,8 @@ function baseRow(c: IndexedChunk) {
     updated: c.updated,
     expires: c.expires,
     path: c.path,
-    heading: c.heading,
+    // A heading over the field's length failed the whole write; it only labels the unit (the content keeps it whole).
+    heading: clipChars(c.heading, MAX_HEADING_CHARS),
     line_start: c.lineStart,
     line_end: c.lineEnd,
     tags: c.tags,

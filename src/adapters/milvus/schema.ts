@@ -1,6 +1,7 @@
 // The collection schema of a memory index: one row per unit or window, user as partition key, BM25 + dense vector.
 import { randomUUID } from 'node:crypto';
 
+import { MAX_HEADING_CHARS, MAX_PATH_CHARS, MAX_TAGS } from '../../memory/model.js';
 import { milvusSdk } from './sdk.js';
 
 const { DataType, FunctionType } = milvusSdk;
@@ -63,11 +64,11 @@ export function collectionSchema(collection: string, dimension: number, embeddin
       { name: 'created', data_type: DataType.Int64 },
       { name: 'updated', data_type: DataType.Int64 },
       { name: 'expires', data_type: DataType.Int64 },
-      { name: 'path', data_type: DataType.VarChar, max_length: 1024 },
-      { name: 'heading', data_type: DataType.VarChar, max_length: 2048 },
+      { name: 'path', data_type: DataType.VarChar, max_length: MAX_PATH_CHARS },
+      { name: 'heading', data_type: DataType.VarChar, max_length: MAX_HEADING_CHARS },
       { name: 'line_start', data_type: DataType.Int64 },
       { name: 'line_end', data_type: DataType.Int64 },
-      { name: 'tags', data_type: DataType.Array, element_type: DataType.VarChar, max_capacity: 64, max_length: 128 },
+      { name: 'tags', data_type: DataType.Array, element_type: DataType.VarChar, max_capacity: MAX_TAGS, max_length: 128 },
       { name: 'content', data_type: DataType.VarChar, max_length: 65535 },
       // The keyword form of content (memory/lexical.ts: stemmed English, no stop words). jieba segments
       // Chinese and splits other scripts on word boundaries; Milvus Lite has no stemming filter of its own.

@@ -1,7 +1,8 @@
 // `mem server start|stop|status` and `mem setup`: control the embedded runtime's local servers.
-import { localServerStatus, residentBytes, servedRoots, startLocalServers, stopLocalServers, waitForExit } from '../../server-control.js';
+import { localServerStatus, openInDaemon, servedRoots, startLocalServers, stopLocalServers, waitForExit } from '../../server-control.js';
 import type { VectorIndex } from '../../services/ports.js';
 import { cliSettings, configFrom } from '../context.js';
+import { daemonState } from '../daemon-state.js';
 import type { GlobalOptions, Io } from '../io.js';
 
 type ServerState = { name: string; running: boolean; pid?: number; port?: number; rssBytes?: number };
@@ -99,37 +100,43 @@ export async function serverStopCommand(opts: GlobalOptions & { all?: boolean },
   }
   if (legacy) stopped.push(`memd (own${opts.all ? `, ${legacy}` : ''})`);
   stopped.push(...(await stopLocalServers(config, { all: Boolean(opts.all) })));
-  io.result({ stopped }, () => (stopped.length ? `stopped ${stopped.join(', ')}` : 'no server was running'));
+  // Without --all, the shared servers keep running while another root uses them: say so, not "no server was running".
+  const after = opts.all ? undefined : await localServerStatus(config);
+  const keptRunning = after?.servers.filter((s) => s.running).map((s) => s.name) ?? [];
+  const otherRoots = after?.roots.filter((r) => r.state === 'active' && !r.current).length ?? 0;
+  io.result({ stopped, ...(opts.all ? {} : { keptRunning }) }, () => {
+    // The daemon only closed this root: it keeps serving the others until its idle time.
+    const closed = stopped.includes('memd (this root)');
+    const names = stopped.filter((name) => name !== 'memd (this root)');
+    const lines = [
+      ...(closed ? ['memd closed this root (it keeps serving other roots until idle)'] : []),
+      ...(names.length ? [`stopped ${names.join(', ')}`] : []),
+      ...(keptRunning.length
+        ? [
+            `still running: ${keptRunning.join(', ')} (${otherRoots ? `used by ${otherRoots} other root${otherRoots === 1 ? '' : 's'}` : 'in use'}; \`mem server stop --all\` stops them)`,
+          ]
+        : []),
+    ];
+    return lines.length ? lines.join('\n') : 'no server was running';
+  });
 }
 
 export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const config = configFrom(opts);
   const state = await localServerStatus(config);
-  const { askDaemon } = await import('../../daemon/client.js');
-  const ping = await askDaemon(config, 'ping', undefined, 2_000);
-  const rssBytes = ping?.ok && ping.pid ? await residentBytes(ping.pid) : undefined;
-  // warming: the daemon's warm-up searches still to run (0: every open root's users are warm).
-  const daemon: ServerState & { roots?: string[]; warming?: number } =
-    ping?.ok && ping.pid
-      ? {
-          name: 'memd',
-          running: true,
-          pid: ping.pid,
-          ...(rssBytes ? { rssBytes } : {}),
-          roots: ping.roots ?? [],
-          ...(ping.warming !== undefined ? { warming: ping.warming } : {}),
-        }
-      : { name: 'memd', running: false };
-  const held = new Set(daemon.roots ?? []);
-  const roots = state.roots.map(
-    (r) => `root ${r.root}${r.current ? ' (this one)' : ''}: collection ${r.collection}, ${r.state}${held.has(r.root) ? ', open in memd' : ''}`,
+  const { daemon, identities } = await daemonState(config);
+  const held = daemon.roots ?? [];
+  // Matched by the root id the daemon opened each path with: a path's orphan collections are not open in it.
+  const served = state.roots.map((r) => ({ ...r, openInMemd: openInDaemon(r, { roots: held, ...(identities ? { identities } : {}) }) }));
+  const roots = served.map(
+    (r) => `root ${r.root}${r.current ? ' (this one)' : ''}: collection ${r.collection}, ${r.state}${r.openInMemd ? ', open in memd' : ''}`,
   );
-  io.result({ ...state, daemon }, () =>
+  io.result({ ...state, roots: served, daemon }, () =>
     [
       `runtime: ${state.runtime.dir} (${state.runtime.ready ? 'ready' : 'not set up'})`,
       `servers' home: ${state.home}`,
       describe([...state.servers, daemon]) +
-        (daemon.running ? `, ${held.size} root${held.size === 1 ? '' : 's'} open${daemon.warming ? `, warming up (${daemon.warming} left)` : ''}` : ''),
+        (daemon.running ? `, ${held.length} root${held.length === 1 ? '' : 's'} open${daemon.warming ? `, warming up (${daemon.warming} left)` : ''}` : ''),
       ...roots,
     ].join('\n'),
   );

@@ -3,14 +3,17 @@ import { openHookState } from '../../open-memory.js';
 import { localServerStatus } from '../../server-control.js';
 import { describeHookProblem, hookHealth } from '../../services/capture/hook-health.js';
 import { configFrom, withMemory } from '../context.js';
+import { daemonState } from '../daemon-state.js';
 import type { GlobalOptions, Io } from '../io.js';
 
 export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const report = await withMemory(opts, io, (memory) => memory.status());
   const config = configFrom(opts);
   const servers = await localServerStatus(config);
+  // The search daemon too, as `mem server status` lists it: whether this root's searches are answered warm.
+  const { daemon } = await daemonState(config);
   const hooks = hookHealth(await (await openHookState(config)).entries(), new Date());
-  io.result({ ...report, servers: servers.servers, ...(hooks.runs > 0 ? { hooks } : {}) }, () => {
+  io.result({ ...report, servers: servers.servers, daemon, ...(hooks.runs > 0 ? { hooks } : {}) }, () => {
     const lines = [
       `root:      ${report.root}`,
       `index:     ${report.index}`,
@@ -34,6 +37,8 @@ export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> 
     );
     for (const f of d.invalid) lines.push(`invalid (not indexed; fix the file): ${f.path}:${f.line}: ${f.message}`);
     for (const s of servers.servers) lines.push(`server ${s.name}: ${s.running ? `running (pid ${s.pid}, port ${s.port})` : 'stopped'}`);
+    const thisRoot = daemon.roots?.includes(config.root) ? 'this root open' : 'this root not open';
+    lines.push(`search daemon memd: ${daemon.running ? `running (pid ${daemon.pid}, ${thisRoot})` : 'not running'}`);
     if (hooks.runs > 0) {
       lines.push(`agent hooks: ${hooks.runs} runs in 7 days, ${hooks.problemCount} failed or fell back${hooks.problemCount ? ':' : ''}`);
       for (const p of hooks.problems) lines.push(`  ${describeHookProblem(p)}`);

@@ -179,10 +179,14 @@ describe('search daemon server', () => {
     // Same identity: opened once.
     expect(d.opened).toEqual([d.rootA]);
     expect(d.closed).toEqual([]);
+    // A ping names the identity each root was opened with (`mem server status` marks that collection open, not others of the path).
+    expect((await send(d.config, d.ping)).identities).toEqual({ [d.rootA]: 'first' });
     ids.set(d.rootA, 'second');
+    expect((await send(d.config, d.ping)).identities).toEqual({ [d.rootA]: 'first' });
     expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
     expect(d.closed).toEqual([d.rootA]);
     expect(d.opened).toEqual([d.rootA, d.rootA]);
+    expect((await send(d.config, d.ping)).identities).toEqual({ [d.rootA]: 'second' });
     // The new opening is kept while the identity stays.
     await send(d.config, d.request('search', d.rootA, { query: 'tea' }));
     expect(d.opened).toEqual([d.rootA, d.rootA]);

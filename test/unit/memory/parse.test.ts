@@ -59,6 +59,19 @@ describe('defaultsFromPath', () => {
 });
 
 describe('parseMemory', () => {
+  it("refuses what the index's fields cannot hold: more than 64 tags (at their line), a path over 1,024 characters", () => {
+    const tags = (n: number) => `---\nid: x\ntags: [${Array.from({ length: n }, (_, i) => `t${i}`).join(', ')}]\n---\nbody\n`;
+    expect(parseMemory(tags(64), ctx('alice/semantic/x.md')).meta.tags).toHaveLength(64);
+    const many = parseError(tags(65));
+    expect([many.line, many.message]).toEqual([3, expect.stringContaining('front matter "tags": at most 64 tags')]);
+    // Counted in characters (code points), as the index counts them: 1,024 of them fit.
+    const fits = `alice/${'é'.repeat(1024 - 'alice/.md'.length)}.md`;
+    expect(parseMemory('---\nid: x\n---\nbody\n', ctx(fits)).path).toBe(fits);
+    const long = `alice/${'€'.repeat(1100)}.md`;
+    const err = parseError('---\nid: x\n---\nbody\n', long);
+    expect([err.line, err.message]).toEqual([0, expect.stringContaining(`path is ${1100 + 9} characters, over the 1024 the index holds`)]);
+  });
+
   it('fills every default for a file without front matter', () => {
     const doc = parseMemory('# Trip\n\nWe went to Lisbon.\n', ctx('alice/episodic/trip.md'));
     expect(doc).toEqual({

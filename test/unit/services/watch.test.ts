@@ -1,7 +1,8 @@
 // Covers watchMemory: the first full sync, debouncing a burst into one sync, deletions and renames,
 // retry after a failed sync, and close() syncing what is pending. Real files and lock; fake index,
 // embedder and watcher (the test plays the file events).
-import { rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -134,6 +135,42 @@ describe('watchMemory', () => {
     await w.close();
     expect(t.events.map((e) => e.paths)).toEqual(['all', ['late.md']]);
     expect(contents(t.index)).toEqual(['late.md: Saved just before the watch stopped.']);
+  });
+
+  it('reports each symlink its sync of named paths skips, once, by path and reason (as the full scan does)', async () => {
+    const t = await setup({ 'ann/semantic/tea.md': 'Ann drinks green tea.\n' });
+    const outside = await mkdtemp(join(tmpdir(), 'memdir-outside-'));
+    roots.push(outside);
+    await writeFile(join(outside, 'secret.md'), 'A file outside the memory root.\n');
+    const w = await watchMemory(t.deps, { debounceMs: 10, onSync: (e) => t.events.push(e) });
+    await symlink(join(t.root, 'ann/semantic/tea.md'), join(t.root, 'ann/semantic/tea-link.md'));
+    await symlink(join(outside, 'secret.md'), join(t.root, 'ann/semantic/out.md'));
+    t.change('ann/semantic/tea-link.md');
+    t.change('ann/semantic/out.md');
+    await until(() => t.events.length === 2);
+    expect(t.events[1]!.report.errors).toEqual([
+      { path: 'ann/semantic/out.md', line: 0, message: 'symbolic link to a file outside the memory root: skipped' },
+      {
+        path: 'ann/semantic/tea-link.md',
+        line: 0,
+        message: 'symbolic link to ann/semantic/tea.md, a memory file indexed under its own path: skipped (one memory, one file)',
+      },
+    ]);
+    // Touched again (an editor's save through the link): said once already, not repeated; nothing indexed from either.
+    t.change('ann/semantic/out.md');
+    t.change('ann/semantic/tea-link.md');
+    await until(() => t.events.length === 3);
+    expect(t.events[2]!.report.errors).toEqual([]);
+    expect(contents(t.index)).toEqual(['ann/semantic/tea.md: Ann drinks green tea.']);
+    // Gone and back: said again.
+    await unlink(join(t.root, 'ann/semantic/out.md'));
+    t.change('ann/semantic/out.md');
+    await until(() => t.events.length === 4);
+    await symlink(join(outside, 'secret.md'), join(t.root, 'ann/semantic/out.md'));
+    t.change('ann/semantic/out.md');
+    await until(() => t.events.length === 5);
+    expect(t.events[4]!.report.errors.map((e) => e.path)).toEqual(['ann/semantic/out.md']);
+    await w.close();
   });
 
   it('without a watcher it says so', async () => {
