@@ -301,6 +301,8 @@ async function main() {
     // 2b. The engine alone: the same rows bulk-inserted into the same server, next to memdir's rate.
     //     It too waits for a quiet server: right after the full index, Milvus Lite compacts and indexes what it wrote.
     const quietBeforeRaw = await waitForQuietServer(root);
+    // Milvus Lite's peak while it holds this root's collection alone (the raw insert below adds a second copy of the rows).
+    out.serverPeakOneRootMiB = await serverPeaks(root);
     log(`raw bulk insert of the same ${expectedChunks} rows into the same Milvus Lite`);
     out.rawInsert = { ...(await rawInsertRate(root, chunked, childEnv)), quietWaitSeconds: quietBeforeRaw.seconds };
     out.fullIndex.shareOfRawInsert = round(out.fullIndex.upserted / fullSec / out.rawInsert.rowsPerSecond, 2);
@@ -628,9 +630,16 @@ function render(o) {
         `${kib(o.disk.corpusBytes)} / ${kib(o.disk.vectorCacheBytes)} (${o.disk.vectorCacheFiles} files) / ${kib(o.disk.milvusBytes)}`,
       ],
     );
+  if (o.serverPeakOneRootMiB)
+    rows.push([
+      'peak RSS of the servers: one root (full index, its builds settled)',
+      Object.entries(o.serverPeakOneRootMiB)
+        .map(([k, v]) => `${k} ${v} MiB`)
+        .join(', '),
+    ]);
   if (o.serverPeakRssMiB)
     rows.push([
-      'peak RSS of the servers',
+      'peak RSS of the servers: at the end (two collections: + the raw insert)',
       Object.entries(o.serverPeakRssMiB)
         .map(([k, v]) => `${k} ${v} MiB`)
         .join(', '),
