@@ -1,7 +1,7 @@
 // A memory just added gets the keyword (BM25) score it gets after a rebuild, and ranks first on its own question.
 // Each add's row lands in a Milvus Lite segment of its own; with per-segment statistics its terms' IDF was ~0.29
 // instead of ~3, and 2 of 4 fresh memories ranked second (docs/benchmarks.md, "A fresh memory's keyword score").
-// The launcher's patch scores with the collection's statistics (adapters/runtime/lite-search-patch.ts).
+// The launcher's patch scores with the statistics of the searched partitions (adapters/runtime/lite-search-patch.ts).
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -46,7 +46,7 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     expect(log).toContain("memdir: BM25 search reuses its segments' newest rows");
     expect(log).toContain("memdir: dense search reuses its segments' newest rows");
     expect(log).toContain('memdir: BM25 search reads only the shown fields of its hits');
-    expect(log).toContain("memdir: BM25 scores with the collection's statistics, not each segment's");
+    expect(log).toContain("memdir: BM25 scores with its partitions' statistics, not each segment's");
     expect(log).toContain('memdir: dense search reads only the shown fields of its hits');
     expect(log).toContain("memdir: BM25 scores each query term's postings as arrays");
     expect(log).toContain("memdir: BM25 builds a segment's index from its packed column as arrays");

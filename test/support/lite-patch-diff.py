@@ -3,9 +3,9 @@
 # flush, and compaction; after each step the same BM25 and dense searches run with Milvus Lite's own functions and
 # with the patched ones, and must return the same hits, distances and fields
 # (compared only while Milvus Lite's own answer is stable: its background compaction changes scores), the patch's
-# collection-wide BM25 statistics turned off for that comparison; turned on, each BM25 hit's score must equal one
-# recomputed from scratch over every stored row. Args: a file holding the patch's Python, a data dir, the number of
-# steps, a random seed. Prints one JSON line: steps and searches compared, first difference, the collection-wide
+# partition-wide BM25 statistics turned off for that comparison; turned on, each BM25 hit's score must equal one
+# recomputed from scratch over every stored row of the searched partitions. Args: a file holding the patch's Python, a data dir, the number of
+# steps, a random seed. Prints one JSON line: steps and searches compared, first difference, the partition-wide
 # checks; then the BM25 scorer alone on random indexes, and its index built from packed rows: how many compared and differed.
 import json, math, random, sys
 
@@ -24,7 +24,7 @@ assert all(p is not o for p, o in zip(patched, original)), "the patch did not ap
 def use(fns, collection_wide=False):
     coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search = fns
     ex.execute_search_with_index = fns[1]
-    # Collection-wide BM25 statistics change scores on purpose: the exact comparison is made without them.
+    # Partition-wide BM25 statistics change scores on purpose: the exact comparison is made without them.
     patch["_MEMDIR_GLOBAL_BM25"][0] = collection_wide
 
 rng = random.Random(seed)
@@ -96,22 +96,24 @@ def check(step):
                 first_difference = {"step": step, "search": name, "partitions": parts, "expr": expr, "k": k}
             if name == "bm25":
                 settle()
-                check_collection_wide(step, text, ask(patched, True))
+                check_collection_wide(step, text, parts, ask(patched, True))
 
-def reference_bm25(text, pk):
-    """A hit's BM25 score recomputed from scratch: the statistics of every stored row (each segment's rows and the
-    memtable's), the hit's newest row, the formula in double precision."""
+def reference_bm25(text, parts, pk):
+    """A hit's BM25 score recomputed from scratch: the statistics of every stored row of the searched partitions (their
+    segments' rows and the memtable's), the hit's newest row, the formula in double precision."""
     from milvus_lite.analyzer.sparse import bytes_to_sparse
     decode = lambda raw: bytes_to_sparse(raw) if isinstance(raw, bytes) else (raw or {})
     rows = []
     newest = (-1, None)
     for seg in c._read_snapshot()[0]:
+        if parts is not None and seg.partition not in parts:
+            continue
         column = seg.table.column("sparse").to_pylist()
         rows += [decode(r) for r in column]
         i = seg.pk_to_row.get(pk)
         if i is not None and int(seg.seqs[i]) > newest[0]:
             newest = (int(seg.seqs[i]), decode(column[i]))
-    for key, seq, record in c._memtable.active_record_snapshots():
+    for key, seq, record in c._memtable.active_record_snapshots(partition_names=parts):
         rows.append(decode(record.get("sparse")))
         if key == pk and int(seq) > newest[0]:
             newest = (int(seq), decode(record.get("sparse")))
@@ -129,13 +131,13 @@ def reference_bm25(text, pk):
         score += idf * tf * 2.5 / (tf + 1.5 * (0.25 + 0.75 * dl / avgdl)) * weight
     return score
 
-def check_collection_wide(step, text, hits):
-    """Each BM25 hit's score under the collection-wide statistics equals the from-scratch one, hits best first."""
+def check_collection_wide(step, text, parts, hits):
+    """Each BM25 hit's score under the partitions' statistics equals the from-scratch one, hits best first."""
     global wide_compared, wide_first_difference
     for hits_of_query in hits:
         scores = [abs(h["distance"]) for h in hits_of_query]
         wide_compared += 1
-        expected = [reference_bm25(text, h["id"]) for h in hits_of_query]
+        expected = [reference_bm25(text, parts, h["id"]) for h in hits_of_query]
         close = all(abs(a - e) <= 1e-4 * max(1.0, e) for a, e in zip(scores, expected))
         if (not close or scores != sorted(scores, reverse=True)) and wide_first_difference is None:
             wide_first_difference = {"step": step, "text": text, "scores": scores, "expected": expected}

@@ -1,4 +1,4 @@
-// Exact speed-ups of Milvus Lite 3.2.2's searches, and BM25 scored with collection-wide statistics, applied by
+// Exact speed-ups of Milvus Lite 3.2.2's searches, and BM25 scored with its partitions' statistics, applied by
 // memdir's launcher. Its searches rebuild in Python, on every call, the newest sequence number of every primary key of
 // the searched segments (BM25: the whole collection's; dense: the searched partitions'), then walk every row of the
 // searched partitions in Python to mark the rows that hold a key's newest, undeleted version. Both are kept per set
@@ -15,12 +15,15 @@
 // other Milvus Lite version (a block changed) is left as it is and the server says so in its log. Drop them once Milvus
 // Lite keeps these itself.
 //
-// One change that is not exact, on purpose: BM25 scores with the collection's statistics (rows, average length, each
-// term's document frequency, summed over its segments and memtable) instead of each segment's own, as Milvus
-// standalone does and Milvus Lite's own TODO asks. Each write's flush makes a segment of its own; with its own
-// statistics a just-added memory's terms had an IDF of ~0.29 instead of ~3 and it ranked below older memories on its
-// own words until a rebuild (docs/benchmarks.md, "A fresh memory's keyword score"). A segment's statistics are
-// computed once (it is immutable), their sum kept per set of segments; with one segment the scores are unchanged.
+// One change that is not exact, on purpose: BM25 scores with the statistics of the searched partitions (rows, average
+// length, each term's document frequency, summed over their segments and memtable rows) instead of each segment's
+// own, as Milvus Lite's own TODO asks. Each write's flush makes a segment of its own; with its own statistics a
+// just-added memory's terms had an IDF of ~0.29 instead of ~3 and it ranked below older memories on its own words
+// until a rebuild (docs/benchmarks.md, "A fresh memory's keyword score"). The searched partitions (a user's bucket,
+// lite-buckets.ts), not the whole collection as Milvus standalone does: a bulk index writes one segment per
+// partition, so these are the statistics Milvus Lite already scored with there, and LoCoMo's recall stays as it was
+// (collection-wide statistics lost 0.008 of turn R@10). A segment's statistics are computed once (it is immutable),
+// their sum kept per set of segments; with one segment the scores are unchanged.
 export const LITE_SEARCH_PATCH = `
 import numpy as _memdir_np
 
@@ -255,7 +258,7 @@ class _MemdirSegmentStats:
         return int(self.df[i]) if i < len(self.terms) and self.terms[i] == term else 0
 
 class _MemdirCollectionStats:
-    """The BM25 statistics of a tuple of segments summed, as Milvus standalone sums its segments' for a collection.
+    """The BM25 statistics of a tuple of segments summed, as Milvus standalone sums its segments' for a shard.
     A segment's own are computed once (it is immutable) and carried over to the next tuple that still holds it."""
 
     def __init__(self, segments, field, previous):
@@ -288,7 +291,7 @@ class _MemdirCollectionStats:
         return known
 
 class _MemdirSearchStats:
-    """One search's BM25 statistics: its segments' summed, plus the memtable's rows of every partition (they change
+    """One search's BM25 statistics: its segments' summed, plus the memtable's rows of its partitions (they change
     between calls; memdir flushes after each write, so there are seldom any)."""
 
     __slots__ = ("n", "avgdl", "_segments", "_memtable_df")
@@ -305,26 +308,30 @@ class _MemdirSearchStats:
     def df(self, term):
         return self._segments.df(term) + self._memtable_df.get(term, 0)
 
-def _memdir_collection_stats(collection, segments, field, metric_type, memtable_live):
-    """The collection-wide BM25 statistics a search scores with; None: each segment's own (not BM25, or not patched)."""
+def _memdir_collection_stats(collection, segments, partition_names, field, metric_type, memtable_live):
+    """The BM25 statistics a search scores with: those of the searched partitions (all of them when none is named);
+    None: each segment's own (not BM25, or not patched)."""
     if not _MEMDIR_GLOBAL_BM25[0] or not _MEMDIR_FAST_BUILD or metric_type != "BM25":
         return None
     cache = getattr(collection, "_memdir_bm25_stats", None)
-    if cache is None:
+    if cache is None or len(cache) > 64:
         cache = collection._memdir_bm25_stats = {}
-    base = cache.get(field)
+    key = (field, tuple(sorted(partition_names)) if partition_names else None)
+    if partition_names:
+        segments = [seg for seg in segments if seg.partition in partition_names]
+    base = cache.get(key)
     if base is None or not base.same(segments):
-        base = cache[field] = _MemdirCollectionStats(segments, field, base)
+        base = cache[key] = _MemdirCollectionStats(segments, field, base)
     rows = []
     if memtable_live:
         from milvus_lite.analyzer.sparse import bytes_to_sparse
-        for _pk, _seq, record in collection._memtable.active_record_snapshots():
+        for _pk, _seq, record in collection._memtable.active_record_snapshots(partition_names=partition_names):
             raw = record.get(field)
             rows.append(bytes_to_sparse(raw) if isinstance(raw, bytes) else (raw or {}))
     return _MemdirSearchStats(base, rows)
 
 def _memdir_scored(index, queries, top_k, valid_mask, stats):
-    """A source's BM25 hits scored with the search's collection-wide statistics; without them, as Milvus Lite scores."""
+    """A source's BM25 hits scored with the search's statistics; without them, as Milvus Lite scores."""
     from milvus_lite.index.sparse_factory import _search_prepared_sparse_index
     from milvus_lite.index.sparse_inverted import SparseInvertedIndex
     if stats is None or not isinstance(index, SparseInvertedIndex):
@@ -423,7 +430,7 @@ def _memdir_patch_sparse():
     ) + _memdir_indent(rest))
     # Every source's hits scored with the same statistics, so they compare in the merge (the original's own TODO).
     source = source.replace(segment_loop, (
-        "    _memdir_stats = _memdir_collection_stats(self, seg_snapshot, vector_field, metric_type, bool(_memdir_mt))\\n"
+        "    _memdir_stats = _memdir_collection_stats(self, seg_snapshot, partition_names, vector_field, metric_type, bool(_memdir_mt))\\n"
     ) + segment_loop)
     source = source.replace(segment_scores, "        local_ids, dists = _memdir_scored(cached_idx, query_sparse, top_k, valid_mask, _memdir_stats)\\n")
     source = source.replace(memtable_scores, "        local_ids, dists = _memdir_scored(mt_idx, query_sparse, top_k, None, _memdir_stats)\\n")
@@ -447,7 +454,7 @@ def _memdir_patch_sparse():
     print("memdir: BM25 search reuses its per-segment version map", flush=True)
     print("memdir: BM25 search reuses its segments' newest rows", flush=True)
     print("memdir: BM25 search reads only the shown fields of its hits", flush=True)
-    print("memdir: BM25 scores with the collection's statistics, not each segment's", flush=True)
+    print("memdir: BM25 scores with its partitions' statistics, not each segment's", flush=True)
 
 _memdir_patch_sparse()
 
