@@ -46,6 +46,7 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     expect(log).toContain("memdir: BM25 search reuses its segments' newest rows");
     expect(log).toContain("memdir: dense search reuses its segments' newest rows");
     expect(log).toContain('memdir: BM25 search reads only the shown fields of its hits');
+    expect(log).toContain("memdir: BM25 scores with its partitions' statistics, not each segment's");
     expect(log).toContain('memdir: dense search reads only the shown fields of its hits');
     expect(log).toContain("memdir: BM25 scores each query term's postings as arrays");
     expect(log).toContain("memdir: BM25 builds a segment's index from its packed column as arrays");
@@ -95,6 +96,8 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
         const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
           compared: number;
           firstDifference: unknown;
+          wideCompared: number;
+          wideFirstDifference: unknown;
           scorerCompared: number;
           scorerDiffering: number;
           buildsCompared: number;
@@ -102,6 +105,8 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
         };
         expect(result.compared).toBe(640);
         expect(result.firstDifference).toBeNull();
+        expect(result.wideCompared).toBeGreaterThan(50);
+        expect(result.wideFirstDifference).toBeNull();
         expect(result.scorerCompared).toBe(800);
         expect(result.scorerDiffering).toBe(0);
         expect(result.buildsCompared).toBe(200);

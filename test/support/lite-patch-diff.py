@@ -2,10 +2,12 @@
 # collection goes through random inserts, upserts (moving keys between partitions too), deletes with and without a
 # flush, and compaction; after each step the same BM25 and dense searches run with Milvus Lite's own functions and
 # with the patched ones, and must return the same hits, distances and fields
-# (compared only while Milvus Lite's own answer is stable: its background compaction changes scores). Args: a file holding the patch's Python,
-# a data dir, the number of steps, a random seed. Prints one JSON line: steps and searches compared, first difference;
-# then the BM25 scorer alone on random indexes, and its index built from packed rows: how many compared and differed.
-import json, random, sys
+# (compared only while Milvus Lite's own answer is stable: its background compaction changes scores), the patch's
+# partition-wide BM25 statistics turned off for that comparison; turned on, each BM25 hit's score must equal one
+# recomputed from scratch over every stored row of the searched partitions. Args: a file holding the patch's Python, a data dir, the number of
+# steps, a random seed. Prints one JSON line: steps and searches compared, first difference, the partition-wide
+# checks; then the BM25 scorer alone on random indexes, and its index built from packed rows: how many compared and differed.
+import json, math, random, sys
 
 import milvus_lite.engine.collection as coll
 import milvus_lite.index.sparse_inverted as inv
@@ -14,13 +16,16 @@ from milvus_lite import CollectionSchema, DataType, FieldSchema, Function, Funct
 
 patch_file, data_dir, steps, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 original = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search)
-exec(compile(open(patch_file).read(), "lite-search-patch", "exec"), {"__name__": "memdir_patch"})
+patch = {"__name__": "memdir_patch"}
+exec(compile(open(patch_file).read(), "lite-search-patch", "exec"), patch)
 patched = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search)
 assert all(p is not o for p, o in zip(patched, original)), "the patch did not apply"
 
-def use(fns):
+def use(fns, collection_wide=False):
     coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search = fns
     ex.execute_search_with_index = fns[1]
+    # Partition-wide BM25 statistics change scores on purpose: the exact comparison is made without them.
+    patch["_MEMDIR_GLOBAL_BM25"][0] = collection_wide
 
 rng = random.Random(seed)
 WORDS = "tea coffee bike red green morning work scooter ann bob paris rain snow book film song dog cat".split()
@@ -58,6 +63,8 @@ KEYS = 300
 compared = 0
 unstable = 0
 first_difference = None
+wide_compared = 0
+wide_first_difference = None
 
 def check(step):
     global compared, first_difference
@@ -72,7 +79,7 @@ def check(step):
             ("bm25", dict(query_vectors=[text], anns_field="sparse", metric_type="BM25")),
             ("dense", dict(query_vectors=vec, anns_field="vector", metric_type="COSINE")),
         ):
-            ask = lambda fns: (use(fns), c.search(top_k=k, partition_names=parts, expr=expr, output_fields=fields, **args))[1]
+            ask = lambda fns, wide=False: (use(fns, wide), c.search(top_k=k, partition_names=parts, expr=expr, output_fields=fields, **args))[1]
             # Milvus Lite compacts and indexes in a background thread, which changes scores (per-segment BM25 statistics,
             # an HNSW index instead of brute force): its own answer is asked before and after the patched one, and a
             # comparison counts only when both of its answers agree.
@@ -87,6 +94,53 @@ def check(step):
             compared += 1
             if mine != before and first_difference is None:
                 first_difference = {"step": step, "search": name, "partitions": parts, "expr": expr, "k": k}
+            if name == "bm25":
+                settle()
+                check_collection_wide(step, text, parts, ask(patched, True))
+
+def reference_bm25(text, parts, pk):
+    """A hit's BM25 score recomputed from scratch: the statistics of every stored row of the searched partitions (their
+    segments' rows and the memtable's), the hit's newest row, the formula in double precision."""
+    from milvus_lite.analyzer.sparse import bytes_to_sparse
+    decode = lambda raw: bytes_to_sparse(raw) if isinstance(raw, bytes) else (raw or {})
+    rows = []
+    newest = (-1, None)
+    for seg in c._read_snapshot()[0]:
+        if parts is not None and seg.partition not in parts:
+            continue
+        column = seg.table.column("sparse").to_pylist()
+        rows += [decode(r) for r in column]
+        i = seg.pk_to_row.get(pk)
+        if i is not None and int(seg.seqs[i]) > newest[0]:
+            newest = (int(seg.seqs[i]), decode(column[i]))
+    for key, seq, record in c._memtable.active_record_snapshots(partition_names=parts):
+        rows.append(decode(record.get("sparse")))
+        if key == pk and int(seq) > newest[0]:
+            newest = (int(seq), decode(record.get("sparse")))
+    n = len(rows)
+    avgdl = sum(sum(r.values()) for r in rows) / n or 1.0
+    doc = newest[1]
+    dl = sum(doc.values())
+    score = 0.0
+    for term, weight in c._prepare_sparse_queries([text], "sparse")[0].items():
+        if term not in doc:
+            continue
+        df = sum(term in r for r in rows)
+        idf = math.log((n - df + 0.5) / (df + 0.5) + 1.0)
+        tf = doc[term]
+        score += idf * tf * 2.5 / (tf + 1.5 * (0.25 + 0.75 * dl / avgdl)) * weight
+    return score
+
+def check_collection_wide(step, text, parts, hits):
+    """Each BM25 hit's score under the partitions' statistics equals the from-scratch one, hits best first."""
+    global wide_compared, wide_first_difference
+    for hits_of_query in hits:
+        scores = [abs(h["distance"]) for h in hits_of_query]
+        wide_compared += 1
+        expected = [reference_bm25(text, parts, h["id"]) for h in hits_of_query]
+        close = all(abs(a - e) <= 1e-4 * max(1.0, e) for a, e in zip(scores, expected))
+        if (not close or scores != sorted(scores, reverse=True)) and wide_first_difference is None:
+            wide_first_difference = {"step": step, "text": text, "scores": scores, "expected": expected}
 
 def settle():
     """Waits for the collection's background compaction and index builds queued so far."""
@@ -166,5 +220,6 @@ for trial in range(200):
     builds_differing += not same
 
 print(json.dumps({"steps": steps, "compared": compared, "unstable": unstable, "firstDifference": first_difference,
+                  "wideCompared": wide_compared, "wideFirstDifference": wide_first_difference,
                   "scorerCompared": scorer_compared, "scorerDiffering": scorer_differing,
                   "buildsCompared": builds_compared, "buildsDiffering": builds_differing}))

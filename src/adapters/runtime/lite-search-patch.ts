@@ -1,8 +1,9 @@
-// Exact speed-ups of Milvus Lite 3.2.2's searches, applied by memdir's launcher. Its searches rebuild in Python, on
-// every call, the newest sequence number of every primary key of the searched segments (BM25: the whole collection's;
-// dense: the searched partitions'), then walk every row of the searched partitions in Python to mark the rows that
-// hold a key's newest, undeleted version. Both are kept per set of segments and reused while that set is the same; per
-// call only the rows of the keys that the memtable or a tombstone touches are judged again, by the original test.
+// Exact speed-ups of Milvus Lite 3.2.2's searches, and BM25 scored with its partitions' statistics, applied by
+// memdir's launcher. Its searches rebuild in Python, on every call, the newest sequence number of every primary key of
+// the searched segments (BM25: the whole collection's; dense: the searched partitions'), then walk every row of the
+// searched partitions in Python to mark the rows that hold a key's newest, undeleted version. Both are kept per set
+// of segments and reused while that set is the same; per call only the rows of the keys that the memtable or a
+// tombstone touches are judged again, by the original test.
 //
 // Why: at 50,000 memory files (208,813 rows) the collection-wide pass was ~76 % of a BM25 search (docs/benchmarks.md
 // §20); the per-row walk covers the user's partition (20,000-42,000 rows there) in each of a search's four requests
@@ -13,6 +14,16 @@
 // with more such keys than rows, takes the original loop. Each patch rewrites blocks found by their exact text: any
 // other Milvus Lite version (a block changed) is left as it is and the server says so in its log. Drop them once Milvus
 // Lite keeps these itself.
+//
+// One change that is not exact, on purpose: BM25 scores with the statistics of the searched partitions (rows, average
+// length, each term's document frequency, summed over their segments and memtable rows) instead of each segment's
+// own, as Milvus Lite's own TODO asks. Each write's flush makes a segment of its own; with its own statistics a
+// just-added memory's terms had an IDF of ~0.29 instead of ~3 and it ranked below older memories on its own words
+// until a rebuild (docs/benchmarks.md, "A fresh memory's keyword score"). The searched partitions (a user's bucket,
+// lite-buckets.ts), not the whole collection as Milvus standalone does: a bulk index writes one segment per
+// partition, so these are the statistics Milvus Lite already scored with there, and LoCoMo's recall stays as it was
+// (collection-wide statistics lost 0.008 of turn R@10). A segment's statistics are computed once (it is immutable),
+// their sum kept per set of segments; with one segment the scores are unchanged.
 export const LITE_SEARCH_PATCH = `
 import numpy as _memdir_np
 
@@ -124,9 +135,10 @@ class _MemdirPosting:
     def __getitem__(self, i):
         return list(self)[i]
 
-def _memdir_build_bm25(column, index):
-    """Builds a segment's BM25 index from its packed sparse column in numpy; None when the data is not the plain case
-    (nulls, a sliced array, a term twice in a row, counts that are not whole numbers), which the original then builds."""
+def _memdir_packed_pairs(column):
+    """A packed sparse column's rows and (term, count) pairs, as views of its buffers; None when the data is not the
+    plain case (nulls, a sliced array, a row that is no whole number of pairs, a term not after the one before it in
+    its row, counts that are not whole numbers)."""
     import pyarrow as pa
     np = _memdir_np
     arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
@@ -140,16 +152,37 @@ def _memdir_build_bm25(column, index):
     data = arr.buffers()[2]
     raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, dtype=np.uint8)
     pairs = raw.view(np.dtype([("term", "<u4"), ("tf", "<f4")]))
-    terms = pairs["term"].astype(np.int64)
-    tfs = pairs["tf"].astype(np.float64)
-    docs = np.repeat(np.arange(n, dtype=np.int64), sizes // 8)
+    terms, tfs = pairs["term"], pairs["tf"]
     # Sums of whole numbers are exact in any order: only then do these sums equal the original's left-to-right ones.
-    if len(terms) and (np.any(tfs != np.floor(tfs)) or np.any(tfs < 0) or tfs.sum() >= 2.0**52):
+    if len(pairs) and (np.any(tfs != np.floor(tfs)) or np.any(tfs < 0) or tfs.sum(dtype=np.float64) >= 2.0**52):
         return None
-    if len(terms) > 1:
-        same_doc = docs[1:] == docs[:-1]
-        if np.any(same_doc & (terms[1:] <= terms[:-1])):
+    if len(pairs) > 1:
+        # Within a row, each term after the one before (so none twice); a row's first pair follows anything.
+        rising = terms[1:] > terms[:-1]
+        firsts = (offsets[1:-1] - offsets[0]) // 8
+        rising[firsts[(firsts > 0) & (firsts < len(pairs))] - 1] = True
+        if not rising.all():
             return None
+    return n, sizes // 8, terms, tfs
+
+def _memdir_unpack_sparse(column):
+    """A packed sparse column as arrays (rows, and per stored pair its row, term and count); None: not the plain case."""
+    np = _memdir_np
+    packed = _memdir_packed_pairs(column)
+    if packed is None:
+        return None
+    n, lengths, terms, tfs = packed
+    docs = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    return n, docs, terms.astype(np.int64), tfs.astype(np.float64)
+
+def _memdir_build_bm25(column, index):
+    """Builds a segment's BM25 index from its packed sparse column in numpy; None when the data is not the plain case,
+    which the original then builds."""
+    np = _memdir_np
+    unpacked = _memdir_unpack_sparse(column)
+    if unpacked is None:
+        return None
+    n, docs, terms, tfs = unpacked
     doc_lengths = np.bincount(docs, weights=tfs, minlength=n)
     index.doc_count = n
     total = float(doc_lengths.sum())
@@ -181,6 +214,129 @@ def _memdir_fast_bm25(column, metric_type, index_params):
         return None
     from milvus_lite.index.sparse_factory import create_sparse_index
     return _memdir_build_bm25(column, create_sparse_index(metric_type, index_params))
+
+# Off only in the differential check (test/support/lite-patch-diff.py), which then compares the exact speed-ups alone.
+_MEMDIR_GLOBAL_BM25 = [True]
+
+def _memdir_rows_stats(rows):
+    """BM25 statistics of decoded sparse rows, counted as the original's build counts them: rows, the sum of their term
+    counts (added row by row, left to right), and per term the rows that hold it."""
+    df = {}
+    total = 0.0
+    for sv in rows:
+        if not sv:
+            continue
+        total += sum(sv.values())
+        for term in sv:
+            df[term] = df.get(term, 0) + 1
+    return len(rows), total, df
+
+class _MemdirSegmentStats:
+    """One segment's BM25 statistics, as its own index holds them (every stored row counts), with the terms sorted."""
+
+    __slots__ = ("n", "total", "terms", "df")
+
+    def __init__(self, column):
+        np = _memdir_np
+        packed = _memdir_packed_pairs(column)
+        if packed is not None:
+            self.n, _lengths, terms, tfs = packed
+            # Whole numbers (checked): the sum is exact, so equal to the original's in any order.
+            self.total = float(tfs.sum(dtype=np.float64))
+            # A term is at most once in a row here (checked too): its pairs count its rows.
+            terms, self.df = np.unique(terms, return_counts=True)
+            self.terms = terms.astype(np.int64)
+        else:
+            from milvus_lite.analyzer.sparse import bytes_to_sparse
+            rows = [bytes_to_sparse(r) if isinstance(r, bytes) else (r or {}) for r in column.to_pylist()]
+            self.n, self.total, df = _memdir_rows_stats(rows)
+            self.terms = np.array(sorted(df), dtype=np.int64)
+            self.df = np.array([df[t] for t in self.terms.tolist()], dtype=np.int64)
+
+    def count(self, term):
+        i = int(_memdir_np.searchsorted(self.terms, term))
+        return int(self.df[i]) if i < len(self.terms) and self.terms[i] == term else 0
+
+class _MemdirCollectionStats:
+    """The BM25 statistics of a tuple of segments summed, as Milvus standalone sums its segments' for a shard.
+    A segment's own are computed once (it is immutable) and carried over to the next tuple that still holds it."""
+
+    def __init__(self, segments, field, previous):
+        self.segments = tuple(segments)
+        known = previous._by_id if previous is not None else {}
+        by_id = {}
+        for seg in self.segments:
+            entry = known.get(id(seg))
+            if entry is None or entry[0] is not seg:
+                table = seg.table
+                ok = table is not None and len(table) and field in table.column_names
+                entry = (seg, _MemdirSegmentStats(table.column(field)) if ok else None)
+            by_id[id(seg)] = entry
+        self._by_id = by_id
+        self._parts = [stats for _seg, stats in by_id.values() if stats is not None]
+        self.n = sum(p.n for p in self._parts)
+        self.total = sum((p.total for p in self._parts), 0.0)
+        self._df = {}
+
+    def same(self, segments):
+        # The segment objects themselves are compared (kept alive here): an id() could be reused.
+        return len(segments) == len(self.segments) and all(a is b for a, b in zip(segments, self.segments))
+
+    def df(self, term):
+        known = self._df.get(term)
+        if known is None:
+            known = sum(p.count(term) for p in self._parts)
+            if len(self._df) < 100000:
+                self._df[term] = known
+        return known
+
+class _MemdirSearchStats:
+    """One search's BM25 statistics: its segments' summed, plus the memtable's rows of its partitions (they change
+    between calls; memdir flushes after each write, so there are seldom any)."""
+
+    __slots__ = ("n", "avgdl", "_segments", "_memtable_df")
+
+    def __init__(self, segments, memtable_rows):
+        n, total, self._memtable_df = _memdir_rows_stats(memtable_rows)
+        self._segments = segments
+        self.n = segments.n + n
+        total = segments.total + total
+        # As the original's build and search: avgdl 0 (no term at all) is taken as 1.
+        avgdl = total / self.n if self.n > 0 else 0.0
+        self.avgdl = avgdl if avgdl > 0 else 1.0
+
+    def df(self, term):
+        return self._segments.df(term) + self._memtable_df.get(term, 0)
+
+def _memdir_collection_stats(collection, segments, partition_names, field, metric_type, memtable_live):
+    """The BM25 statistics a search scores with: those of the searched partitions (all of them when none is named);
+    None: each segment's own (not BM25, or not patched)."""
+    if not _MEMDIR_GLOBAL_BM25[0] or not _MEMDIR_FAST_BUILD or metric_type != "BM25":
+        return None
+    cache = getattr(collection, "_memdir_bm25_stats", None)
+    if cache is None or len(cache) > 64:
+        cache = collection._memdir_bm25_stats = {}
+    key = (field, tuple(sorted(partition_names)) if partition_names else None)
+    if partition_names:
+        segments = [seg for seg in segments if seg.partition in partition_names]
+    base = cache.get(key)
+    if base is None or not base.same(segments):
+        base = cache[key] = _MemdirCollectionStats(segments, field, base)
+    rows = []
+    if memtable_live:
+        from milvus_lite.analyzer.sparse import bytes_to_sparse
+        for _pk, _seq, record in collection._memtable.active_record_snapshots(partition_names=partition_names):
+            raw = record.get(field)
+            rows.append(bytes_to_sparse(raw) if isinstance(raw, bytes) else (raw or {}))
+    return _MemdirSearchStats(base, rows)
+
+def _memdir_scored(index, queries, top_k, valid_mask, stats):
+    """A source's BM25 hits scored with the search's statistics; without them, as Milvus Lite scores."""
+    from milvus_lite.index.sparse_factory import _search_prepared_sparse_index
+    from milvus_lite.index.sparse_inverted import SparseInvertedIndex
+    if stats is None or not isinstance(index, SparseInvertedIndex):
+        return _search_prepared_sparse_index(index, queries, top_k, valid_mask=valid_mask)
+    return _memdir_bm25_search(index, queries, top_k, valid_mask, stats)
 
 def _memdir_patch_sparse():
     import inspect, textwrap
@@ -223,6 +379,16 @@ def _memdir_patch_sparse():
         "            cached_idx = create_sparse_index(metric_type, index_params)\\n"
         "            cached_idx.build(sparse_vecs)  # no valid_mask \\u2014 full segment\\n"
     )
+    segment_loop = (
+        "    for seg in seg_snapshot:\\n"
+        "        if partition_filter is not None:\\n"
+    )
+    segment_scores = (
+        "        local_ids, dists = _search_prepared_sparse_index(\\n"
+        "            cached_idx, query_sparse, top_k, valid_mask=valid_mask,\\n"
+        "        )\\n"
+    )
+    memtable_scores = "        local_ids, dists = _search_prepared_sparse_index(mt_idx, query_sparse, top_k)\\n"
     hit = (
         "                record = {\\n"
         "                    name: tbl.column(name)[row_i].as_py()\\n"
@@ -233,7 +399,8 @@ def _memdir_patch_sparse():
     except (OSError, TypeError):
         print("memdir: BM25 search left unpatched (no source)", flush=True)
         return
-    if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1 or source.count(build) != 1:
+    blocks = (versions, walk, hit, build, segment_loop, segment_scores, memtable_scores)
+    if any(source.count(block) != 1 for block in blocks):
         print("memdir: BM25 search left unpatched (another Milvus Lite version)", flush=True)
         return
     source = source.replace(versions, (
@@ -261,6 +428,12 @@ def _memdir_patch_sparse():
         "            cached_idx = _memdir_fast_bm25(table.column(vector_field), metric_type, index_params)\\n"
         "            if cached_idx is None:\\n"
     ) + _memdir_indent(rest))
+    # Every source's hits scored with the same statistics, so they compare in the merge (the original's own TODO).
+    source = source.replace(segment_loop, (
+        "    _memdir_stats = _memdir_collection_stats(self, seg_snapshot, partition_names, vector_field, metric_type, bool(_memdir_mt))\\n"
+    ) + segment_loop)
+    source = source.replace(segment_scores, "        local_ids, dists = _memdir_scored(cached_idx, query_sparse, top_k, valid_mask, _memdir_stats)\\n")
+    source = source.replace(memtable_scores, "        local_ids, dists = _memdir_scored(mt_idx, query_sparse, top_k, None, _memdir_stats)\\n")
     source = source.replace(hit, hit.replace("for name in tbl.column_names", "for name in _memdir_hit_columns(tbl.column_names, self._schema, projection_plan)"))
 
     def segments_versions(collection, segments):
@@ -273,17 +446,21 @@ def _memdir_patch_sparse():
     coll._memdir_segments_versions = segments_versions
     coll._memdir_hit_columns = _memdir_hit_columns
     coll._memdir_fast_bm25 = _memdir_fast_bm25
+    coll._memdir_collection_stats = _memdir_collection_stats
+    coll._memdir_scored = _memdir_scored
     scope = {}
     exec(compile(source, coll.__file__, "exec"), coll.__dict__, scope)
     coll.Collection._search_sparse = scope["_search_sparse"]
     print("memdir: BM25 search reuses its per-segment version map", flush=True)
     print("memdir: BM25 search reuses its segments' newest rows", flush=True)
     print("memdir: BM25 search reads only the shown fields of its hits", flush=True)
+    print("memdir: BM25 scores with its partitions' statistics, not each segment's", flush=True)
 
 _memdir_patch_sparse()
 
-def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None):
-    """SparseInvertedIndex.search over numpy arrays: the same float32 arithmetic, element by element, in the same order."""
+def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None, stats=None):
+    """SparseInvertedIndex.search over numpy arrays: the same float32 arithmetic, element by element, in the same order;
+    with \`stats\`, its N, average length and document frequencies instead of this index's own."""
     import math
     from milvus_lite.index.sparse_common import empty_results, validate_mask
     np = _memdir_np
@@ -296,6 +473,9 @@ def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None):
     k1 = self.k1
     b = self.b
     avgdl = self.avgdl if self.avgdl > 0 else 1.0
+    df_of = self._df.__getitem__
+    if stats is not None:
+        N, avgdl, df_of = stats.n, stats.avgdl, stats.df
     # Posting lists as arrays, made once per list (build() makes new lists, so they are keyed by the dict's identity).
     cache = getattr(self, "_memdir_arrays", None)
     if cache is None or cache[0] is not self._posting_lists:
@@ -329,7 +509,7 @@ def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None):
                 ids, tf = ids[keep], tf[keep]
                 if len(ids) == 0:
                     continue
-            df = self._df[term_hash]
+            df = df_of(term_hash)
             idf = math.log((N - df + 0.5) / (df + 0.5) + 1.0)
             dl = self._doc_lengths[ids]
             # As the scalar code computes it: Python floats in double, each meeting a float32 cast to float32 first.
