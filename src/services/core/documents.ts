@@ -8,12 +8,18 @@ import type { SyncDeps } from './sync.js';
 
 /** Reads and parses one memory file; throws InvalidMemoryError (path and line) when it is not a memory. */
 export async function loadDoc(deps: SyncDeps, path: string): Promise<MemoryDoc> {
+  return (await loadDocAndBytes(deps, path)).doc;
+}
+
+/** The memory and the bytes it was parsed from (a rewrite keeps their line endings and byte order mark). */
+export async function loadDocAndBytes(deps: SyncDeps, path: string): Promise<{ doc: MemoryDoc; bytes: Uint8Array }> {
   const [bytes, stat] = await Promise.all([deps.files.read(path), deps.files.stat(path)]);
-  return parseMemory(decodeMemoryText(bytes, path), {
+  const doc = parseMemory(decodeMemoryText(bytes, path), {
     path,
     defaultUser: deps.defaultUser,
     fallbackTime: new Date(stat?.mtimeMs ?? 0).toISOString(),
   });
+  return { doc, bytes };
 }
 
 /** The manifest's entries (empty when there is none: callers run ensureIndexed first). */

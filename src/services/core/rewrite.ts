@@ -1,7 +1,7 @@
 // Lifecycle changes are file changes: rewrite a memory's front matter (and optionally its body) atomically.
 import type { MemoryMeta } from '../../memory/model.js';
 import { serializeMemory } from '../../memory/serialize.js';
-import { loadDoc } from './documents.js';
+import { loadDocAndBytes } from './documents.js';
 import type { SyncDeps } from './sync.js';
 
 const BOM = [0xef, 0xbb, 0xbf];
@@ -17,7 +17,8 @@ function styleOf(bytes: Uint8Array): { bom: boolean; crlf: boolean } {
 }
 
 export async function rewriteMemory(deps: SyncDeps, path: string, change: (meta: MemoryMeta) => MemoryMeta, body?: string): Promise<MemoryMeta> {
-  const [doc, style] = await Promise.all([loadDoc(deps, path), deps.files.read(path).then(styleOf)]);
+  const { doc, bytes } = await loadDocAndBytes(deps, path);
+  const style = styleOf(bytes);
   const meta = change({ ...doc.meta, tags: [...doc.meta.tags], extra: { ...doc.meta.extra } });
   const text = serializeMemory(meta, body ?? doc.body);
   await deps.files.write(path, `${style.bom ? '\ufeff' : ''}${style.crlf ? text.replace(/\r?\n/g, '\r\n') : text}`);
