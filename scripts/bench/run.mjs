@@ -630,20 +630,12 @@ function render(o) {
         `${kib(o.disk.corpusBytes)} / ${kib(o.disk.vectorCacheBytes)} (${o.disk.vectorCacheFiles} files) / ${kib(o.disk.milvusBytes)}`,
       ],
     );
-  if (o.serverPeakOneRootMiB)
-    rows.push([
-      'peak RSS of the servers: one root (full index, its builds settled)',
-      Object.entries(o.serverPeakOneRootMiB)
-        .map(([k, v]) => `${k} ${v} MiB`)
-        .join(', '),
-    ]);
-  if (o.serverPeakRssMiB)
-    rows.push([
-      'peak RSS of the servers: at the end (two collections: + the raw insert)',
-      Object.entries(o.serverPeakRssMiB)
-        .map(([k, v]) => `${k} ${v} MiB`)
-        .join(', '),
-    ]);
+  const peaks = (byServer) =>
+    Object.entries(byServer)
+      .map(([k, v]) => `${k} ${v} MiB`)
+      .join(', ');
+  if (o.serverPeakOneRootMiB) rows.push(['peak RSS of the servers: one root (full index, its builds settled)', peaks(o.serverPeakOneRootMiB)]);
+  if (o.serverPeakRssMiB) rows.push(['peak RSS of the servers: at the end (two collections: + the raw insert)', peaks(o.serverPeakRssMiB)]);
   if (o.serverStop) rows.push(['mem server stop', `${o.serverStop.seconds} s (${(o.serverStop.stopped ?? []).join(', ')})`]);
   rows.push(['checks', undefined], ...o.checks.map((ch) => [ch.name, ch.ok ? 'ok' : `FAILED (${ch.detail})`]));
   return table(rows);
