@@ -21,6 +21,7 @@ import type {
 } from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
+import { embedAhead, type AheadVectors } from './embed-ahead.js';
 import type { FileError } from './file-records.js';
 
 export type { FileError } from './file-records.js';
@@ -167,17 +168,37 @@ async function checkInstance(
 }
 
 async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyReport()): Promise<ReindexReport> {
-  const progress = options.progress ?? silentProgress;
   if (options.rebuild) {
     // Manifest first: killed between the two, the next sync must not trust it for an index that is gone.
     await deps.manifest.clear();
     await deps.index.drop();
     await deps.index.open(deps.embedder.identity);
   }
-  // A full sync that may prepare the index scans before it reads the manifest: a file modified since the last save
-  // starts the index's client loading then (on another thread), alongside the manifest's load and the parse.
+  // A full sync scans before it reads the manifest: a file modified since the last save starts the index's client
+  // loading then (on another thread, when it may be prepared) and its new texts' embedding, alongside the manifest's
+  // load and the loop over the unchanged files.
   const prepare = once(deps.prepareIndex);
-  const early = prepare && !options.rebuild && !options.only ? await scanFirst(deps, prepare) : undefined;
+  const early = !options.rebuild && !options.only ? await scanFirst(deps, prepare) : undefined;
+  const ahead = early ? embedAhead(deps, early.changed) : undefined;
+  try {
+    // The manifest's load holds the event loop: the request goes out first.
+    await ahead?.sent;
+    return await syncScanned(deps, options, report, prepare, early?.scanned, ahead?.done);
+  } finally {
+    await ahead?.done; // it never rejects; no request of this sync outlives its lock
+  }
+}
+
+/** The rest of a sync once the scan (`early`, for a full sync) is known; `ahead`: the vectors embedded meanwhile. */
+async function syncScanned(
+  deps: SyncDeps,
+  options: SyncOptions,
+  report: ReindexReport,
+  prepare: (() => void) | undefined,
+  early: Awaited<ReturnType<MemoryFiles['scan']>> | undefined,
+  ahead: Promise<AheadVectors> | undefined,
+): Promise<ReindexReport> {
+  const progress = options.progress ?? silentProgress;
   const previous = options.rebuild ? null : await deps.manifest.load();
   const manifest = deps.manifest;
   const own = deps.index;
@@ -221,7 +242,7 @@ async function syncOnce(deps: SyncDeps, options: SyncOptions, report = emptyRepo
   const saveDue = () =>
     progressSaveDue({ elapsedMs: Date.now() - lastSave, intervalMs: saveInterval, lastSaveMs, written: writtenSinceSave, entries: next.size });
   const write = async (full: Batch) => {
-    await writeBatch(deps, full, notYetSynced, previous, report);
+    await writeBatch(deps, full, notYetSynced, previous, report, ahead);
     for (const f of full.files) next.set(f.stat.path, f.entry);
     writtenSinceSave += full.files.length;
     progress.tick(full.files.length);
@@ -327,13 +348,17 @@ function once(fn: (() => void) | undefined): (() => void) | undefined {
  * write is coming (a hint only: a file changed otherwise, or deleted, is found by `differs` once the manifest is read).
  * The manifest's load is then what the index's client loads behind (docs/benchmarks.md 35).
  */
-async function scanFirst(deps: SyncDeps, prepare: () => void): Promise<Awaited<ReturnType<MemoryFiles['scan']>>> {
+async function scanFirst(
+  deps: SyncDeps,
+  prepare: (() => void) | undefined,
+): Promise<{ scanned: Awaited<ReturnType<MemoryFiles['scan']>>; changed: FileStat[] }> {
   const savedAt = (await deps.manifest.savedAt?.()) ?? null;
   const scanned = await deps.files.scan();
   // A file dated in the future (a copy from a skewed clock) would make every no-op load the client: not a hint.
   const now = Date.now();
-  if (savedAt !== null && scanned.files.some((f) => f.mtimeMs > savedAt && f.mtimeMs <= now)) prepare();
-  return scanned;
+  const changed = savedAt === null ? [] : scanned.files.filter((f) => f.mtimeMs > savedAt && f.mtimeMs <= now);
+  if (changed.length > 0) prepare?.();
+  return { scanned, changed };
 }
 
 /**
@@ -565,12 +590,13 @@ async function writeBatch(
   before: Map<string, ManifestEntry>,
   previous: Map<string, ManifestEntry> | null,
   report: ReindexReport,
+  ahead?: Promise<AheadVectors>,
 ): Promise<void> {
   const records = batch.files.flatMap((f) => f.records);
   // The index's first use loads the Milvus client (a second or more of this process's CPU, blocking it) and opens
   // the collection: done while the embedder works on the batch's new texts, not after it. The request gets a head
   // start: loading the client first would hold it back until the load is over (measured: docs/benchmarks.md 18).
-  const embedding = vectorsFor(deps, records, report, batch.vectors);
+  const embedding = vectorsFor(deps, records, report, batch.vectors, ahead);
   const opening = headStart(embedding).then(() => deps.index.open(deps.embedder.identity));
   // Both end before anything else happens (no call outlives the lock); the first failure is the one reported.
   const [embedded, opened] = await Promise.allSettled([embedding, opening]);
@@ -655,11 +681,13 @@ async function vectorsFor(
   records: ChunkRecord[],
   report: ReindexReport,
   vectors = new Map<string, number[]>(),
+  ahead?: Promise<AheadVectors>,
 ): Promise<Map<string, number[]>> {
   const texts = new Map(records.map((r) => [r.textHash, r.content]));
   const lookup = [...texts.keys()].filter((h) => !vectors.has(h));
   if (lookup.length > 0) for (const [h, v] of await deps.cache.getMany(lookup)) vectors.set(h, v);
-  const missing = [...texts.keys()].filter((h) => !vectors.has(h));
+  let missing = [...texts.keys()].filter((h) => !vectors.has(h));
+  if (ahead && missing.length > 0) missing = await takeAhead(deps, await ahead, missing, vectors, report);
   for (let i = 0; i < missing.length; i += deps.embedBatchSize) {
     const hashes = missing.slice(i, i + deps.embedBatchSize);
     const embedded = await deps.embedder.embedDocuments(hashes.map((h) => texts.get(h)!));
@@ -669,6 +697,24 @@ async function vectorsFor(
     report.embedded += hashes.length;
   }
   return vectors;
+}
+
+/**
+ * Takes the vectors embedded ahead (embed-ahead.ts) for these missing texts, caches them and counts them as embedded by
+ * this sync; returns the texts still to embed. The ahead request's failure, for texts it was sent, is this sync's.
+ */
+async function takeAhead(deps: SyncDeps, ahead: AheadVectors, missing: string[], vectors: Map<string, number[]>, report: ReindexReport): Promise<string[]> {
+  if (ahead.error !== undefined && missing.some((h) => ahead.attempted.has(h))) throw ahead.error;
+  const fresh = new Map<string, number[]>();
+  for (const h of missing) {
+    const vector = ahead.vectors.get(h);
+    if (vector) fresh.set(h, vector);
+  }
+  if (fresh.size === 0) return missing;
+  await deps.cache.putMany(fresh);
+  for (const [h, v] of fresh) vectors.set(h, v);
+  report.embedded += fresh.size;
+  return missing.filter((h) => !fresh.has(h));
 }
 
 /** Removes the rows of files that are gone; without a manifest, of the paths the index held. */
