@@ -236,6 +236,8 @@ async function syncScanned(
   let lastSaveMs = 0;
   const saveInterval = deps.manifestSaveIntervalMs ?? MANIFEST_SAVE_INTERVAL_MS;
   let batch = emptyBatch();
+  // Scanned files that have an entry, counted by the loop's own look-ups: removeDeleted needs no pass of its own.
+  let known = 0;
   // Files removed while this sync ran: their rows go too, though the scan listed them.
   const vanished = new Set<string>();
   let writtenSinceSave = 0;
@@ -271,6 +273,7 @@ async function syncScanned(
   try {
     for (const stat of files) {
       const prev = previous?.get(stat.path);
+      if (prev) known++;
       if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs) {
         next.set(stat.path, prev);
         report.skipped++;
@@ -301,7 +304,8 @@ async function syncScanned(
   await inFlight;
   progress.stop();
 
-  await removeDeleted(deps, vanished.size === 0 ? files : files.filter((f) => !vanished.has(f.path)), previous, indexed, next, options.only, report);
+  const present = vanished.size === 0 ? { files, known } : { files: files.filter((f) => !vanished.has(f.path)) };
+  await removeDeleted(deps, present, previous, indexed, next, options.only, report);
   await applyLinks(deps, next, previous, options.only, report);
   const wrote = report.upserted > 0 || report.deleted > 0 || options.rebuild;
   // A big write's flush ends before the manifest's save, as always; a small write's runs meanwhile (see boundedFlush).
@@ -720,7 +724,7 @@ async function takeAhead(deps: SyncDeps, ahead: AheadVectors, missing: string[],
 /** Removes the rows of files that are gone; without a manifest, of the paths the index held. */
 async function removeDeleted(
   deps: SyncDeps,
-  files: FileStat[],
+  { files, known }: { files: FileStat[]; known?: number },
   previous: Map<string, ManifestEntry> | null,
   indexed: string[],
   next: Map<string, ManifestEntry>,
@@ -729,7 +733,7 @@ async function removeDeleted(
 ): Promise<void> {
   // A full sync that found a file for every entry (paths are unique: as many known paths as entries) removes nothing:
   // no set of all 50,000 paths is made for a no-op (~50-80 ms with its garbage, docs/benchmarks.md "The no-op floor").
-  if (!only && previous && indexed.length === 0 && countKnown(files, previous) === previous.size) return;
+  if (!only && previous && indexed.length === 0 && (known ?? countKnown(files, previous)) === previous.size) return;
   const present = new Set<string>();
   for (const f of files) present.add(f.path);
   // The manifest's paths are looked at in place: no array or set of all 50,000 of them is made for a full sync.
