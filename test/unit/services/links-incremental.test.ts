@@ -154,6 +154,10 @@ describe('linkChanges', () => {
         this.passes++;
         return super.values();
       }
+      override forEach(fn: (value: V, key: K, map: Map<K, V>) => void): void {
+        this.passes++;
+        super.forEach(fn);
+      }
     }
     const plain = (i: number, more: Partial<ManifestEntry> = {}): [string, ManifestEntry] => [
       `alice/m${i}.md`,
