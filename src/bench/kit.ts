@@ -10,8 +10,8 @@ export { LmdbVectorCache } from '../adapters/state/lmdb-vector-cache.js';
 // What loading a root's manifest costs (manifest-load.mjs).
 export { JsonManifest } from '../adapters/state/json-manifest.js';
 
-// Link resolution over a manifest (links.mjs).
-export { resolveLinks } from '../services/core/links.js';
+// Link resolution over a manifest (links.mjs): every path's status (doctor), and what a sync's pass changes.
+export { resolveLinks, linkChanges, withStatus } from '../services/core/links.js';
 
 // The managed local servers: start, stop, and the raw index and embedder of the scale benchmark.
 export { stopLocalServers } from '../server-control.js';

@@ -54,21 +54,37 @@ export async function resolveId(deps: FilesDeps, entries: Map<string, ManifestEn
 
 /** Every file whose id another file of the same user also carries, as errors by path and line. */
 export async function duplicateIdErrors(deps: FilesDeps, entries: Map<string, IdEntry>): Promise<FileError[]> {
-  // Every sync runs this over all entries (50,000 at scale): ids by user, and an id of one file is its path alone.
-  const byUser = new Map<string, Map<string, string | string[]>>();
+  // Every sync runs this over all entries (50,000 at scale): a set of ids by user, in one forEach (no pair per entry);
+  // only an id seen twice is grouped with its paths, in a second pass that the usual root (no duplicate) never makes.
+  const byUser = new Map<string, Set<string>>();
+  const twice = new Set<string>();
+  let user: string | undefined;
+  let seen = new Set<string>();
+  entries.forEach((e) => {
+    // Entries come by path, so one user's are together: their set is looked up once per user, not per entry.
+    if (e.user !== user) {
+      user = e.user;
+      const known = byUser.get(user);
+      if (known) seen = known;
+      else byUser.set(user, (seen = new Set()));
+    }
+    const id = nfc(e.memoryId);
+    if (seen.has(id)) twice.add(id);
+    else seen.add(id);
+  });
+  if (twice.size === 0) return [];
+  // Grouped as the errors are listed: users, then ids, then paths, each in the order the entries first name them.
+  const groups = new Map<string, Map<string, string[]>>([...byUser.keys()].map((u) => [u, new Map()]));
   for (const [path, e] of entries) {
-    let groups = byUser.get(e.user);
-    if (!groups) byUser.set(e.user, (groups = new Map()));
-    const id = ASCII.test(e.memoryId) ? e.memoryId : e.memoryId.normalize('NFC');
-    const group = groups.get(id);
-    if (group === undefined) groups.set(id, path);
-    else if (typeof group === 'string') groups.set(id, [group, path]);
-    else group.push(path);
+    const id = nfc(e.memoryId);
+    if (!twice.has(id)) continue;
+    const byId = groups.get(e.user)!;
+    byId.set(id, [...(byId.get(id) ?? []), path]);
   }
   const errors: FileError[] = [];
-  for (const groups of byUser.values()) {
-    for (const paths of groups.values()) {
-      if (typeof paths === 'string') continue;
+  for (const byId of groups.values()) {
+    for (const paths of byId.values()) {
+      if (paths.length < 2) continue;
       for (const path of paths) {
         const others = paths.filter((p) => p !== path);
         errors.push({
@@ -81,6 +97,9 @@ export async function duplicateIdErrors(deps: FilesDeps, entries: Map<string, Id
   }
   return errors;
 }
+
+/** An id in NFC (an ASCII id is its own). */
+const nfc = (id: string): string => (ASCII.test(id) ? id : id.normalize('NFC'));
 
 /** Active, unexpired memories of one user that fill the same key: the slot should hold one value. */
 export function duplicateKeys(entries: Map<string, IdEntry>, now: number): { user: string; key: string; paths: string[] }[] {

@@ -37,27 +37,71 @@ export function withStatus(entry: ManifestEntry, status: MemoryStatus): Manifest
 
 const scoped = (user: string, id: string) => `${user}\u0000${id}`;
 
+/** What the links change: the paths whose effective status is not the one their entry carries, and the problems. */
+export interface LinkChanges {
+  /** Each path whose index rows must be rewritten, with the status they must carry. */
+  restatus: Map<string, MemoryStatus>;
+  problems: LinkProblem[];
+}
+
+/**
+ * The effective status of every path (see linkChanges): the one its entry carries unless its links say otherwise.
+ * For a caller that wants them all (doctor); a sync wants only what changes, at the cost of what links.
+ */
+export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks {
+  const { restatus, problems } = linkChanges(entries);
+  const statuses = new Map<string, MemoryStatus>();
+  for (const [path, e] of entries) statuses.set(path, restatus.get(path) ?? e.status);
+  return { statuses, problems };
+}
+
 /**
  * A memory the file says is `active` becomes `superseded` when another memory of the same user names
  * it in `supersedes:`, and `consolidated` when a summary of the same user names it in `sources:` —
  * unless that naming memory is itself `status: expired` (an expired correction lapses; a superseded
  * or consolidated one still stands, so chains resolve). Links to nothing, to another user's memory,
- * to the memory itself, or around a cycle are ignored and reported.
+ * to the memory itself, or around a cycle are ignored and reported. Depends on the entries alone (no clock: expiry
+ * by date is applied where rows are read), so the same entries always give the same answer.
  */
-export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks {
-  // Every sync runs this over all entries (50,000 at scale): only links allocate, a memory without any costs a lookup.
-  const byUser = new Map<string, Map<string, string | string[]>>();
-  const ids = new Set<string>();
-  for (const [path, e] of entries) {
-    let byId = byUser.get(e.user);
-    if (!byId) byUser.set(e.user, (byId = new Map()));
-    const paths = byId.get(e.memoryId);
-    if (paths === undefined) byId.set(e.memoryId, path);
-    else if (typeof paths === 'string') byId.set(e.memoryId, [paths, path]);
-    else paths.push(path);
-    ids.add(e.memoryId);
-  }
+export function linkChanges(entries: Map<string, ManifestEntry>): LinkChanges {
+  // Every sync runs this over all entries (50,000 at scale, docs/benchmarks.md 8): one pass of property reads that
+  // allocates nothing for a memory without links and without a status of its own to check, the usual one. The rest
+  // costs what links: only the ids links name are looked up.
+  const linking: string[] = [];
+  const unreplaced: string[] = [];
+  const overridden: string[] = [];
+  const namedIds = new Set<string>();
+  // forEach, not for-of: no [path, entry] pair per entry; run once per sync (cold code), the pass takes about half the CPU.
+  entries.forEach((e, path) => {
+    const own = fileStatusOf(e);
+    // A status a link gave before: it goes back to the file's own unless a link still gives it.
+    if (own !== e.status) overridden.push(path);
+    if (own === 'superseded' || own === 'consolidated') unreplaced.push(path);
+    if (e.supersedes === undefined && e.sources === undefined && !e.supersededBy && !e.consolidatedInto) return;
+    linking.push(path);
+    for (const id of idList(e.supersedes)) namedIds.add(id);
+    for (const id of e.sources ?? []) namedIds.add(id);
+    if (e.supersededBy) namedIds.add(e.supersededBy);
+    if (e.consolidatedInto) namedIds.add(e.consolidatedInto);
+  });
   const problems: LinkProblem[] = [];
+  const restatus = new Map<string, MemoryStatus>();
+  if (linking.length === 0 && unreplaced.length === 0 && overridden.length === 0) return { restatus, problems };
+
+  // The paths of each named id by user (a second pass, only when something links), and the ids known for any user.
+  const byUser = new Map<string, Map<string, string[]>>();
+  const ids = new Set<string>();
+  if (namedIds.size > 0) {
+    entries.forEach((e, path) => {
+      if (!namedIds.has(e.memoryId)) return;
+      let byId = byUser.get(e.user);
+      if (!byId) byUser.set(e.user, (byId = new Map()));
+      const paths = byId.get(e.memoryId);
+      if (paths === undefined) byId.set(e.memoryId, [path]);
+      else paths.push(path);
+      ids.add(e.memoryId);
+    });
+  }
 
   /** The paths a link of `path` names, or undefined (and a problem) when it names none it may. */
   const resolve = (path: string, e: ManifestEntry, key: LinkKey, id: string): string[] | undefined => {
@@ -66,7 +110,7 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
       return undefined;
     }
     const paths = byUser.get(e.user)?.get(id);
-    if (paths !== undefined) return typeof paths === 'string' ? [paths] : paths;
+    if (paths !== undefined) return paths;
     // Known, but not as this user's memory: another user's.
     if (ids.has(id)) {
       problems.push({
@@ -84,7 +128,8 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
 
   // Edges of the forward links (newer → older), for the statuses and the cycle check.
   const edges: { from: string; to: string; key: 'supersedes' | 'sources' }[] = [];
-  for (const [path, e] of entries) {
+  for (const path of linking) {
+    const e = entries.get(path)!;
     if (e.supersedes !== undefined)
       for (const id of new Set(idList(e.supersedes)))
         for (const to of resolve(path, e, 'supersedes', id) ?? []) edges.push({ from: path, to, key: 'supersedes' });
@@ -119,20 +164,23 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
     });
   }
 
-  const statuses = new Map<string, MemoryStatus>();
-  for (const [path, e] of entries) statuses.set(path, fileStatusOf(e));
-  const named = new Set<string>();
+  // The effective status of each path a kept link names; every other path keeps the status its file says.
+  const effective = new Map<string, MemoryStatus>();
   for (const key of ['supersedes', 'sources'] as const) {
     for (const edge of kept.filter((x) => x.key === key)) {
-      named.add(edge.to);
-      if (fileStatusOf(entries.get(edge.from)!) === 'expired' || statuses.get(edge.to) !== 'active') continue;
-      statuses.set(edge.to, key === 'supersedes' ? 'superseded' : 'consolidated');
+      const current = effective.get(edge.to) ?? fileStatusOf(entries.get(edge.to)!);
+      effective.set(edge.to, current);
+      if (fileStatusOf(entries.get(edge.from)!) === 'expired' || current !== 'active') continue;
+      effective.set(edge.to, key === 'supersedes' ? 'superseded' : 'consolidated');
     }
   }
+  for (const [path, status] of effective) if (status !== entries.get(path)!.status) restatus.set(path, status);
+  for (const path of overridden) if (!effective.has(path)) restatus.set(path, fileStatusOf(entries.get(path)!));
 
-  for (const [path, e] of entries) {
+  for (const path of unreplaced) {
+    const e = entries.get(path)!;
     const own = fileStatusOf(e);
-    if (own === 'superseded' && !e.supersededBy && !named.has(path)) {
+    if (own === 'superseded' && !e.supersededBy && !effective.has(path)) {
       problems.push({
         kind: 'no-successor',
         path,
@@ -141,7 +189,7 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
           'status: superseded, but no memory supersedes it and it has no superseded_by: it is out of search for no visible reason; set status: active, or add supersedes: <this id> to the memory that replaces it',
       });
     }
-    if (own === 'consolidated' && !e.consolidatedInto && !named.has(path)) {
+    if (own === 'consolidated' && !e.consolidatedInto && !effective.has(path)) {
       problems.push({
         kind: 'no-successor',
         path,
@@ -151,7 +199,7 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
       });
     }
   }
-  return { statuses, problems };
+  return { restatus, problems };
 }
 
 /** Tarjan's strongly connected components: a component with more than one path is a cycle. */

@@ -5,7 +5,7 @@ import type { ChunkOptions } from '../../memory/chunk.js';
 import { sha256 } from '../../memory/hash.js';
 import type { MemoryStatus } from '../../memory/model.js';
 import type { ChunkRecord } from '../../memory/records.js';
-import { resolveLinks, withStatus, type LinkProblem } from './links.js';
+import { linkChanges, withStatus, type LinkProblem } from './links.js';
 import type {
   Embedder,
   EmbeddingModelIdentity,
@@ -481,9 +481,9 @@ async function applyLinks(
   only: string[] | undefined,
   report: ReindexReport,
 ): Promise<void> {
-  const { statuses, problems } = resolveLinks(next);
-  const changed: string[] = [];
-  for (const [path, e] of next) if (statuses.get(path) !== e.status) changed.push(path);
+  // Only the paths whose status changes: no status of every path is made (50,000 at scale, docs/benchmarks.md 8).
+  const { restatus: statuses, problems } = linkChanges(next);
+  const changed = [...statuses.keys()];
   if (changed.length > 0) {
     // Until the rows are rewritten, the manifest must not vouch for them: killed in between, the
     // next sync re-reads these files (whatever the links say by then) instead of trusting a status.

@@ -1,11 +1,12 @@
 // Covers duplicates.ts: id lookups within a scope (NFC), a shared id in one scope as an error by path and line,
-// and the one-active-memory-per-key check.
+// the one-active-memory-per-key check, and duplicateIdErrors against a plain definition on random manifests.
 import { rm } from 'node:fs/promises';
 
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { DuplicateIdError } from '../../../src/errors.js';
-import { duplicateIdErrors, duplicateKeys, resolveId } from '../../../src/services/core/duplicates.js';
+import { duplicateIdErrors, duplicateKeys, resolveId, sameId, type IdEntry } from '../../../src/services/core/duplicates.js';
 import type { ManifestEntry } from '../../../src/services/ports.js';
 import { syncIndex } from '../../../src/services/core/sync.js';
 import { tempRoot } from '../../support/temp-root.js';
@@ -78,5 +79,28 @@ describe('duplicateKeys', () => {
       ['g', entry('ann', undefined)],
     ]);
     expect(duplicateKeys(entries, 1000)).toEqual([{ user: 'ann', key: 'city', paths: ['a', 'b'] }]);
+  });
+});
+
+describe('duplicateIdErrors on random manifests', () => {
+  it('reports each file whose user has another file of its id (in either Unicode form), naming the others in order', async () => {
+    // Files that cannot be read: the line is 1, the rest is what the entries say.
+    const deps = { files: { read: () => Promise.reject(new Error('not read')) } } as unknown as Parameters<typeof duplicateIdErrors>[0];
+    const entry = fc.record({ user: fc.constantFrom('ann', 'bob', 'eve'), memoryId: fc.constantFrom('a', 'b', 'caf\u00e9', 'cafe\u0301', 'd') });
+    await fc.assert(
+      fc.asyncProperty(fc.array(entry, { maxLength: 12 }), async (list) => {
+        const entries = new Map<string, IdEntry>(list.map((e, i) => [`${e.user}/${i}.md`, { ...e, status: 'active' }]));
+        const expected = [...entries]
+          .map(([path, e]) => {
+            const others = [...entries].filter(([p, o]) => p !== path && o.user === e.user && sameId(o.memoryId, e.memoryId)).map(([p]) => p);
+            return { path, line: 1, message: `duplicate id ${JSON.stringify(e.memoryId)}: also used by ${others.join(', ')}`, others };
+          })
+          .filter((x) => x.others.length > 0)
+          .map(({ others: _others, ...error }) => error);
+        const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+        expect((await duplicateIdErrors(deps, entries)).sort(byPath)).toEqual(expected.sort(byPath));
+      }),
+      { numRuns: 300, seed: 13 },
+    );
   });
 });
