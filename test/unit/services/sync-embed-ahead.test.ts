@@ -1,4 +1,5 @@
 // Covers the embedding of an edit's new texts sent before the sync loads its manifest (services/core/embed-ahead.ts).
+import { utimesSync, writeFileSync } from 'node:fs';
 import { utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -94,7 +95,9 @@ describe('syncIndex: an edit embedded ahead', () => {
     embedder.embedDocuments = async (texts) => {
       if (first) {
         first = false;
-        await editNow(root, 'bob/episodic/trip.md', '# Trip to Porto\n\nWe flew on Wednesday instead.\n');
+        // Synchronously: the change is on disk before the sync goes on to read the file (an async write could race it).
+        writeFileSync(join(root, 'bob/episodic/trip.md'), '# Trip to Porto\n\nWe flew on Wednesday instead.\n');
+        utimesSync(join(root, 'bob/episodic/trip.md'), new Date(), new Date());
       }
       return embed(texts);
     };
