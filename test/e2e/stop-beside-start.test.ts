@@ -2,8 +2,10 @@
 // real `bin/mem` with a servers' home of this file's own: a `mem server stop` run right after a cold `mem search`, while
 // the search daemon that search started is still starting, leaves nothing running behind it (before: the daemon came
 // up after the stop, opened the root again and restarted the servers, which then ran until idle); and a `mem watch`
-// whose root is deleted under it stops with exit 1 and says why (before: exit 13, nothing said).
+// whose root is deleted under it stops with exit 1 and says why, without making the folder again (before: its sync
+// made `<root>/.mem/` again, then it exited 13 and said nothing).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,7 +95,13 @@ describe('`mem watch` of a root deleted under it', () => {
       await rm(root, { recursive: true, force: true });
       await eventually(async () => watch.exitCode !== null, 'the watch to stop', 60_000, 250);
       expect(watch.exitCode).toBe(1);
-      expect(stderr).toContain(`stopped watching: the memory root ${root} is gone (deleted or moved away)`);
+      // With --json the error is the last line on stdout, as for every command.
+      expect(stdout.trim().split('\n').at(-1)).toBe(
+        JSON.stringify({ error: { code: 'MEM_ERROR', message: `stopped watching: the memory root ${root} is gone (deleted or moved away)` } }),
+      );
+      expect(stderr).not.toContain('Warning');
+      // No sync ran in the deleted root: it would have made the folder again, with a `.mem/` in it.
+      expect(existsSync(root)).toBe(false);
     } finally {
       if (watch.exitCode === null) watch.kill('SIGKILL');
     }
