@@ -143,8 +143,9 @@ async function isolation(seq, roots) {
   let leaks = 0;
   const seen = [];
   for (const [name, root] of Object.entries(roots)) {
+    // Deleted roots' words too: their orphan collections must not answer another root's search either.
     for (const [other, word] of Object.entries(WORDS_OF)) {
-      if (other === name || !roots[other]) continue;
+      if (other === name || word === WORDS_OF[name]) continue;
       const r = await mem(root, ['search', `${word} fact shelf`, '--all-users', '--json', '-k', '20']);
       const hit = (r.json?.results ?? []).some((x) => JSON.stringify(x).includes(word));
       if (hit) leaks++;
@@ -154,6 +155,19 @@ async function isolation(seq, roots) {
   check(seq, `no root sees another root's word (${Object.keys(roots).length} roots, each searched for the others)`, leaks === 0, { leaks: seen });
 }
 const WORDS_OF = {};
+
+/** The collections of the home's Milvus Lite whose files hold these bytes (a grep of its data folder). */
+async function collectionsHolding(word) {
+  const base = join(HOME, 'milvus', 'collections');
+  const found = new Set();
+  for (const collection of await readdir(base).catch(() => [])) {
+    for (const file of await readdir(join(base, collection), { recursive: true }).catch(() => [])) {
+      const bytes = await readFile(join(base, collection, file)).catch(() => null);
+      if (bytes?.includes(word)) found.add(collection);
+    }
+  }
+  return [...found].sort();
+}
 
 const procsOf = (procs, kind) => procs.filter((p) => p.kind === kind).map((p) => p.pid);
 
@@ -397,6 +411,17 @@ async function s5() {
   delete roots.r3;
   st = (await mem(roots.r1, ['server', 'status', '--json'])).json;
   check('s5', 'a deleted root is listed as orphan', st?.roots?.find((r) => r.collection === r3collection)?.state === 'orphan', {});
+  // Byte level: the deleted root's word is in its own (orphan) collection's files, and in no other collection's.
+  const holders = await collectionsHolding(WORDS_OF.r3);
+  check(
+    's5',
+    "a deleted root's rows lie in its own collection's files only (grep of the home's Milvus Lite data)",
+    holders.length > 0 && holders.every((c) => c === r3collection),
+    {
+      holders,
+      r3collection,
+    },
+  );
   const closed = await until(
     'the daemon to close the deleted root',
     async () => !((await mem(roots.r1, ['server', 'status', '--json'])).json?.daemon?.roots ?? []).includes(gone),
