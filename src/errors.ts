@@ -94,6 +94,11 @@ export class RuntimeSetupError extends MemError {
   override readonly code = 'RUNTIME_SETUP';
 }
 
+/** The memory root's folder was deleted or moved away while a long-running command (`mem watch`) used it. */
+export class RootGoneError extends MemError {
+  override readonly code = 'ROOT_GONE';
+}
+
 /** Another process holds the write lock for too long. */
 export class LockTimeoutError extends MemError {
   override readonly code = 'LOCKED';

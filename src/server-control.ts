@@ -78,6 +78,80 @@ export async function waitForExit(pid: number, waitMs = 20_000): Promise<void> {
   while (Date.now() < deadline && isAlive(pid)) await sleep(50);
 }
 
+/** A search daemon of this servers' home from its start to its exit: its pid, the kernel's start time of it, its socket. */
+export interface DaemonRecord {
+  pid: number;
+  procStart?: string;
+  socket: string;
+}
+
+/**
+ * Records a search daemon just spawned, from the process that spawned it, before the daemon has run a line of its own:
+ * until its socket answers (a second or more), `mem server stop` finds it only by this record. Without it, a stop right
+ * after a cold search returned with the daemon still starting, which then opened its root again and restarted the
+ * servers (docs/review-runtime12.md).
+ */
+export async function recordDaemonStart(config: Pick<MemConfig, 'serverHome'>, pid: number, socket: string): Promise<void> {
+  const [{ mkdir, writeFile }, { join }, { processStartTime }] = await Promise.all([
+    import('node:fs/promises'),
+    import('node:path'),
+    import('./adapters/runtime/process-identity.js'),
+  ]);
+  const dir = serverLayout(config.serverHome).daemons;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const procStart = processStartTime(pid);
+  const record: DaemonRecord = { pid, socket, ...(procStart ? { procStart } : {}) };
+  await writeFile(join(dir, `${pid}.json`), JSON.stringify(record), { mode: 0o600 });
+}
+
+/** Removes a daemon's record (the daemon, as it exits). */
+export async function forgetDaemonRecord(config: Pick<MemConfig, 'serverHome'>, pid: number): Promise<void> {
+  const [{ rm }, { join }] = await Promise.all([import('node:fs/promises'), import('node:path')]);
+  await rm(join(serverLayout(config.serverHome).daemons, `${pid}.json`), { force: true });
+}
+
+/** The recorded search daemons of this home that still run (starting or listening); the records of others are removed. */
+export async function recordedDaemons(config: Pick<MemConfig, 'serverHome'>): Promise<DaemonRecord[]> {
+  const [{ readdir, rm }, { join }, { readJsonOrNull }, { isSameProcess }] = await Promise.all([
+    import('node:fs/promises'),
+    import('node:path'),
+    import('./adapters/state/read-json.js'),
+    import('./adapters/runtime/process-identity.js'),
+  ]);
+  const dir = serverLayout(config.serverHome).daemons;
+  const running: DaemonRecord[] = [];
+  for (const name of (await readdir(dir).catch(() => [] as string[])).filter((n) => /^\d+\.json$/.test(n))) {
+    const record = (await readJsonOrNull(join(dir, name))) as DaemonRecord | null;
+    // A pid that another process took since the daemon exited is neither waited for nor signalled.
+    if (record && typeof record.pid === 'number' && isSameProcess(record.pid, record.procStart)) running.push(record);
+    else await rm(join(dir, name), { force: true });
+  }
+  return running;
+}
+
+/**
+ * Stops every recorded daemon of this home still running (`mem server stop --all`, after those that answered on their
+ * socket): SIGTERM (a daemon still starting has nothing open; a listening one closes its roots), SIGKILL if it outlives
+ * 20 s. Returns once none runs: how many there were.
+ */
+export async function stopRecordedDaemons(config: Pick<MemConfig, 'serverHome'>): Promise<number> {
+  const { isAlive } = await import('./adapters/state/process-alive.js');
+  const daemons = await recordedDaemons(config);
+  for (const { pid } of daemons) {
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      if (!isAlive(pid)) break;
+      try {
+        process.kill(pid, signal);
+      } catch {
+        break; // gone meanwhile
+      }
+      await waitForExit(pid, signal === 'SIGTERM' ? 20_000 : 10_000);
+    }
+    await forgetDaemonRecord(config, pid);
+  }
+  return daemons.length;
+}
+
 /** State of the shared local servers and of the roots they serve (nothing is started). */
 export async function localServerStatus(config: MemConfig): Promise<LocalServerStatus> {
   const [{ readRecord, isAlive }, { runtimeInfo }, { SERVER_NAMES }, { listRoots }] = await Promise.all([

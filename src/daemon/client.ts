@@ -111,14 +111,17 @@ export async function stopLegacyDaemon(config: DaemonTarget, timeoutMs = 5_000):
 
 /**
  * Starts the daemon of this configuration in the background (a second one started concurrently just exits); it warms
- * `user`'s memories of this root first.
+ * `user`'s memories of this root first. Its pid and socket, for the caller to record (server-control.ts
+ * recordDaemonStart), or null when none was started.
  */
-export function startDaemon(config: DaemonTarget, user?: string): void {
+export function startDaemon(config: DaemonTarget, user?: string): { pid: number; socket: string } | null {
   let log: number;
+  let socket: string;
   try {
-    log = openSync(socketPath(config).replace(/\.sock$/, '.log'), 'a', 0o600);
+    socket = socketPath(config);
+    log = openSync(socket.replace(/\.sock$/, '.log'), 'a', 0o600);
   } catch {
-    return; // no safe place for a socket: searches stay in-process
+    return null; // no safe place for a socket: searches stay in-process
   }
   // The daemon inherits this process's environment (and folder), so it loads the same configuration for every root.
   const child = spawn(process.execPath, [MEM_BIN, '--root', config.root, 'daemon', ...(user === undefined ? [] : ['--warm-user', user])], {
@@ -128,4 +131,5 @@ export function startDaemon(config: DaemonTarget, user?: string): void {
   closeSync(log);
   child.on('error', () => undefined);
   child.unref();
+  return child.pid ? { pid: child.pid, socket } : null;
 }

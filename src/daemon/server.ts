@@ -308,7 +308,10 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
       if (!existsSync(root)) void close(root, 'gone from disk');
       else if (opened.busy === 0 && now - opened.usedAt > options.rootIdleMs) void close(root, 'idle');
     }
-    if (seen.size > 0 && [...seen].every((root) => !existsSync(root))) {
+    // The roots it was started for count as served: one deleted before the daemon listened was never opened, and the
+    // daemon would otherwise wait for its idle time holding nothing.
+    const served = [...seen, ...(options.warm ?? []).filter((root) => isAbsolute(root))];
+    if (served.length > 0 && served.every((root) => !existsSync(root))) {
       options.onLog('every root served is gone from disk');
       return stop();
     }

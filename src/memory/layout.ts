@@ -82,11 +82,16 @@ export interface ServerLayout {
   roots: string;
   /** One file per memdir process using the servers (named by its pid): the servers do not idle-stop under it. */
   leases: string;
+  /**
+   * One file per search daemon of this home (named by its pid), written by the process that starts it and removed when
+   * it exits: `mem server stop` finds a daemon still starting, before its socket answers.
+   */
+  daemons: string;
   /** The shared Milvus Lite's data folder (a collection per root under `collections/`). */
   milvusData: string;
 }
 
 export function serverLayout(home: string): ServerLayout {
   const servers = join(home, 'servers');
-  return { servers, roots: join(servers, 'roots'), leases: join(servers, 'leases'), milvusData: join(home, 'milvus') };
+  return { servers, roots: join(servers, 'roots'), leases: join(servers, 'leases'), daemons: join(servers, 'daemons'), milvusData: join(home, 'milvus') };
 }

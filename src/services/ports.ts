@@ -151,6 +151,8 @@ export interface MemoryFiles {
    * memory file), or null: `stat` says only that there is no file, and `mem watch` must say why, as the scan does.
    */
   skipReason?(path: string): Promise<string | null>;
+  /** Whether the root folder is still there: a watch stops on a root deleted under it (a sync would create `.mem/` again). */
+  rootExists?(): Promise<boolean>;
   read(path: string): Promise<Uint8Array>;
   /** Atomic write (temp file + rename); creates folders. */
   write(path: string, text: string): Promise<void>;

@@ -1,6 +1,6 @@
 // Use case: keep the index in step with the files while they are edited: file changes are debounced
 // into one sync of just the changed paths (a missing path is a deletion), each sync reported.
-import { MemError } from '../errors.js';
+import { MemError, RootGoneError } from '../errors.js';
 import type { AccessStats, FileChange, WatchFiles } from './ports.js';
 import { purgeLocked, type PurgeReport } from './core/purge.js';
 import { syncIndex, type ReindexReport, type SyncDeps } from './core/sync.js';
@@ -18,6 +18,8 @@ export interface WatchOptions {
   purgeDelayMs?: number;
   /** After each purge. */
   onPurge?: (event: WatchPurgeEvent) => void;
+  /** How often the root folder's presence is checked between syncs, ms (default 5000): a root gone is an error. */
+  rootCheckMs?: number;
 }
 
 export interface WatchPurgeEvent {
@@ -43,6 +45,7 @@ export interface Watching {
 }
 
 const RETRY_MAX_MS = 30_000;
+const ROOT_CHECK_MS = 5_000;
 
 /** Watches the root; resolves once the watcher runs and the first full sync is done. */
 export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchFiles?: WatchFiles }, options: WatchOptions = {}): Promise<Watching> {
@@ -71,7 +74,14 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
     return skips;
   };
 
+  // A root deleted or moved away under the watch: a sync would create `.mem/` again at the old path (an empty folder
+  // that looks like a root), so none runs; the error goes to onError (`mem watch` stops on it), at the next sync or
+  // within rootCheckMs when no change arrives (a moved folder's watch may report nothing).
+  const rootGone = async () => deps.files.rootExists !== undefined && !(await deps.files.rootExists());
+  const goneError = () => new RootGoneError(`the memory root ${deps.files.root} is gone (deleted or moved away)`);
+
   const runSync = async (paths: string[] | 'all', initial: boolean): Promise<void> => {
+    if (await rootGone()) throw goneError();
     const started = performance.now();
     const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
     if (paths !== 'all') report.errors.push(...(await skipsOf(paths)));
@@ -102,6 +112,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
     purgeTimer = undefined;
     // A sync running or queued first: the purge waits for the quiet after it.
     if (running || timer) return schedulePurge();
+    if (await rootGone()) return; // nothing left to purge from, and the purge's lock would create `.mem/` again
     const started = performance.now();
     try {
       const purge = await deps.lock.run(() => purgeLocked(deps));
@@ -158,6 +169,15 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
   }
   starting = false;
   if (full || pending.size > 0) schedule();
+  let goneSaid = false;
+  const rootCheck = setInterval(() => {
+    if (running || timer || goneSaid) return;
+    void rootGone().then((gone) => {
+      if (!gone || goneSaid || closed) return;
+      goneSaid = true;
+      options.onError?.(goneError(), 'all');
+    });
+  }, options.rootCheckMs ?? ROOT_CHECK_MS);
 
   return {
     async close() {
@@ -165,6 +185,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
       closed = true;
       clearTimeout(timer);
       clearTimeout(purgeTimer);
+      clearInterval(rootCheck);
       await watcher.close();
       await running;
       await purging;

@@ -119,6 +119,13 @@ export class FsMemoryFiles implements MemoryFiles {
     }
   }
 
+  async rootExists(): Promise<boolean> {
+    return stat(this.root).then(
+      (st) => st.isDirectory(),
+      () => false,
+    );
+  }
+
   async skipReason(path: string): Promise<string | null> {
     try {
       const abs = this.resolveInside(path);

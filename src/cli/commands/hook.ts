@@ -134,7 +134,9 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
         const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
         if (response?.ok) return { ...r, results: response.results as SearchResult[] };
         cold.push(r.root);
-        startDaemon(config); // warm for the next prompt; a second daemon started at once just exits
+        // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
+        const started = startDaemon(config);
+        if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
         return { ...r, results: [] as SearchResult[] };
       }),
     ),

@@ -64,7 +64,9 @@ async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Prom
   }
   if (response && !response.ok && 'error' in response) throw new DaemonError(response.error);
   const results = await withMemory(opts, io, (memory) => memory.search(input));
-  startDaemon(config, input.user);
+  const started = startDaemon(config, input.user);
+  // Recorded at once: a `mem server stop` before its socket answers must still find it.
+  if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
   return results;
 }
 

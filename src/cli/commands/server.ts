@@ -1,5 +1,15 @@
 // `mem server start|stop|status` and `mem setup`: control the embedded runtime's local servers.
-import { localServerStatus, openInDaemon, servedRoots, startLocalServers, stopLocalServers, waitForExit } from '../../server-control.js';
+import {
+  forgetDaemonRecord,
+  localServerStatus,
+  openInDaemon,
+  recordedDaemons,
+  servedRoots,
+  startLocalServers,
+  stopLocalServers,
+  stopRecordedDaemons,
+  waitForExit,
+} from '../../server-control.js';
 import type { VectorIndex } from '../../services/ports.js';
 import { cliSettings, configFrom } from '../context.js';
 import { daemonState } from '../daemon-state.js';
@@ -45,22 +55,27 @@ export async function daemonCommand(opts: GlobalOptions & { warmUser?: string },
       return '';
     }
   };
-  await runDaemon(open, config, {
-    indexOf: (memory) => indexes.get(memory),
-    identityOf,
-    idleMs,
-    rootIdleMs: Math.min(idleMs, 10 * 60_000),
-    warm: [config.root],
-    ...(opts.warmUser === undefined ? {} : { warmUser: opts.warmUser }),
-    // Each root's user folders, and the owner of its files outside them.
-    usersOf: (root) => rootUsers(root, [configFrom({ ...opts, root }).defaultOwner]),
-    onLog: (l) => io.note(l),
-    // A root's own daemon of the previous version would otherwise keep its memory open until its idle time.
-    onFirstUse: async (root) => {
-      const pid = await stopLegacyDaemon({ ...config, root });
-      if (pid) await waitForExit(pid);
-    },
-  });
+  // Its record (written by the process that started it) goes with it; a daemon killed leaves one that readers drop.
+  try {
+    await runDaemon(open, config, {
+      indexOf: (memory) => indexes.get(memory),
+      identityOf,
+      idleMs,
+      rootIdleMs: Math.min(idleMs, 10 * 60_000),
+      warm: [config.root],
+      ...(opts.warmUser === undefined ? {} : { warmUser: opts.warmUser }),
+      // Each root's user folders, and the owner of its files outside them.
+      usersOf: (root) => rootUsers(root, [configFrom({ ...opts, root }).defaultOwner]),
+      onLog: (l) => io.note(l),
+      // A root's own daemon of the previous version would otherwise keep its memory open until its idle time.
+      onFirstUse: async (root) => {
+        const pid = await stopLegacyDaemon({ ...config, root });
+        if (pid) await waitForExit(pid);
+      },
+    });
+  } finally {
+    await forgetDaemonRecord(config, process.pid);
+  }
 }
 
 export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<void> {
@@ -70,6 +85,27 @@ export async function serverStartCommand(opts: GlobalOptions, io: Io): Promise<v
 
 /** How long `mem server stop --all` waits for a daemon's answer. */
 const BUSY_DAEMON_MS = 30_000;
+
+/** Waits (at most BUSY_DAEMON_MS) until each recorded daemon of this configuration's socket answers, or has exited. */
+async function listening(config: ReturnType<typeof configFrom>): Promise<void> {
+  const [{ askDaemon }, { socketPath }, { setTimeout: sleep }] = await Promise.all([
+    import('../../daemon/client.js'),
+    import('../../daemon/protocol.js'),
+    import('node:timers/promises'),
+  ]);
+  let socket: string;
+  try {
+    socket = socketPath(config);
+  } catch {
+    return; // no socket folder: no daemon either
+  }
+  const deadline = Date.now() + BUSY_DAEMON_MS;
+  while (Date.now() < deadline) {
+    const starting = (await recordedDaemons(config)).filter((d) => d.socket === socket);
+    if (starting.length === 0 || (await askDaemon(config, 'ping', undefined, 1_000))?.ok) return;
+    await sleep(100);
+  }
+}
 
 export async function serverStopCommand(opts: GlobalOptions & { all?: boolean }, io: Io): Promise<void> {
   const config = configFrom(opts);
@@ -86,8 +122,13 @@ export async function serverStopCommand(opts: GlobalOptions & { all?: boolean },
       if (pid) await waitForExit(pid);
       if (pid) daemons++;
     }
+    // And those still starting (a search that just ran started one; its socket does not answer yet): by their records.
+    daemons += await stopRecordedDaemons(config);
     if (daemons) stopped.push('memd');
   } else {
+    // A daemon that a search just started would open this root after the stop and start the servers again: it is
+    // waited for until it listens, then asked to close the root like any other.
+    await listening(config);
     const answer = await askDaemon(config, 'release', undefined, 20_000);
     if (answer?.ok && answer.released) stopped.push('memd (this root)');
   }

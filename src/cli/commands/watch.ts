@@ -1,5 +1,5 @@
 // `mem watch`: keep the index in step with hand edits until SIGINT/SIGTERM; one line (or JSON line) per sync.
-import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../../errors.js';
+import { EmbeddingError, IndexUnavailableError, MemError, RootGoneError, errorMessage } from '../../errors.js';
 import type { WatchSyncEvent } from '../../services/watch.js';
 import { cliSettings, configFrom } from '../context.js';
 import type { GlobalOptions, Io } from '../io.js';
@@ -42,8 +42,9 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
           { event: 'error', paths, error: { code: err instanceof MemError ? err.code : 'INTERNAL', message } },
           () => `sync failed (will retry): ${message}`,
         );
-        // Lost servers do not come back on their own port: stop, and let the caller restart the watch.
-        if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {
+        // Lost servers do not come back on their own port: stop, and let the caller restart the watch. A root deleted or
+        // moved away has nothing left to watch.
+        if (err instanceof IndexUnavailableError || err instanceof EmbeddingError || err instanceof RootGoneError) {
           fatal = new MemError(`stopped watching: ${message}`);
           stop();
         }

@@ -153,6 +153,15 @@ describe('search daemon server', () => {
     expect(d.closed).toEqual(expect.arrayContaining([d.rootA, d.rootB]));
   });
 
+  it('exits by itself when the root it was started for is gone before it listened (it opened nothing)', async () => {
+    const gone = await tempRoot();
+    await rm(gone, { recursive: true, force: true });
+    // Checked every 300 ms: the helper's ping answered first.
+    const d = await startDaemon({ checkMs: 300, warmQuietMs: 60_000, warm: [gone] });
+    await d.running;
+    expect(d.opened).toEqual([]);
+  });
+
   it('exits by itself once its code on disk is rebuilt, so the next search starts the new code (not the old one for 15 idle minutes)', async () => {
     const code = join(await tempRoot(), 'server.js');
     roots.push(dirname(code));

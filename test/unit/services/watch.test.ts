@@ -1,13 +1,14 @@
 // Covers watchMemory: the first full sync, debouncing a burst into one sync, deletions and renames,
 // retry after a failed sync, and close() syncing what is pending. Real files and lock; fake index,
 // embedder and watcher (the test plays the file events).
+import { existsSync } from 'node:fs';
 import { mkdtemp, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { IndexUnavailableError } from '../../../src/errors.js';
+import { IndexUnavailableError, RootGoneError } from '../../../src/errors.js';
 import type { FileChange, IndexedChunk } from '../../../src/services/ports.js';
 import { watchMemory, type WatchSyncEvent } from '../../../src/services/watch.js';
 import { InMemoryIndex } from '../../support/fakes.js';
@@ -125,6 +126,30 @@ describe('watchMemory', () => {
     await until(() => t.events.length === 2, 5_000); // retried after a 1 s backoff
     expect(contents(t.index)).toEqual(['x.md: The server came back.']);
     await w.close();
+  });
+
+  it('a root deleted under it: no sync runs there (that would make the folder again), the error is reported', async () => {
+    const t = await setup({ 'ann/semantic/a.md': 'Ann likes tea.\n' });
+    const w = await watchMemory(t.deps, { debounceMs: 20, onSync: (e) => t.events.push(e), onError: (e) => t.errors.push(e) });
+    await rm(t.root, { recursive: true });
+    t.rescan();
+    await until(() => t.errors.length > 0);
+    expect(t.errors[0]).toBeInstanceOf(RootGoneError);
+    expect((t.errors[0] as Error).message).toBe(`the memory root ${t.root} is gone (deleted or moved away)`);
+    await w.close();
+    expect(t.events).toHaveLength(1); // the first sync only
+    expect(existsSync(t.root)).toBe(false);
+  });
+
+  it('a root moved away with no change reported: the check between syncs reports it', async () => {
+    const t = await setup({ 'ann/semantic/a.md': 'Ann likes tea.\n' });
+    const w = await watchMemory(t.deps, { rootCheckMs: 20, onSync: (e) => t.events.push(e), onError: (e) => t.errors.push(e) });
+    await rename(t.root, `${t.root}-moved`);
+    roots.push(`${t.root}-moved`);
+    await until(() => t.errors.length > 0);
+    expect(t.errors).toEqual([expect.any(RootGoneError)]);
+    await w.close();
+    expect(existsSync(t.root)).toBe(false);
   });
 
   it('close() still syncs a change that was waiting for its debounce', async () => {
