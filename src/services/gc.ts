@@ -3,6 +3,7 @@
 import { assertUserId } from '../memory/ids.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
+import { handEditsBefore } from './core/hand-edits.js';
 import type { ManifestEntry } from './ports.js';
 import { writeLocked } from './core/interrupted-write.js';
 import { purgeLocked, type PurgeReport } from './core/purge.js';
@@ -41,6 +42,7 @@ export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Pro
     const list = (entries: [string, ManifestEntry][]) => entries.map(([path, e]) => ({ id: e.memoryId, path }));
     if (input.dryRun) return { expired: list(toMark), removed: list(toRemove), regenerated: [], dryRun: true };
 
+    const handEdits = await handEditsBefore(deps.audit);
     for (const [path] of toMark) await rewriteMemory(deps, path, (m) => ({ ...m, status: 'expired' }));
     if (toMark.length > 0) await syncIndex(deps, { only: toMark.map(([p]) => p) });
     const report =
@@ -50,7 +52,13 @@ export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Pro
       paths,
       commitMessage(
         'GC',
-        { user: input.user, expired: String(toMark.length), removed: String(report.removed.length) },
+        {
+          user: input.user,
+          expired: String(toMark.length),
+          removed: String(report.removed.length),
+          // Files it rewrote (marked expired, back links, summaries' sources), not the ones it removed.
+          includes_uncommitted: handEdits(paths.filter((p) => !report.removed.some((r) => r.path === p))),
+        },
         [...toMark.map(([p, e]) => `expired: ${e.memoryId} (${p})`), ...report.removed.map((r) => `removed: ${r.id} (${r.path})`)].join('\n'),
       ),
     );
