@@ -64,6 +64,23 @@ describe('a memory folder in a git workflow', () => {
     expect(git('status', '--porcelain', '--untracked-files=all')).not.toContain('.mem');
   });
 
+  it('mem add into a folder git ignores writes and indexes the memory, commits nothing and never force-adds it', async () => {
+    await writeFile(join(root, '.gitignore'), 'ann/semantic/diary.md\nprivate/\ncarol/\n');
+    git('commit', '-qam', 'ignore carol');
+    const head = git('rev-parse', 'HEAD');
+    const add = await runMem(['add', 'Carol keeps her passport in the blue drawer', '--user', 'carol', '--key', 'passport', '--json'], { root });
+    expect(add.stderr).toBe('');
+    expect(add.code).toBe(0);
+    expect(await readFile(join(root, add.json.path), 'utf8')).toContain('blue drawer');
+    const found = await runMem(['search', 'where is the passport', '--user', 'carol', '--json'], { root });
+    expect(found.json.results[0].content).toContain('blue drawer');
+    // A keyed correction rewrites the ignored file too (its back link): still nothing committed.
+    const again = await runMem(['add', 'Carol keeps her passport in the safe', '--user', 'carol', '--key', 'passport', '--json'], { root });
+    expect(again.json.action).toBe('SUPERSEDE');
+    expect(git('rev-parse', 'HEAD')).toBe(head);
+    expect(git('ls-files', '--', 'carol')).toBe('');
+  });
+
   it("an editor's lock and backup files beside a memory are no problem for reindex or doctor", async () => {
     await symlink('person@host.4242:1700000000', join(root, 'ann/semantic/.#tea.md')); // Emacs, while a buffer is modified
     await writeFile(join(root, 'ann/semantic/tea.md~'), 'an Emacs backup\n');
