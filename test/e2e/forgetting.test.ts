@@ -172,6 +172,8 @@ describe('a history rewrite never reaches beyond the memories', () => {
     expect(refused.stderr).toContain(project);
     expect(refused.stderr).toMatch(/branches: (feature, main|main, feature)/);
     expect(refused.stderr).toContain('--rewrite-project-history');
+    // No word of a rewrite that did not happen.
+    expect(refused.stderr).not.toMatch(/rewriting|rewritten/);
     // Nothing was forgotten or rewritten.
     expect(await readFile(join(root, secret.path), 'utf8')).toContain('level minus three');
     expect(git(project, 'rev-parse', 'main', 'feature')).toBe(before);
@@ -183,6 +185,7 @@ describe('a history rewrite never reaches beyond the memories', () => {
     const done = await runMem(['forget', id, '--purge-history', '--rewrite-project-history', '--yes', '--json'], { root });
     expect(done.json.error).toBeUndefined();
     expect(done.json.verified.gitHits).toBe(0);
+    expect(done.stderr).toContain('git history of every branch rewritten');
     expect(objectsHolding(project, 'level minus three')).toBe(0);
     expect(await readFile(join(project, 'README.md'), 'utf8')).toBe(readme);
     expect(git(project, 'show', 'main:README.md')).toBe(readme);
