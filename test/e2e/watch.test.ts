@@ -1,7 +1,7 @@
 // `mem watch` as a real process on a real root (Milvus Lite, local model): create, edit, atomic save,
 // rename and delete all end in the right index state, other `mem` commands run beside it, SIGINT stops it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rename, unlink, writeFile } from 'node:fs/promises';
+import { rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,5 +122,46 @@ describe('mem watch', () => {
     // Syncs, and any purge of text edited or deleted away once edits paused (5 s: timing decides whether one
     // ran before the stop; test/e2e/forgetting.test.ts waits for it); no error.
     expect(lines.every((l) => l.event === 'sync' || l.event === 'purge')).toBe(true);
+  });
+});
+
+describe("mem watch when the root's .mem/ is deleted under it (git clean -fdx)", () => {
+  let root: string;
+  let watcher: ChildProcess;
+  const lines: Record<string, unknown>[] = [];
+  let stderr = '';
+
+  beforeAll(async () => {
+    root = await e2eRoot({ 'ann/semantic/tea.md': 'Ann drinks green tea every morning.\n' }, 'memdir-e2e-watch-clean-');
+    watcher = spawn(process.execPath, [MEM_BIN, '--root', root, 'watch', '--json', '--debounce', '50'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let buffer = '';
+    watcher.stdout!.on('data', (chunk) => {
+      buffer += chunk.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        lines.push(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
+        buffer = buffer.slice(nl + 1);
+      }
+    });
+    watcher.stderr!.on('data', (chunk) => (stderr += chunk.toString()));
+    await eventually(async () => lines.some((l) => l.initial === true), 'the initial sync', 240_000, 250);
+  });
+
+  afterAll(async () => {
+    if (watcher.exitCode === null) watcher.kill('SIGKILL');
+    await disposeE2eRoot(root);
+  });
+
+  it('stops with exit 1 at the next change, naming the root id file, and syncs nothing into the index nobody reads', async () => {
+    const exited = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
+    await rm(join(root, '.mem'), { recursive: true, force: true });
+    await writeFile(join(root, 'ann/semantic/tea.md'), 'Ann drinks black tea every morning.\n');
+    expect(await exited).toBe(1);
+    const errors = lines.filter((l) => l.event === 'error');
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toContain('root-id was deleted or replaced since this watch started');
+    expect(lines.filter((l) => l.event === 'sync' && l.initial !== true)).toEqual([]);
+    // The command's own error (JSON on stdout with --json) says it stopped.
+    expect(JSON.stringify(lines) + stderr).toContain('stopped watching');
   });
 });
