@@ -18,6 +18,8 @@ export interface WatchOptions {
   purgeDelayMs?: number;
   /** After each purge. */
   onPurge?: (event: WatchPurgeEvent) => void;
+  /** Before each sync after the first: a throw fails that sync (reported by onError) before anything is written. */
+  beforeSync?: () => Promise<void>;
 }
 
 export interface WatchPurgeEvent {
@@ -72,6 +74,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
   };
 
   const runSync = async (paths: string[] | 'all', initial: boolean): Promise<void> => {
+    if (!initial) await options.beforeSync?.();
     const started = performance.now();
     const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
     if (paths !== 'all') report.errors.push(...(await skipsOf(paths)));
