@@ -18,8 +18,8 @@ export interface WatchOptions {
   purgeDelayMs?: number;
   /** After each purge. */
   onPurge?: (event: WatchPurgeEvent) => void;
-  /** Before each sync after the first: a throw fails that sync (reported by onError) before anything is written. */
-  beforeSync?: () => Promise<void>;
+  /** Before each sync after the first, and each purge: a throw fails it (reported by onError) before anything is written. */
+  beforeWrite?: () => Promise<void>;
 }
 
 export interface WatchPurgeEvent {
@@ -74,7 +74,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
   };
 
   const runSync = async (paths: string[] | 'all', initial: boolean): Promise<void> => {
-    if (!initial) await options.beforeSync?.();
+    if (!initial) await options.beforeWrite?.();
     const started = performance.now();
     const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
     if (paths !== 'all') report.errors.push(...(await skipsOf(paths)));
@@ -107,6 +107,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
     if (running || timer) return schedulePurge();
     const started = performance.now();
     try {
+      await options.beforeWrite?.();
       const purge = await deps.lock.run(() => purgeLocked(deps));
       options.onPurge?.({ at: new Date().toISOString(), ms: Math.round(performance.now() - started), purge });
     } catch (err) {

@@ -48,11 +48,11 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
           { event: 'purge', at: e.at, ms: e.ms, ...e.purge },
           () => `${e.at.slice(11, 19)} deleted text purged from .mem/ (index ${e.purge.index}, ${e.purge.cachedVectorsRemoved} cached vectors) (${e.ms} ms)`,
         ),
-      beforeSync: async () => {
+      beforeWrite: async () => {
         if (!openedId || (await rootId()) === openedId) return;
         replaced = true;
         throw new MemError(
-          `${idFile} was deleted or replaced since this watch started (git clean -fdx?): the root's index is another one now; nothing synced, start \`mem watch\` again`,
+          `${idFile} was deleted or replaced since this watch started (git clean -fdx?): the root's index is another one now; nothing synced or purged, start \`mem watch\` again`,
         );
       },
       onError: (err, paths) => {
