@@ -2,6 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { errorMessage } from './errors.js';
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
 import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
@@ -138,9 +139,13 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) };
   if (replacedOf && config.index.kind === 'embedded') {
     const { MilvusIndex } = await import('./adapters/milvus/milvus-index.js');
+    // Best effort: the command goes on if the drop fails (the collection stays listed as an orphan by `mem server status`).
     const dropped = await replacedOf((name) => {
       const old = new MilvusIndex({ ...milvusOptions, collection: name });
       return old.drop().finally(() => old.close());
+    }).catch((err: unknown) => {
+      options.onLog?.(`could not drop the index of this root's earlier identity (see \`mem server status\`): ${errorMessage(err)}`);
+      return [];
     });
     if (dropped.length > 0) options.onLog?.(`dropped the index of this root's earlier identity (its .mem/ was deleted): ${dropped.join(', ')}`);
   }
