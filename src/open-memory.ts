@@ -2,6 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { errorMessage } from './errors.js';
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
 import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
@@ -78,6 +79,8 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
   let local: Connection['local'] = {};
   let release = async () => {};
   let rebuild = false;
+  // Set when this root's id was just made: the collections of its earlier ids are dropped once Milvus is up.
+  let replacedOf: ((drop: (collection: string) => Promise<void>) => Promise<string[]>) | undefined;
   let collection = config.collection ?? `memdir_${sha256(config.root).slice(0, 12)}`;
   if (needsRuntime) {
     const [
@@ -85,7 +88,7 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       { ensureServer },
       { milvusLiteSpec, embeddingServerSpec },
       { rootCollection },
-      { registerRoot, takeLease },
+      { registerRoot, takeLease, dropReplacedCollections },
       { retireLegacyServers },
     ] = await Promise.all([
       import('./adapters/runtime/python-runtime.js'),
@@ -105,6 +108,7 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
     if (rebuild) options.onLog?.(`moving this root's index into the shared Milvus Lite (${servers.milvusData}), from the vector cache`);
     // Registered and leased before the servers start: a server with no root in use, or idle and unleased, stops.
     await registerRoot(servers, { collection: identity.collection, root: config.root, stateDir: layout.dir });
+    if (identity.created) replacedOf = (drop) => dropReplacedCollections(servers, config.root, identity.collection, drop);
     release = await takeLease(servers);
     try {
       // The index holds the memories' text: owner-only, like the root's own `.mem/`.
@@ -133,6 +137,18 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
             'run the command again to restart it. The memory files are unchanged; `mem reindex` brings the index up to date',
         }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) };
+  if (replacedOf && config.index.kind === 'embedded') {
+    const { MilvusIndex } = await import('./adapters/milvus/milvus-index.js');
+    // Best effort: the command goes on if the drop fails (the collection stays listed as an orphan by `mem server status`).
+    const dropped = await replacedOf((name) => {
+      const old = new MilvusIndex({ ...milvusOptions, collection: name });
+      return old.drop().finally(() => old.close());
+    }).catch((err: unknown) => {
+      options.onLog?.(`could not drop the index of this root's earlier identity (see \`mem server status\`): ${errorMessage(err)}`);
+      return [];
+    });
+    if (dropped.length > 0) options.onLog?.(`dropped the index of this root's earlier identity (its .mem/ was deleted): ${dropped.join(', ')}`);
+  }
   const lazyIndex = new LazyMilvusIndex(milvusOptions);
   // A daemon that runs for this configuration takes the small writes (DaemonIndex): no worker is started for them.
   const workerIndex =

@@ -9,8 +9,9 @@ import { MAX_TAGS, MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../mem
 import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage } from './core/commit-message.js';
+import { handEditsBefore } from './core/hand-edits.js';
 import type { MemoryDeps } from './core/deps.js';
-import { manifestEntries, pathOf } from './core/documents.js';
+import { loadDoc, manifestEntries, pathOf } from './core/documents.js';
 import { beginWrite, endWrite, writeLocked } from './core/interrupted-write.js';
 import { findCandidates } from './reconcile/candidates.js';
 import type { Candidate, Decision, Incoming, ReconcileAction } from './reconcile/decision.js';
@@ -175,12 +176,18 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
 
     if (decision.action === 'NOOP') return { ...base, action: 'NOOP', id: target!.id, path: target!.path };
 
-    // A person's uncommitted edit of the file this add rewrites goes into memdir's commit with it: the message says so,
-    // so git does not silently attribute the person's words to memdir (one `git status` of that path).
-    const handEdited = decision.action === 'UPDATE' || decision.action === 'SUPERSEDE' ? await deps.audit.uncommitted([target!.path]) : [];
-    const includesUncommitted = handEdited.length > 0 ? `${handEdited.join(', ')} (the person's changes, not committed before)` : undefined;
+    // A person's uncommitted edit of the file this add rewrites goes into memdir's commit with it: the message says so.
+    const includesUncommitted =
+      decision.action === 'UPDATE' || decision.action === 'SUPERSEDE' ? (await handEditsBefore(deps.audit, [target!.path]))([target!.path]) : undefined;
 
     if (decision.action === 'UPDATE') {
+      const tags = [...new Set([...(await loadDoc(deps, target!.path)).meta.tags, ...(input.tags ?? [])])];
+      // Refused before writing: a file with more tags than the index holds would be skipped by every sync after.
+      if (tags.length > MAX_TAGS) {
+        throw new UsageError(
+          `this add updates ${target!.path} (id ${target!.id}), and its tags with these would be ${tags.length}, over the ${MAX_TAGS} a memory can hold: nothing written; give fewer tags or remove some from that file`,
+        );
+      }
       const undo = await beginWrite(deps, 'UPDATE', [target!.path], now);
       let meta!: MemoryMeta;
       await undoOnFailure(deps, [target!.path], undo, async () => {
@@ -191,7 +198,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
             ...m,
             updated: now.toISOString(),
             importance: Math.max(m.importance, input.importance ?? 0),
-            tags: [...new Set([...m.tags, ...(input.tags ?? [])])],
+            tags,
           }),
           `${decision.text ?? text}\n`,
         );

@@ -6,6 +6,7 @@ import type { MemoryDoc, MemoryType } from '../memory/model.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { loadDoc } from './core/documents.js';
+import { handEditsBefore } from './core/hand-edits.js';
 import { writeLocked } from './core/interrupted-write.js';
 import type { ManifestEntry } from './ports.js';
 import { syncIndex } from './core/sync.js';
@@ -62,6 +63,7 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
     if (input.dryRun || groups.length === 0) {
       return { dryRun: Boolean(input.dryRun), groups: groups.map((g) => ({ members: g.map(({ id, path }) => ({ id, path })) })) };
     }
+    const handEdits = await handEditsBefore(deps.audit);
     const result: ConsolidateResult = { dryRun: false, groups: [] };
     const touched: string[] = [];
     for (const group of groups) {
@@ -77,7 +79,7 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
       touched,
       commitMessage(
         'CONSOLIDATE',
-        { user, type, groups: String(result.groups.length) },
+        { user, type, groups: String(result.groups.length), includes_uncommitted: handEdits(touched) },
         result.groups.map((g) => `summary: ${g.summary!.id} <- ${g.members.map((m) => m.id).join(', ')}`).join('\n'),
       ),
     );

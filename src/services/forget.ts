@@ -4,6 +4,7 @@ import { MemError, NotFoundError, UsageError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
+import { handEditsBefore } from './core/hand-edits.js';
 import { resolveId, sameId } from './core/duplicates.js';
 import { writeLocked } from './core/interrupted-write.js';
 import type { ManifestEntry } from './ports.js';
@@ -118,6 +119,7 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     if (input.purgeHistory) await checkPurgeScope(deps, Boolean(input.rewriteProjectHistory));
     const needles = await forgottenBytes(deps, targets);
     const wholeUser = ids.length === 0 ? input.user : undefined;
+    const handEdits = await handEditsBefore(deps.audit);
     const report = await removeEverywhere(deps, manifest, targets, wholeUser !== undefined ? { wholeUser } : {});
     const action = wholeUser !== undefined ? 'FORGET-USER' : input.query !== undefined ? 'FORGET-QUERY' : 'FORGET';
     const by = await deps.audit.author();
@@ -131,6 +133,8 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
         count: String(targets.length),
         by: by || undefined,
         reason,
+        // Files whose back links it rewrote, not the removed ones (their paths are slugs of the forgotten text).
+        includes_uncommitted: handEdits(report.paths.filter((p) => !report.removed.some((r) => r.path === p))),
         ...(derived > 0 ? { summaries_removed: String(derived) } : {}),
         ...(report.regenerated.length > 0 ? { summaries_regenerated: String(report.regenerated.filter((g) => g.to).length) } : {}),
       }),

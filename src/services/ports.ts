@@ -253,7 +253,7 @@ export interface PurgeScope {
 }
 
 export interface AuditLog {
-  /** Commits exactly these paths (added, changed or removed) with the message; no-op when disabled. */
+  /** Commits exactly these paths (added, changed or removed) with the message, but none git ignores and does not track; no-op when disabled. */
   commit(paths: string[], message: string): Promise<void>;
   /** Commits that touched this path, newest first, following renames; empty when disabled or untracked. */
   history(path: string): Promise<AuditEntry[]>;

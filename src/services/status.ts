@@ -31,6 +31,11 @@ export interface StatusReport {
     deleted: string[];
     /** Files the sync cannot index (bad front matter, too large…): no reindex changes them, so they do not count against inSync. */
     invalid: { path: string; line: number; message: string }[];
+    /**
+     * Files changed since the last sync beyond the first MAX_CHECKED (by path), not read: unindexed, changed or
+     * invalid, status does not say which. They count against inSync.
+     */
+    unchecked: string[];
     rowsMismatch: boolean;
     inSync: boolean;
   };
@@ -52,11 +57,15 @@ export async function memoryStatus(deps: MemoryDeps): Promise<StatusReport> {
     const entry = manifest.get(f.path);
     return !entry || entry.size !== f.size || entry.mtimeMs !== f.mtimeMs;
   });
-  for (const f of drifting) {
-    const refused = drifting.length <= MAX_CHECKED ? await refusal(deps, f) : null;
+  // The first MAX_CHECKED are read, not none: a root with more invalid files than that (which no reindex changes) would
+  // otherwise show them all as unindexed after every reindex, and never which file or line to fix.
+  const byPath = drifting.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const f of byPath.slice(0, MAX_CHECKED)) {
+    const refused = await refusal(deps, f);
     if (refused) invalid.push({ path: f.path, ...refused });
     else (manifest.has(f.path) ? changed : unindexed).push(f.path);
   }
+  const unchecked = byPath.slice(MAX_CHECKED).map((f) => f.path);
   const deleted = [...manifest.keys()].filter((p) => !present.has(p));
   const users: StatusReport['users'] = {};
   let chunks = 0;
@@ -85,8 +94,9 @@ export async function memoryStatus(deps: MemoryDeps): Promise<StatusReport> {
       changed,
       deleted,
       invalid,
+      unchecked,
       rowsMismatch,
-      inSync: !rowsMismatch && unindexed.length + changed.length + deleted.length === 0,
+      inSync: !rowsMismatch && unindexed.length + changed.length + deleted.length + unchecked.length === 0,
     },
   };
 }

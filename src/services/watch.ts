@@ -20,6 +20,8 @@ export interface WatchOptions {
   onPurge?: (event: WatchPurgeEvent) => void;
   /** How often the root folder's presence is checked between syncs, ms (default 5000): a root gone is an error. */
   rootCheckMs?: number;
+  /** Before each sync after the first, and each purge: a throw fails it (reported by onError) before anything is written. */
+  beforeWrite?: () => Promise<void>;
 }
 
 export interface WatchPurgeEvent {
@@ -82,6 +84,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
 
   const runSync = async (paths: string[] | 'all', initial: boolean): Promise<void> => {
     if (await rootGone()) throw goneError();
+    if (!initial) await options.beforeWrite?.();
     const started = performance.now();
     const report = await syncIndex(deps, paths === 'all' ? {} : { only: paths });
     if (paths !== 'all') report.errors.push(...(await skipsOf(paths)));
@@ -115,6 +118,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
     if (await rootGone()) return; // nothing left to purge from, and the purge's lock would create `.mem/` again
     const started = performance.now();
     try {
+      await options.beforeWrite?.();
       const purge = await deps.lock.run(() => purgeLocked(deps));
       options.onPurge?.({ at: new Date().toISOString(), ms: Math.round(performance.now() - started), purge });
     } catch (err) {

@@ -2,7 +2,7 @@
 // folder of the shared Milvus Lite (the index data: the root's collection and anything the server keeps beside it) and of
 // every git object, after `mem forget`, after a hand deletion + `mem gc`, and after `mem watch` picks up a deletion;
 // the commit is an audit record without the text; a history rewrite never reaches a project's files.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -12,8 +12,9 @@ import { cachedVectors } from '../support/cached-vectors.js';
 import { loadConfig } from '../../src/config.js';
 import { serverLayout } from '../../src/memory/layout.js';
 import { eventually } from '../support/eventually.js';
-import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
+import { cleanEnv, runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
+import { spawnWatch } from '../support/watch-process.js';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
@@ -172,6 +173,8 @@ describe('a history rewrite never reaches beyond the memories', () => {
     expect(refused.stderr).toContain(project);
     expect(refused.stderr).toMatch(/branches: (feature, main|main, feature)/);
     expect(refused.stderr).toContain('--rewrite-project-history');
+    // No word of a rewrite that did not happen.
+    expect(refused.stderr).not.toMatch(/rewriting|rewritten/);
     // Nothing was forgotten or rewritten.
     expect(await readFile(join(root, secret.path), 'utf8')).toContain('level minus three');
     expect(git(project, 'rev-parse', 'main', 'feature')).toBe(before);
@@ -183,6 +186,7 @@ describe('a history rewrite never reaches beyond the memories', () => {
     const done = await runMem(['forget', id, '--purge-history', '--rewrite-project-history', '--yes', '--json'], { root });
     expect(done.json.error).toBeUndefined();
     expect(done.json.verified.gitHits).toBe(0);
+    expect(done.stderr).toContain('git history of every branch rewritten');
     expect(objectsHolding(project, 'level minus three')).toBe(0);
     expect(await readFile(join(project, 'README.md'), 'utf8')).toBe(readme);
     expect(git(project, 'show', 'main:README.md')).toBe(readme);
@@ -194,7 +198,7 @@ describe('a history rewrite never reaches beyond the memories', () => {
 describe('mem watch purges a deletion', () => {
   let root: string;
   let watcher: ChildProcess;
-  const lines: Record<string, unknown>[] = [];
+  let lines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     root = await tempRoot({}, 'memdir-forget-watch-');
@@ -208,19 +212,8 @@ describe('mem watch purges a deletion', () => {
   it('after mem watch picks up a deleted file, no byte of its text or vector is under .mem/', async () => {
     await runMem(['add', 'Alice takes the 7:40 train to work', '-u', 'alice'], { root });
     const secret = await addSecretMemory(root, 'Alice stores her passport in the freezer');
-    watcher = spawn(process.execPath, [MEM_BIN, '--root', root, 'watch', '--json', '--debounce', '50', '--purge-delay', '500'], {
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let buffer = '';
-    watcher.stdout!.on('data', (chunk) => {
-      buffer += chunk.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        lines.push(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
-        buffer = buffer.slice(nl + 1);
-      }
-    });
+    const watch = spawnWatch(root, ['--debounce', '50', '--purge-delay', '500']);
+    ({ watcher, lines } = watch);
     await eventually(async () => lines.some((l) => l.initial === true), 'the initial sync', 240_000, 250);
     expect((await stateHolding(root, secret.needles)).length).toBeGreaterThan(0);
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { serverLayout } from '../../src/memory/layout.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { runMem } from '../support/harness.js';
 
@@ -62,6 +63,40 @@ describe('a memory folder in a git workflow', () => {
     const paths = found.json.problems.filter((p: Problem) => p.kind === 'ignored').map((p: Problem) => p.path);
     expect(paths.sort()).toEqual(['ann/private/pin.md', 'ann/semantic/diary.md']);
     expect(git('status', '--porcelain', '--untracked-files=all')).not.toContain('.mem');
+  });
+
+  it('mem add into a folder git ignores writes and indexes the memory, commits nothing and never force-adds it', async () => {
+    await writeFile(join(root, '.gitignore'), 'ann/semantic/diary.md\nprivate/\ncarol/\n');
+    git('commit', '-qam', 'ignore carol');
+    const head = git('rev-parse', 'HEAD');
+    const add = await runMem(['add', 'Carol keeps her passport in the blue drawer', '--user', 'carol', '--key', 'passport', '--json'], { root });
+    expect(add.stderr).toBe('');
+    expect(add.code).toBe(0);
+    expect(await readFile(join(root, add.json.path), 'utf8')).toContain('blue drawer');
+    const found = await runMem(['search', 'where is the passport', '--user', 'carol', '--json'], { root });
+    expect(found.json.results[0].content).toContain('blue drawer');
+    // A keyed correction rewrites the ignored file too (its back link): still nothing committed.
+    const again = await runMem(['add', 'Carol keeps her passport in the safe', '--user', 'carol', '--key', 'passport', '--json'], { root });
+    expect(again.json.action).toBe('SUPERSEDE');
+    expect(git('rev-parse', 'HEAD')).toBe(head);
+    expect(git('ls-files', '--', 'carol')).toBe('');
+  });
+
+  it('git clean -fdx of the ignored .mem/: the index of the earlier id is dropped, so a forget leaves no copy in the servers', async () => {
+    const add = await runMem(['add', 'Ann hides the spare key under the blue flowerpot by the shed', '--user', 'ann', '--json'], { root });
+    expect(add.code).toBe(0);
+    git('clean', '-fdxq', '--', '.mem');
+    const found = await runMem(['search', 'where is the spare key', '--user', 'ann', '--json'], { root });
+    expect(found.json.results[0].content).toContain('blue flowerpot');
+    const status = await runMem(['server', 'status', '--json'], { root });
+    const mine = status.json.roots.filter((r: { root: string }) => r.root === root);
+    expect(mine.map((r: { state: string }) => r.state)).toEqual(['active']);
+    const forgot = await runMem(['forget', add.json.id, '--json'], { root });
+    expect(forgot.json.verified.stateHits).toEqual([]);
+    const data = serverLayout(process.env.MEMDIR_SERVER_HOME!).milvusData;
+    // grep exits 1 when no file holds it.
+    const holding = execFileSync('sh', ['-c', 'grep -rlF "blue flowerpot" "$0" || true', data], { encoding: 'utf8' }).trim();
+    expect(holding).toBe('');
   });
 
   it("an editor's lock and backup files beside a memory are no problem for reindex or doctor", async () => {

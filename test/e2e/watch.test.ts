@@ -1,7 +1,7 @@
 // `mem watch` as a real process on a real root (Milvus Lite, local model): create, edit, atomic save,
 // rename and delete all end in the right index state, other `mem` commands run beside it, SIGINT stops it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rename, unlink, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,31 +11,23 @@ import { openMemory } from '../../src/open-memory.js';
 import type { Memory } from '../../src/services/facade.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { eventually } from '../support/eventually.js';
-import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
+import { cleanEnv, runMem } from '../support/harness.js';
+import { spawnWatch, type WatchProcess } from '../support/watch-process.js';
 
 describe('mem watch', () => {
   let root: string;
+  let watch: WatchProcess;
   let watcher: ChildProcess;
   let memory: Memory;
-  const lines: Record<string, unknown>[] = [];
-  let stderr = '';
+  let lines: Record<string, unknown>[] = [];
 
   /** Paths and contents of Ann's memories a search returns (untracked: access statistics stay untouched). */
   const found = async (query: string) => (await memory.search({ query, user: 'ann', k: 10, track: false })).map((r) => ({ path: r.path, content: r.content }));
 
   beforeAll(async () => {
     root = await e2eRoot({ 'ann/semantic/tea.md': 'Ann drinks green tea every morning.\n' }, 'memdir-e2e-watch-');
-    watcher = spawn(process.execPath, [MEM_BIN, '--root', root, 'watch', '--json', '--debounce', '50'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let buffer = '';
-    watcher.stdout!.on('data', (chunk) => {
-      buffer += chunk.toString();
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        lines.push(JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>);
-        buffer = buffer.slice(nl + 1);
-      }
-    });
-    watcher.stderr!.on('data', (chunk) => (stderr += chunk.toString()));
+    watch = spawnWatch(root, ['--debounce', '50']);
+    ({ watcher, lines } = watch);
     await eventually(async () => lines.some((l) => l.initial === true), 'the initial sync', 240_000, 250);
     memory = await openMemory(loadConfig(cleanEnv(), { root }));
   });
@@ -48,7 +40,7 @@ describe('mem watch', () => {
 
   it('indexed the existing files in its first sync', async () => {
     expect(lines[0]).toMatchObject({ event: 'sync', initial: true, paths: 'all', files: 1, errors: [] });
-    expect(stderr).toContain(`watching ${root}`);
+    expect(watch.stderr()).toContain(`watching ${root}`);
     expect((await found('what does Ann drink in the morning'))[0]?.path).toBe('ann/semantic/tea.md');
   });
 
@@ -122,5 +114,34 @@ describe('mem watch', () => {
     // Syncs, and any purge of text edited or deleted away once edits paused (5 s: timing decides whether one
     // ran before the stop; test/e2e/forgetting.test.ts waits for it); no error.
     expect(lines.every((l) => l.event === 'sync' || l.event === 'purge')).toBe(true);
+  });
+});
+
+describe("mem watch when the root's .mem/ is deleted under it (git clean -fdx)", () => {
+  let root: string;
+  let watch: WatchProcess;
+
+  beforeAll(async () => {
+    root = await e2eRoot({ 'ann/semantic/tea.md': 'Ann drinks green tea every morning.\n' }, 'memdir-e2e-watch-clean-');
+    watch = spawnWatch(root, ['--debounce', '50']);
+    await eventually(async () => watch.lines.some((l) => l.initial === true), 'the initial sync', 240_000, 250);
+  });
+
+  afterAll(async () => {
+    if (watch.watcher.exitCode === null) watch.watcher.kill('SIGKILL');
+    await disposeE2eRoot(root);
+  });
+
+  it('stops with exit 1 at the next change, naming the root id file, and syncs nothing into the index nobody reads', async () => {
+    const exited = new Promise<number | null>((resolve) => watch.watcher.once('exit', (code) => resolve(code)));
+    await rm(join(root, '.mem'), { recursive: true, force: true });
+    await writeFile(join(root, 'ann/semantic/tea.md'), 'Ann drinks black tea every morning.\n');
+    expect(await exited).toBe(1);
+    const errors = watch.lines.filter((l) => l.event === 'error');
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toContain('root-id was deleted or replaced since this watch started');
+    expect(watch.lines.filter((l) => l.event === 'sync' && l.initial !== true)).toEqual([]);
+    // The command's own error (JSON on stdout with --json) says it stopped.
+    expect(JSON.stringify(watch.lines) + watch.stderr()).toContain('stopped watching');
   });
 });

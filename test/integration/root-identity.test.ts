@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { rootCollection } from '../../src/adapters/runtime/root-identity.js';
-import { listRoots, registerRoot, releaseRoot } from '../../src/adapters/runtime/root-registry.js';
+import { dropReplacedCollections, listRoots, registerRoot, releaseRoot } from '../../src/adapters/runtime/root-registry.js';
 import { serverLayout, stateLayout } from '../../src/memory/layout.js';
 import { tempRoot } from '../support/temp-root.js';
 
@@ -23,15 +23,16 @@ describe('root identity and the registry of roots', () => {
     const servers = serverLayout(join(base, 'home'));
     const one = join(base, 'one');
     const first = await rootCollection(stateLayout(one), one, servers);
-    expect(first).toEqual({ collection: expect.stringMatching(/^memdir_[0-9a-f]{16}$/), minted: false });
-    expect(await rootCollection(stateLayout(one), one, servers)).toEqual(first);
+    expect(first).toEqual({ collection: expect.stringMatching(/^memdir_[0-9a-f]{16}$/), minted: false, created: true });
+    const known = { ...first, created: false };
+    expect(await rootCollection(stateLayout(one), one, servers)).toEqual(known);
     await registerRoot(servers, { collection: first.collection, root: one, stateDir: stateLayout(one).dir });
 
     // Moved: the id moves with it, the registry follows on its next use.
     const moved = join(base, 'moved');
     await rename(one, moved);
     expect((await listRoots(servers)).map((r) => r.state)).toEqual(['orphan']);
-    expect(await rootCollection(stateLayout(moved), moved, servers)).toEqual(first);
+    expect(await rootCollection(stateLayout(moved), moved, servers)).toEqual(known);
     await registerRoot(servers, { collection: first.collection, root: moved, stateDir: stateLayout(moved).dir });
     expect((await listRoots(servers)).map((r) => [r.root, r.state])).toEqual([[moved, 'active']]);
 
@@ -42,7 +43,7 @@ describe('root identity and the registry of roots', () => {
     expect(copied.minted).toBe(true);
     expect(copied.collection).not.toBe(first.collection);
     expect((await readFile(stateLayout(copy).rootId, 'utf8')).trim()).toBe(copied.collection.slice('memdir_'.length));
-    expect(await rootCollection(stateLayout(moved), moved, servers)).toEqual(first);
+    expect(await rootCollection(stateLayout(moved), moved, servers)).toEqual(known);
 
     // The copy's `.mem/` deleted: a new id again, and its old entry, once registered, is an orphan.
     await registerRoot(servers, { collection: copied.collection, root: copy, stateDir: stateLayout(copy).dir });
@@ -50,6 +51,15 @@ describe('root identity and the registry of roots', () => {
     const renewed = await rootCollection(stateLayout(copy), copy, servers);
     expect(renewed.collection).not.toBe(copied.collection);
     expect((await listRoots(servers)).find((r) => r.collection === copied.collection)?.state).toBe('orphan');
+    // Made anew, so the collection of the earlier id (the memories' text, reached by no command now) is dropped.
+    expect(renewed.created).toBe(true);
+    const dropped: string[] = [];
+    const drop = async (name: string) => void dropped.push(name);
+    expect(await dropReplacedCollections(servers, copy, renewed.collection, drop)).toEqual([copied.collection]);
+    expect(dropped).toEqual([copied.collection]);
+    expect((await listRoots(servers)).map((r) => r.collection)).not.toContain(copied.collection);
+    // The moved root's collection is another path's: left alone.
+    expect((await listRoots(servers)).map((r) => r.collection)).toContain(first.collection);
     await rm(copy, { recursive: true, force: true });
 
     // Released by `mem server stop`, then deleted on disk: reported, not active.

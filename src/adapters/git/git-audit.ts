@@ -50,7 +50,12 @@ export class GitAudit implements AuditLog {
     try {
       // ls-files prints paths relative to the working folder, which is the root: the same form as ours.
       const tracked = new Set((await git.raw(['ls-files', '-z', '--', ...paths.map((p) => join(this.root, p))])).split('\0').filter(Boolean));
-      const present = paths.filter((p) => existsSync(join(this.root, p)));
+      // A file git ignores and does not track is the person's to keep out of git (a private folder): never
+      // force-added, left out of the commit; it is still written and indexed, and `mem doctor` names it.
+      const ignored = new Set(
+        (await git.raw(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', ...paths.map((p) => join(this.root, p))])).split('\0'),
+      );
+      const present = paths.filter((p) => existsSync(join(this.root, p)) && !ignored.has(p));
       const removed = paths.filter((p) => !existsSync(join(this.root, p)));
       if (present.length > 0) await git.raw(['add', '--', ...present.map((p) => join(this.root, p))]);
       if (removed.length > 0) await git.raw(['rm', '--cached', '--quiet', '--ignore-unmatch', '--', ...removed.map((p) => join(this.root, p))]);

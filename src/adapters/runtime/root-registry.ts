@@ -77,6 +77,25 @@ export async function listRoots(servers: ServerLayout): Promise<(RootEntry & { s
 }
 
 /**
+ * The collections an earlier identity of this root path left (its `.mem/` deleted: `git clean -fdx`, a checkout over
+ * it): no command reaches them again, yet they hold the memories' text, which a forget must not leave behind. Dropped
+ * (by `drop`) and unregistered when the root's new id is made; returns their names.
+ */
+export async function dropReplacedCollections(
+  servers: ServerLayout,
+  root: string,
+  current: string,
+  drop: (collection: string) => Promise<void>,
+): Promise<string[]> {
+  const replaced = (await listRoots(servers)).filter((e) => e.root === root && e.collection !== current && e.state === 'orphan');
+  for (const e of replaced) {
+    await drop(e.collection);
+    await removeRoot(servers, e.collection);
+  }
+  return replaced.map((e) => e.collection);
+}
+
+/**
  * Marks this process as using the servers until the returned function is called (or the process dies): a server
  * does not stop for idleness under a long session (`mem mcp`, `mem watch`, the search daemon).
  */

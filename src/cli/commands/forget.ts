@@ -50,7 +50,6 @@ export async function forgetCommand(ids: string[], opts: ForgetOptions, io: Io):
         '(clones and forks keep the old commits; collaborators must re-clone). Add --yes to confirm.',
     );
   }
-  if (opts.purgeHistory) io.note('mem: warning: rewriting git history of every branch; other clones keep the old commits');
   const result = await withMemory(opts, io, (memory) =>
     memory.forget({
       ids,
@@ -61,5 +60,7 @@ export async function forgetCommand(ids: string[], opts: ForgetOptions, io: Io):
       ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
     }),
   );
+  // Said once it happened: a refusal (a project repository, uncommitted changes) rewrites nothing.
+  if (result.purged) io.note('mem: git history of every branch rewritten; other clones and forks keep the old commits');
   io.result(result, () => formatForget(result));
 }

@@ -14,6 +14,10 @@ export async function gcCommand(opts: GcOptions, io: Io): Promise<void> {
     const lines = [
       ...result.expired.map((e) => `${verb} expired: ${e.id} (${e.path})`),
       ...result.removed.map((r) => `${result.dryRun ? 'would remove' : 'removed'}: ${r.id} (${r.path})`),
+      ...result.kept.map(
+        (k) =>
+          `${result.dryRun ? 'would keep' : 'kept'}: ${k.id} (${k.path}): not committed to git, so not removed; ${result.dryRun ? 'gc commits it' : 'committed now'} (marked expired), a later gc removes it`,
+      ),
       ...result.regenerated.map((g) => (g.to ? `regenerated summary ${g.from} as ${g.to}` : `dropped summary ${g.from}`)),
     ];
     if (result.purge && result.purge.index !== 'clean') lines.push(`deleted text purged from the index (${result.purge.index})`);

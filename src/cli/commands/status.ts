@@ -6,6 +6,9 @@ import { configFrom, withMemory } from '../context.js';
 import { daemonState } from '../daemon-state.js';
 import type { GlobalOptions, Io } from '../io.js';
 
+/** Invalid files named in the text output; `--json` holds every one. */
+const MAX_INVALID_SHOWN = 20;
+
 export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> {
   const report = await withMemory(opts, io, (memory) => memory.status());
   const config = configFrom(opts);
@@ -33,9 +36,13 @@ export async function statusCommand(opts: GlobalOptions, io: Io): Promise<void> 
     lines.push(
       d.inSync
         ? 'in sync'
-        : `drift: ${d.unindexed.length} unindexed, ${d.changed.length} changed, ${d.deleted.length} deleted${d.rowsMismatch ? ', row count differs' : ''}; run \`mem reindex\``,
+        : `drift: ${d.unindexed.length} unindexed, ${d.changed.length} changed, ${d.deleted.length} deleted${d.unchecked.length ? `, ${d.unchecked.length} more changed since the last sync, not checked` : ''}${d.rowsMismatch ? ', row count differs' : ''}; run \`mem reindex\` (it indexes what it can and names each file it refuses)`,
     );
-    for (const f of d.invalid) lines.push(`invalid (not indexed; fix the file): ${f.path}:${f.line}: ${f.message}`);
+    // A screenful, not thousands of lines: the rest are in --json and in `mem doctor`.
+    for (const f of d.invalid.slice(0, MAX_INVALID_SHOWN)) lines.push(`invalid (not indexed; fix the file): ${f.path}:${f.line}: ${f.message}`);
+    if (d.invalid.length > MAX_INVALID_SHOWN) {
+      lines.push(`invalid: ${d.invalid.length - MAX_INVALID_SHOWN} more (\`mem status --json\` or \`mem doctor\` lists every one)`);
+    }
     for (const s of servers.servers) lines.push(`server ${s.name}: ${s.running ? `running (pid ${s.pid}, port ${s.port})` : 'stopped'}`);
     const thisRoot = daemon.roots?.includes(config.root) ? 'this root open' : 'this root not open';
     lines.push(`search daemon memd: ${daemon.running ? `running (pid ${daemon.pid}, ${thisRoot})` : 'not running'}`);

@@ -1,4 +1,6 @@
 // `mem watch`: keep the index in step with hand edits until SIGINT/SIGTERM; one line (or JSON line) per sync.
+import { readFile } from 'node:fs/promises';
+
 import { EmbeddingError, IndexUnavailableError, MemError, RootGoneError, errorMessage } from '../../errors.js';
 import type { WatchSyncEvent } from '../../services/watch.js';
 import { cliSettings, configFrom } from '../context.js';
@@ -21,8 +23,18 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
   const debounceMs = parsePositiveInt(opts.debounce, '--debounce', 60_000);
   const purgeDelayMs = parsePositiveInt(opts.purgeDelay, '--purge-delay', 3_600_000);
   const config = configFrom(opts);
-  const { openMemory } = await import('../../open-memory.js');
+  const { openMemory, stateLayoutOf } = await import('../../open-memory.js');
   const memory = await openMemory(config, { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon });
+  // The root's id names its index: one deleted or replaced under the watch (`git clean -fdx` removes the ignored
+  // `.mem/`) means the next command makes another index, and this watch would keep writing to one nobody reads.
+  const idFile = stateLayoutOf(config).rootId;
+  const rootId = () =>
+    readFile(idFile, 'utf8').then(
+      (t) => t.trim(),
+      () => '',
+    );
+  const openedId = await rootId();
+  let replaced = false;
   let fatal: MemError | undefined;
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -36,15 +48,22 @@ export async function watchCommand(opts: WatchCommandOptions, io: Io): Promise<v
           { event: 'purge', at: e.at, ms: e.ms, ...e.purge },
           () => `${e.at.slice(11, 19)} deleted text purged from .mem/ (index ${e.purge.index}, ${e.purge.cachedVectorsRemoved} cached vectors) (${e.ms} ms)`,
         ),
+      beforeWrite: async () => {
+        if (!openedId || (await rootId()) === openedId) return;
+        replaced = true;
+        throw new MemError(
+          `${idFile} was deleted or replaced since this watch started (git clean -fdx?): the root's index is another one now; nothing synced or purged, start \`mem watch\` again`,
+        );
+      },
       onError: (err, paths) => {
         const message = errorMessage(err);
         io.result(
           { event: 'error', paths, error: { code: err instanceof MemError ? err.code : 'INTERNAL', message } },
           () => `sync failed (will retry): ${message}`,
         );
-        // Lost servers do not come back on their own port: stop, and let the caller restart the watch. A root deleted or
-        // moved away has nothing left to watch.
-        if (err instanceof IndexUnavailableError || err instanceof EmbeddingError || err instanceof RootGoneError) {
+        // Lost servers do not come back on their own port, nor a replaced root id: stop, and let the caller restart the
+        // watch. A root deleted or moved away has nothing left to watch.
+        if (replaced || err instanceof IndexUnavailableError || err instanceof EmbeddingError || err instanceof RootGoneError) {
           fatal = new MemError(`stopped watching: ${message}`);
           stop();
         }

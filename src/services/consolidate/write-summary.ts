@@ -1,7 +1,7 @@
 // Writes one consolidated memory for a group and marks the originals `consolidated` (used by consolidate and by forget's regeneration).
 import { newMemoryId } from '../../memory/ids.js';
 import { memoryPath } from '../../memory/layout.js';
-import type { MemoryDoc, MemoryMeta } from '../../memory/model.js';
+import { MAX_TAGS, type MemoryDoc, type MemoryMeta } from '../../memory/model.js';
 import { serializeMemory } from '../../memory/serialize.js';
 import type { MemoryDeps } from '../core/deps.js';
 import { rewriteMemory } from '../core/rewrite.js';
@@ -30,7 +30,8 @@ export async function writeSummary(deps: MemoryDeps, user: string, group: Memory
     status: 'active',
     created: now.toISOString(),
     updated: now.toISOString(),
-    tags: [...new Set(docs.flatMap((d) => d.meta.tags))],
+    // The sources' tags, as many as a memory holds (the index's limit): a summary the sync refused would be lost.
+    tags: [...new Set(docs.flatMap((d) => d.meta.tags))].slice(0, MAX_TAGS),
     source: fromLlm ? `consolidation:${deps.llm!.model}` : 'consolidation',
     sources: sources.map((s) => s.id),
     extra: {},

@@ -58,6 +58,7 @@ describe('memoryStatus', () => {
       changed: ['ann/semantic/tea.md'],
       deleted: ['bob/semantic/car.md'],
       invalid: [],
+      unchecked: [],
       rowsMismatch: true,
       inSync: false,
     });
@@ -79,8 +80,23 @@ describe('memoryStatus', () => {
         { path: 'ann/semantic/bad.md', line: 4, message: expect.stringMatching(/malformed YAML/) },
         { path: 'bob/semantic/car.md', line: 3, message: expect.stringMatching(/importance/) },
       ],
+      unchecked: [],
       rowsMismatch: false,
       inSync: true,
     });
+  });
+
+  it('with more than 200 invalid files (no reindex changes them) checks the first 200 by path and lists the rest as unchecked, not unindexed', async () => {
+    const r = await useCaseRoot(TREE);
+    await syncIndex(r.deps);
+    const bad = Array.from({ length: 230 }, (_, i) => `ann/semantic/bad-${String(i).padStart(3, '0')}.md`);
+    for (const path of bad) await writeFile(join(r.root, path), '---\nid: x\nimportance: high\n---\nbody\n');
+    expect((await syncIndex(r.deps)).errors).toHaveLength(230);
+    const { drift } = await memoryStatus(r.deps);
+    expect(drift.unindexed).toEqual([]);
+    expect(drift.invalid.map((f) => f.path)).toEqual(bad.slice(0, 200));
+    expect(drift.invalid[0]).toEqual({ path: bad[0], line: 3, message: expect.stringMatching(/importance/) });
+    expect(drift.unchecked).toEqual(bad.slice(200));
+    expect(drift.inSync).toBe(false);
   });
 });
