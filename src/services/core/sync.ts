@@ -304,7 +304,9 @@ async function syncScanned(
   await inFlight;
   progress.stop();
 
-  const present = vanished.size === 0 ? { files, known } : { files: files.filter((f) => !vanished.has(f.path)) };
+  // Files that vanished during the loop are not present: they leave the count of known files too.
+  for (const path of vanished) if (previous?.has(path)) known--;
+  const present = { files: vanished.size === 0 ? files : files.filter((f) => !vanished.has(f.path)), known };
   await removeDeleted(deps, present, previous, indexed, next, options.only, report);
   await applyLinks(deps, next, previous, options.only, report);
   const wrote = report.upserted > 0 || report.deleted > 0 || options.rebuild;
@@ -724,7 +726,7 @@ async function takeAhead(deps: SyncDeps, ahead: AheadVectors, missing: string[],
 /** Removes the rows of files that are gone; without a manifest, of the paths the index held. */
 async function removeDeleted(
   deps: SyncDeps,
-  { files, known }: { files: FileStat[]; known?: number },
+  { files, known }: { files: FileStat[]; known: number },
   previous: Map<string, ManifestEntry> | null,
   indexed: string[],
   next: Map<string, ManifestEntry>,
@@ -733,7 +735,7 @@ async function removeDeleted(
 ): Promise<void> {
   // A full sync that found a file for every entry (paths are unique: as many known paths as entries) removes nothing:
   // no set of all 50,000 paths is made for a no-op (~50-80 ms with its garbage, docs/benchmarks.md "The no-op floor").
-  if (!only && previous && indexed.length === 0 && (known ?? countKnown(files, previous)) === previous.size) return;
+  if (!only && previous && indexed.length === 0 && known === previous.size) return;
   const present = new Set<string>();
   for (const f of files) present.add(f.path);
   // The manifest's paths are looked at in place: no array or set of all 50,000 of them is made for a full sync.
@@ -753,11 +755,4 @@ async function removeDeleted(
     report.deleted += previous?.get(path)?.chunkCount ?? 0;
     next.delete(path);
   }
-}
-
-/** How many of these files have an entry. */
-function countKnown(files: FileStat[], entries: Map<string, ManifestEntry>): number {
-  let known = 0;
-  for (const f of files) if (entries.has(f.path)) known++;
-  return known;
 }
