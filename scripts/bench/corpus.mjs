@@ -1,4 +1,5 @@
-// Deterministic generator of a realistic memory corpus (Markdown + YAML front matter) for the benchmark.
+// Deterministic generator of a realistic memory corpus (Markdown + YAML front matter) for the benchmarks.
+// A support module of the bench scripts (imported by run, scale, memsearch, watch, forget, hooks, runtime): measures nothing itself.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 

@@ -1,5 +1,5 @@
 // Shared by the benchmark scripts: the environment of the mem processes they run, calls to the local
-// embedding server and disk usage of a folder.
+// embedding server and disk usage of a folder. A support module: measures nothing itself.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 

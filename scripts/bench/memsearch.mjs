@@ -41,7 +41,7 @@ import { machine, round, stats } from './stats.mjs';
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MEM = join(REPO, 'bin', 'mem.js');
 const DRIVER = join(REPO, 'scripts', 'bench', 'memsearch_driver.py');
-/** Pinned: the figures in docs/benchmarks.md are for this release. */
+/** Pinned: the figures in docs/performance.md are for this release. */
 const MEMSEARCH_VERSION = '0.4.23';
 const VENV = join(process.env.MEMDIR_BENCH_HOME || join(os.homedir(), '.cache', 'memdir-bench'), `memsearch-${MEMSEARCH_VERSION}`);
 const MS_MODEL = 'e5-passage'; // memsearch sends one model name for documents and queries alike

@@ -1,4 +1,5 @@
-# Runs memsearch's own code in-process for scripts/bench/memsearch.mjs: its chunker, warm searches, index stats, LoCoMo.
+# Runs memsearch's own code in-process for scripts/bench/memsearch.mjs (`npm run bench:memsearch`): its chunker, warm
+# searches, index stats, LoCoMo. Not run on its own.
 #
 # Run with the python of the benchmark's memsearch venv (never memdir's runtime). Every command
 # prints one JSON object on its last stdout line; progress goes to stderr.

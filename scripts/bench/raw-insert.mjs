@@ -1,5 +1,6 @@
 // The engine's own pace, for comparison: the same chunk rows bulk-inserted straight into the same Milvus Lite
-// server (a collection of its own, memdir's schema), with no memdir work around it.
+// server (a collection of its own, memdir's schema), with no memdir work around it. Measured by `npm run bench`
+// (scripts/bench/run.mjs step 2b: the full index's share of this rate); not run on its own.
 import { performance } from 'node:perf_hooks';
 
 import { loadConfig } from 'memdir';

@@ -1,4 +1,6 @@
-// Benchmark of the real `mem` CLI on a generated corpus: index, no-op and one-edit reindex, search latency, raw embedder throughput.
+// Benchmark of the real `mem` CLI on a generated corpus. Measures: the full index and its share of a raw bulk insert,
+// the no-op and one-edit reindex (with and without the search daemon), the rebuild from the vector cache, warm `mem search`
+// end to end, raw embedder throughput, the peak RSS of each `mem` process and of Milvus Lite.
 //
 // Usage: node scripts/bench/run.mjs [--files 1000] [--searches 20] [--synthetic-vectors] [--skip-rebuild] [--json] [--keep] [--out result.json]
 //                                   [--compare other-run.json]
@@ -111,8 +113,8 @@ async function serverCpuShare(root, ms = 1000) {
 const QUIET_SHARE = 0.1;
 const QUIET_SECONDS = 3;
 // Milvus Lite now builds the indexes of a bulk load's segments once its writes pause (src/adapters/runtime/
-// lite-write-patch.ts): after the 50,000-file full index that is all 208,813 rows' HNSW graphs at once (265 s at load 7,
-// docs/benchmarks.md "round ten"), which 120 s no longer covered; the raw insert must not start beside it.
+// lite-write-patch.ts): after the 50,000-file full index that is all 208,813 rows' HNSW graphs at once (about 265 s on
+// a loaded 2-core machine), which 120 s did not cover; the raw insert must not start beside it.
 const QUIET_WAIT_MS = 600_000;
 
 /** Waits until the root's Milvus Lite server is quiet (background compaction and index builds over), at most 600 s. */
@@ -331,7 +333,7 @@ async function main() {
 
     // 4a. The same kind of edit of a third file, no daemon either, once Milvus Lite is idle: step 4 is the first write
     //     after the full index and the raw insert, while the server may still compact and index what they wrote
-    //     (docs/benchmarks.md sections 25 and 26); this one waits (at most 600 s) until it is quiet.
+    //     (a user's edit right after a full index pays that too); this one waits (at most 600 s) until it is quiet.
     const quiet = await waitForQuietServer(root);
     // 4a'. The no-op again, on the quiet server (step 3's runs while Milvus Lite compacts what the raw insert wrote and
     //      dropped): both are reported, `noopReindex` stays the one right after the raw insert.
@@ -349,8 +351,8 @@ async function main() {
 
     // 5. Searches, end to end through the CLI. The first search runs in process and starts the search daemon. Then,
     //    once it listens, the first searches after a start: one per user, timed and reported apart (each user's first
-    //    search, while the daemon opens the root and warms it up: real, but not a warm search; docs/benchmarks.md
-    //    sections 20, 21, 24). Then, once the daemon says its warm-up is done, the warm searches.
+    //    search, while the daemon opens the root and warms it up and Milvus Lite builds that user's BM25 index: real,
+    //    but not a warm search). Then, once the daemon says its warm-up is done, the warm searches.
     log(`${SEARCHES} searches`);
     const first = await mem(root, ['search', QUERIES[0], '--user', USERS[0]]);
     const daemonState = async () => (await mem(root, ['server', 'status'])).result?.daemon;
@@ -401,7 +403,7 @@ async function main() {
       queryEmbeddingMs: stats(qlat),
     };
     check('searches return results', out.search.zeroHitQueries === 0, `${out.search.zeroHitQueries} of ${SEARCHES} returned nothing`);
-    // The start-up alone, beside the searches (issue 13): Node itself, and the full CLI (commander and every command
+    // The start-up alone, beside the searches: Node itself, and the full CLI (commander and every command
     // declared) answering `mem server status`; a plain `mem search` skips the latter (src/cli/fast-search.ts).
     const bare = [];
     const status = [];

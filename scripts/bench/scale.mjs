@@ -1,6 +1,7 @@
 // Benchmark of warm, server-side search latency at scale: synthetic chunk rows straight into Milvus Lite, memdir's real searchMemories in one long-lived process.
 //
 // Usage: node scripts/bench/scale.mjs [--chunks 10000] [--users 10] [--queries 100] [--json] [--keep]
+//        (or `npm run bench:scale`).
 //        Needs a build (`npx tsc -p tsconfig.json`) and the embedded runtime (`mem setup` provisions it).
 //
 // Embedding 10,000 real chunks with the local model takes too long on a small machine, so the index

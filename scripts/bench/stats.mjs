@@ -1,4 +1,4 @@
-// Shared by the benchmark scripts: latency statistics (nearest-rank percentiles) and machine facts.
+// Shared by the benchmark scripts: latency statistics (nearest-rank percentiles) and machine facts. Measures nothing itself.
 import os from 'node:os';
 
 export const round = (n, d = 1) => (Number.isFinite(n) ? Math.round(n * 10 ** d) / 10 ** d : n);

@@ -1,5 +1,6 @@
 // Synthetic vectors for benchmarks of corpora too large to embed here: memdir's own chunk texts, and a seeded
-// random unit vector for each, written where memdir's sync looks for cached vectors.
+// random unit vector for each, written where memdir's sync looks for cached vectors. A support module of
+// run, forget and runtime (their --synthetic-vectors / --files modes): measures nothing itself.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
