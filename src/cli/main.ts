@@ -77,6 +77,8 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('--root <dir>', 'memory root (default: $MEM_ROOT, else ./memories)')
     .option('--json', 'print the result as JSON')
     .option('--debug', 'print stack traces on errors')
+    // Answered by bin/mem.js before this module loads; declared here so help lists it.
+    .option('-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
 

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { DAEMON_READY_MS, daemonReady } from '../support/daemon-ready.js';
-import { runMem } from '../support/harness.js';
+import { runMem, type MemRun } from '../support/harness.js';
 
 const on = { MEM_DAEMON: 'on' };
 const FILES = {
@@ -17,6 +17,17 @@ const FILES = {
   'ann/semantic/piano.md': 'Ann practises the piano on Tuesdays.\n',
   'ann/semantic/key.md': 'The spare key is under the flower pot.\n',
 };
+
+/**
+ * A sync that ran just after one file of the three was edited: it wrote that file or nothing (the daemon's own search
+ * may have synced the edit first: its warm-up runs between searches), never the unchanged files again.
+ */
+function expectOnlyTheEdit(sync: MemRun): void {
+  expect(sync.code).toBe(0);
+  expect(sync.json.indexReplaced).toBeUndefined();
+  expect(sync.json.upserted + sync.json.skipped).toBe(3);
+  expect(sync.json.upserted).toBeLessThanOrEqual(1);
+}
 
 describe('a purge while the search daemon holds the root', () => {
   let root: string | undefined;
@@ -45,19 +56,16 @@ describe('a purge while the search daemon holds the root', () => {
 
       // An edit synced by a process of its own (no daemon) writes that file's rows and no other.
       await writeFile(join(root, 'ann/semantic/tea.md'), 'Ann drinks black tea every morning now.\n');
-      const sync = await runMem(['reindex', '--json'], { root });
-      expect(sync.code).toBe(0);
-      expect(sync.json.indexReplaced).toBeUndefined();
-      expect(sync.json).toMatchObject({ upserted: 1, skipped: 2 });
+      expectOnlyTheEdit(await runMem(['reindex', '--json'], { root }));
 
       // And the daemon's next search finds the edit without indexing anything again: a no-op sync follows.
       const edited = await search('black tea');
       expect(edited.json.results.map((r: { content: string }) => r.content)[0]).toContain('black tea');
       await writeFile(join(root, 'ann/semantic/piano.md'), 'Ann practises the piano on Thursdays.\n');
-      const second = await runMem(['reindex', '--json'], { root });
-      expect(second.json.indexReplaced).toBeUndefined();
-      expect(second.json).toMatchObject({ upserted: 1, skipped: 2 });
-      // The daemon's start (test/support/daemon-ready.ts), then seven `mem` processes.
+      expectOnlyTheEdit(await runMem(['reindex', '--json'], { root }));
+      // Whoever synced the edits, nothing is left to write: a no-op.
+      expect((await runMem(['reindex', '--json'], { root })).json).toMatchObject({ upserted: 0, skipped: 3 });
+      // The daemon's start (test/support/daemon-ready.ts), then eight `mem` processes.
     },
     DAEMON_READY_MS + 180_000,
   );

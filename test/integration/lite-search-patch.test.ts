@@ -1,8 +1,8 @@
-// The Milvus Lite that memdir starts reuses its searches' version maps and newest rows (adapters/runtime/lite-search-patch.ts):
+// The Milvus Lite that memdir starts reuses its searches' version maps and newest rows (memdir_runtime/lite_search_patch.py):
 // BM25's per set of segments, dense search's per set of partition segments. Both patches are applied to the pinned
 // Milvus Lite, and BM25 still returns only the newest version of an edited memory after each of several syncs, and a
 // corrected memory, whose rows are rewritten under the same keys, stays out of BM25 and dense searches alike (each
-// flush adds a segment, so a map is rebuilt, not reused stale). A differential run (test/support/lite-patch-diff.py)
+// flush adds a segment, so a map is rebuilt, not reused stale). A differential run (python/checks/lite_search_diff.py)
 // searches one collection through random upserts, moves, deletes, flushes and compactions with Milvus Lite's own
 // functions and the patched ones, and finds no difference in hits, distances or fields.
 import { execFile } from 'node:child_process';
@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { LITE_SEARCH_PATCH } from '../../src/adapters/runtime/lite-search-patch.js';
+import { PYTHON_CODE_DIR, pythonCodeEnv } from '../../src/adapters/runtime/python-code.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
 import { openTestMemory, type TestMemory } from '../support/harness.js';
 import { ownServerHome } from '../support/server-home.js';
@@ -89,10 +89,11 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     const runtime = await ensureRuntime({ home: t.config.runtimeHome, python: t.config.python });
     const dir = await mkdtemp(join(tmpdir(), 'memdir-lite-diff-'));
     try {
-      await writeFile(join(dir, 'patch.py'), LITE_SEARCH_PATCH);
-      const script = join(import.meta.dirname, '..', 'support', 'lite-patch-diff.py');
+      const script = join(PYTHON_CODE_DIR, 'checks', 'lite_search_diff.py');
       for (const seed of [1, 2, 3]) {
-        const { stdout } = await promisify(execFile)(runtime.python, [script, join(dir, 'patch.py'), join(dir, `data-${seed}`), '80', String(seed)]);
+        const { stdout } = await promisify(execFile)(runtime.python, [script, join(dir, `data-${seed}`), '80', String(seed)], {
+          env: { ...process.env, ...pythonCodeEnv() },
+        });
         const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
           compared: number;
           firstDifference: unknown;

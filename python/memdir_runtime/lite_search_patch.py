@@ -1,31 +1,34 @@
-// Exact speed-ups of Milvus Lite 3.2.2's searches, and BM25 scored with its partitions' statistics, applied by
-// memdir's launcher. Its searches rebuild in Python, on every call, the newest sequence number of every primary key of
-// the searched segments (BM25: the whole collection's; dense: the searched partitions'), then walk every row of the
-// searched partitions in Python to mark the rows that hold a key's newest, undeleted version. Both are kept per set
-// of segments and reused while that set is the same; per call only the rows of the keys that the memtable or a
-// tombstone touches are judged again, by the original test.
-//
-// Why: at 50,000 memory files (208,813 rows) the collection-wide pass was ~76 % of a BM25 search (docs/benchmarks.md
-// §20); the per-row walk covers the user's partition (20,000-42,000 rows there) in each of a search's four requests
-// (docs/benchmarks.md §31). Why it is exact: a segment is an immutable Parquet file (Milvus Lite reloads nothing it has loaded; a flush or
-// compaction makes new segment objects), so the map and the newest rows of a given tuple of segment objects never
-// change; what can change between calls (the memtable's rows and deletes, the tombstones) is looked at on every call,
-// and a row of a key it names is judged by the original code's own test. A segment that holds a key twice, or a call
-// with more such keys than rows, takes the original loop. Each patch rewrites blocks found by their exact text: any
-// other Milvus Lite version (a block changed) is left as it is and the server says so in its log. Drop them once Milvus
-// Lite keeps these itself.
-//
-// One change that is not exact, on purpose: BM25 scores with the statistics of the searched partitions (rows, average
-// length, each term's document frequency, summed over their segments and memtable rows) instead of each segment's
-// own, as Milvus Lite's own TODO asks. Each write's flush makes a segment of its own; with its own statistics a
-// just-added memory's terms had an IDF of ~0.29 instead of ~3 and it ranked below older memories on its own words
-// until a rebuild (docs/benchmarks.md, "A fresh memory's keyword score"). The searched partitions (a user's bucket,
-// lite-buckets.ts), not the whole collection as Milvus standalone does: a bulk index writes one segment per
-// partition, so these are the statistics Milvus Lite already scored with there, and LoCoMo's recall stays as it was
-// (collection-wide statistics lost 0.008 of turn R@10). A segment's statistics are computed once (it is immutable),
-// their sum kept per set of segments; with one segment the scores are unchanged.
-export const LITE_SEARCH_PATCH = `
+"""Exact speed-ups of Milvus Lite 3.2.2's searches, and BM25 scored with its partitions' statistics.
+
+Milvus Lite's searches rebuild in Python, on every call, the newest sequence number of every primary key of the searched
+segments (BM25: the whole collection's; dense: the searched partitions'), then walk every row of the searched
+partitions in Python to mark the rows that hold a key's newest, undeleted version. Both are kept per set of segments and
+reused while that set is the same; per call only the rows of the keys that the memtable or a tombstone touches are
+judged again, by the original test. At 50,000 memory files (208,813 rows) the collection-wide pass was about three
+quarters of a BM25 search, and the per-row walk covered the user's partition (20,000-42,000 rows) in each of a search's
+four requests (docs/decisions/milvus-lite-patches.md has the measurements).
+
+Why it is exact: a segment is an immutable Parquet file (Milvus Lite reloads nothing it has loaded; a flush or
+compaction makes new segment objects), so the map and the newest rows of a given tuple of segment objects never change;
+what can change between calls (the memtable's rows and deletes, the tombstones) is looked at on every call, and a row of
+a key it names is judged by the original code's own test. A segment that holds a key twice, or a call with more such
+keys than rows, takes the original loop. Each rewrite finds its blocks by their exact text, and apply() refuses any
+Milvus Lite version but the one these blocks come from.
+
+One change that is not exact, on purpose: BM25 scores with the statistics of the searched partitions (rows, average
+length, each term's document frequency, summed over their segments and memtable rows) instead of each segment's own,
+as Milvus Lite's own TODO asks. Each write's flush makes a segment of its own; with its own statistics a just-added
+memory's terms had an IDF of ~0.29 instead of ~3 and it ranked below older memories on its own words until a rebuild.
+The searched partitions (a user's bucket), not the whole collection as Milvus standalone does: a bulk index writes one
+segment per partition, so these are the statistics Milvus Lite already scored with there, and LoCoMo's recall stays as
+it was (collection-wide statistics lost 0.008 of turn R@10). A segment's statistics are computed once (it is
+immutable), their sum kept per set of segments; with one segment the scores are unchanged.
+"""
+
 import numpy as _memdir_np
+
+from memdir_runtime.milvus_lite_version import require_patched_version
+
 
 class _MemdirVersions:
     """The newest sequence number of every key of a tuple of segments, and per segment the rows that hold it."""
@@ -57,14 +60,12 @@ class _MemdirVersions:
         if not built:
             if len(seg.pk_to_row) == len(seg.pks):
                 newest = self.newest
-                rows = _memdir_np.fromiter(
-                    (newest.get(pk) == int(seq) for pk, seq in zip(seg.pks, seg.seqs.tolist())), dtype=bool, count=len(seg.pks)
-                )
+                rows = _memdir_np.fromiter((newest.get(pk) == int(seq) for pk, seq in zip(seg.pks, seg.seqs.tolist())), dtype=bool, count=len(seg.pks))
             self._rows[id(seqs)] = (seg, rows, True)
         return seg, rows
 
     def mask(self, seqs, row_valid, touched):
-        """A segment's valid rows: its newest rows, and each row of a key in \`touched\` judged by row_valid; None: walk them all."""
+        """A segment's valid rows: its newest rows, and each row of a key in `touched` judged by row_valid; None: walk them all."""
         seg, rows = self._newest_rows(seqs)
         if rows is None or sum(len(keys) for keys in touched) > len(rows):
             return None
@@ -77,8 +78,10 @@ class _MemdirVersions:
                     mask[i] = row_valid(seg, pk, int(seqs[i]))
         return mask
 
+
 def _memdir_indent(block):
     return "".join("    " + line if line.strip() else line for line in block.splitlines(True))
+
 
 def _memdir_hit_columns(names, schema, plan):
     """The columns a BM25 hit is read from: those its projection shows, and every column that is no schema field."""
@@ -87,6 +90,7 @@ def _memdir_hit_columns(names, schema, plan):
     shown = set(plan.response_schema_fields)
     fields = {f.name for f in schema.fields}
     return [name for name in names if name in shown or name not in fields]
+
 
 def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
     """Segment.row_to_dict without the schema fields a dense hit does not show (its vectors above all)."""
@@ -106,6 +110,7 @@ def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
     # As Segment.row_to_dict: dynamic fields kept in $meta are unpacked into the record.
     if meta_raw is not None:
         import json
+
         if isinstance(meta_raw, str):
             try:
                 meta = json.loads(meta_raw)
@@ -116,6 +121,7 @@ def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
         elif isinstance(meta_raw, dict):
             result.update(meta_raw)
     return result
+
 
 class _MemdirPosting:
     """One term's posting list held as arrays; reads as the original's list of (local_id, tf) pairs."""
@@ -135,11 +141,13 @@ class _MemdirPosting:
     def __getitem__(self, i):
         return list(self)[i]
 
+
 def _memdir_packed_pairs(column):
     """A packed sparse column's rows and (term, count) pairs, as views of its buffers; None when the data is not the
     plain case (nulls, a sliced array, a row that is no whole number of pairs, a term not after the one before it in
     its row, counts that are not whole numbers)."""
     import pyarrow as pa
+
     np = _memdir_np
     arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if not (pa.types.is_binary(arr.type) or pa.types.is_large_binary(arr.type)) or arr.null_count or arr.offset:
@@ -165,6 +173,7 @@ def _memdir_packed_pairs(column):
             return None
     return n, sizes // 8, terms, tfs
 
+
 def _memdir_unpack_sparse(column):
     """A packed sparse column as arrays (rows, and per stored pair its row, term and count); None: not the plain case."""
     np = _memdir_np
@@ -174,6 +183,7 @@ def _memdir_unpack_sparse(column):
     n, lengths, terms, tfs = packed
     docs = np.repeat(np.arange(n, dtype=np.int64), lengths)
     return n, docs, terms.astype(np.int64), tfs.astype(np.float64)
+
 
 def _memdir_build_bm25(column, index):
     """Builds a segment's BM25 index from its packed sparse column in numpy; None when the data is not the plain case,
@@ -206,17 +216,22 @@ def _memdir_build_bm25(column, index):
     index._df = df
     return index
 
+
 _MEMDIR_FAST_BUILD = []
+
 
 def _memdir_fast_bm25(column, metric_type, index_params):
     """A segment's BM25 index built by _memdir_build_bm25 once the scorer is patched too; None: the original builds it."""
     if not _MEMDIR_FAST_BUILD or metric_type != "BM25":
         return None
     from milvus_lite.index.sparse_factory import create_sparse_index
+
     return _memdir_build_bm25(column, create_sparse_index(metric_type, index_params))
+
 
 # Off only in the differential check (test/support/lite-patch-diff.py), which then compares the exact speed-ups alone.
 _MEMDIR_GLOBAL_BM25 = [True]
+
 
 def _memdir_rows_stats(rows):
     """BM25 statistics of decoded sparse rows, counted as the original's build counts them: rows, the sum of their term
@@ -230,6 +245,7 @@ def _memdir_rows_stats(rows):
         for term in sv:
             df[term] = df.get(term, 0) + 1
     return len(rows), total, df
+
 
 class _MemdirSegmentStats:
     """One segment's BM25 statistics, as its own index holds them (every stored row counts), with the terms sorted."""
@@ -248,6 +264,7 @@ class _MemdirSegmentStats:
             self.terms = terms.astype(np.int64)
         else:
             from milvus_lite.analyzer.sparse import bytes_to_sparse
+
             rows = [bytes_to_sparse(r) if isinstance(r, bytes) else (r or {}) for r in column.to_pylist()]
             self.n, self.total, df = _memdir_rows_stats(rows)
             self.terms = np.array(sorted(df), dtype=np.int64)
@@ -256,6 +273,7 @@ class _MemdirSegmentStats:
     def count(self, term):
         i = int(_memdir_np.searchsorted(self.terms, term))
         return int(self.df[i]) if i < len(self.terms) and self.terms[i] == term else 0
+
 
 class _MemdirCollectionStats:
     """The BM25 statistics of a tuple of segments summed, as Milvus standalone sums its segments' for a shard.
@@ -290,6 +308,7 @@ class _MemdirCollectionStats:
                 self._df[term] = known
         return known
 
+
 class _MemdirSearchStats:
     """One search's BM25 statistics: its segments' summed, plus the memtable's rows of its partitions (they change
     between calls; memdir flushes after each write, so there are seldom any)."""
@@ -308,6 +327,7 @@ class _MemdirSearchStats:
     def df(self, term):
         return self._segments.df(term) + self._memtable_df.get(term, 0)
 
+
 def _memdir_collection_stats(collection, segments, partition_names, field, metric_type, memtable_live):
     """The BM25 statistics a search scores with: those of the searched partitions (all of them when none is named);
     None: each segment's own (not BM25, or not patched)."""
@@ -325,75 +345,73 @@ def _memdir_collection_stats(collection, segments, partition_names, field, metri
     rows = []
     if memtable_live:
         from milvus_lite.analyzer.sparse import bytes_to_sparse
+
         for _pk, _seq, record in collection._memtable.active_record_snapshots(partition_names=partition_names):
             raw = record.get(field)
             rows.append(bytes_to_sparse(raw) if isinstance(raw, bytes) else (raw or {}))
     return _MemdirSearchStats(base, rows)
 
+
 def _memdir_scored(index, queries, top_k, valid_mask, stats):
     """A source's BM25 hits scored with the search's statistics; without them, as Milvus Lite scores."""
     from milvus_lite.index.sparse_factory import _search_prepared_sparse_index
     from milvus_lite.index.sparse_inverted import SparseInvertedIndex
+
     if stats is None or not isinstance(index, SparseInvertedIndex):
         return _search_prepared_sparse_index(index, queries, top_k, valid_mask=valid_mask)
     return _memdir_bm25_search(index, queries, top_k, valid_mask, stats)
 
+
 def _memdir_patch_sparse():
-    import inspect, textwrap
+    import inspect
+    import textwrap
+
     import milvus_lite.engine.collection as coll
+
     # The blocks as they stand in the method's source once dedented (its body 4 spaces in; 8 in the file).
     versions = (
-        "    global_pk_seq: Dict[Any, int] = {}\\n"
-        "    for seg in seg_snapshot:\\n"
-        "        # Resolve collection-wide versions before partition pruning, just\\n"
-        "        # as for MemTable rows. Moving a pk must not reveal its old version\\n"
-        "        # in the source partition after the new version is flushed.\\n"
-        "        for i, pk in enumerate(seg.pks):\\n"
-        "            seq = int(seg.seqs[i])\\n"
-        "            if pk not in global_pk_seq or seq > global_pk_seq[pk]:\\n"
-        "                global_pk_seq[pk] = seq\\n"
-        "    # Resolve versions by sequence, not by physical source order.\\n"
-        "    for pk, (_, _, seq) in self._memtable.pk_index_snapshot():\\n"
+        "    global_pk_seq: Dict[Any, int] = {}\n"
+        "    for seg in seg_snapshot:\n"
+        "        # Resolve collection-wide versions before partition pruning, just\n"
+        "        # as for MemTable rows. Moving a pk must not reveal its old version\n"
+        "        # in the source partition after the new version is flushed.\n"
+        "        for i, pk in enumerate(seg.pks):\n"
+        "            seq = int(seg.seqs[i])\n"
+        "            if pk not in global_pk_seq or seq > global_pk_seq[pk]:\n"
+        "                global_pk_seq[pk] = seq\n"
+        "    # Resolve versions by sequence, not by physical source order.\n"
+        "    for pk, (_, _, seq) in self._memtable.pk_index_snapshot():\n"
     )
     walk = (
-        "        n = len(pks)\\n"
-        "        valid_mask = np.ones(n, dtype=bool)\\n"
-        "        for i in range(n):\\n"
-        "            pk, seq = pks[i], int(seqs[i])\\n"
-        "            pending_delete = mt_deletes.get(pk)\\n"
-        "            if (delta_snap.is_deleted(pk, seq)\\n"
-        "                    or (pending_delete is not None and pending_delete[0] > seq\\n"
-        "                        and pending_delete[1] in (ALL_PARTITIONS, seg.partition))):\\n"
-        "                valid_mask[i] = False\\n"
-        "            elif global_pk_seq.get(pk, -1) > seq:\\n"
-        "                # Stale version \\u2014 a newer version exists in another segment or memtable\\n"
-        "                valid_mask[i] = False\\n"
+        "        n = len(pks)\n"
+        "        valid_mask = np.ones(n, dtype=bool)\n"
+        "        for i in range(n):\n"
+        "            pk, seq = pks[i], int(seqs[i])\n"
+        "            pending_delete = mt_deletes.get(pk)\n"
+        "            if (delta_snap.is_deleted(pk, seq)\n"
+        "                    or (pending_delete is not None and pending_delete[0] > seq\n"
+        "                        and pending_delete[1] in (ALL_PARTITIONS, seg.partition))):\n"
+        "                valid_mask[i] = False\n"
+        "            elif global_pk_seq.get(pk, -1) > seq:\n"
+        "                # Stale version \u2014 a newer version exists in another segment or memtable\n"
+        "                valid_mask[i] = False\n"
     )
     build = (
-        "        if not sparse_index_matches(cached_idx, metric_type, index_params):\\n"
-        "            sparse_batch = table.column(vector_field).to_pylist()\\n"
-        "            sparse_vecs = [\\n"
-        "                bytes_to_sparse(r) if isinstance(r, bytes) else (r or {})\\n"
-        "                for r in sparse_batch\\n"
-        "            ]\\n"
-        "            cached_idx = create_sparse_index(metric_type, index_params)\\n"
-        "            cached_idx.build(sparse_vecs)  # no valid_mask \\u2014 full segment\\n"
+        "        if not sparse_index_matches(cached_idx, metric_type, index_params):\n"
+        "            sparse_batch = table.column(vector_field).to_pylist()\n"
+        "            sparse_vecs = [\n"
+        "                bytes_to_sparse(r) if isinstance(r, bytes) else (r or {})\n"
+        "                for r in sparse_batch\n"
+        "            ]\n"
+        "            cached_idx = create_sparse_index(metric_type, index_params)\n"
+        "            cached_idx.build(sparse_vecs)  # no valid_mask \u2014 full segment\n"
     )
-    segment_loop = (
-        "    for seg in seg_snapshot:\\n"
-        "        if partition_filter is not None:\\n"
-    )
+    segment_loop = "    for seg in seg_snapshot:\n        if partition_filter is not None:\n"
     segment_scores = (
-        "        local_ids, dists = _search_prepared_sparse_index(\\n"
-        "            cached_idx, query_sparse, top_k, valid_mask=valid_mask,\\n"
-        "        )\\n"
+        "        local_ids, dists = _search_prepared_sparse_index(\n            cached_idx, query_sparse, top_k, valid_mask=valid_mask,\n        )\n"
     )
-    memtable_scores = "        local_ids, dists = _search_prepared_sparse_index(mt_idx, query_sparse, top_k)\\n"
-    hit = (
-        "                record = {\\n"
-        "                    name: tbl.column(name)[row_i].as_py()\\n"
-        "                    for name in tbl.column_names\\n"
-    )
+    memtable_scores = "        local_ids, dists = _search_prepared_sparse_index(mt_idx, query_sparse, top_k)\n"
+    hit = "                record = {\n                    name: tbl.column(name)[row_i].as_py()\n                    for name in tbl.column_names\n"
     try:
         source = textwrap.dedent(inspect.getsource(coll.Collection._search_sparse))
     except (OSError, TypeError):
@@ -403,38 +421,50 @@ def _memdir_patch_sparse():
     if any(source.count(block) != 1 for block in blocks):
         print("memdir: BM25 search left unpatched (another Milvus Lite version)", flush=True)
         return
-    source = source.replace(versions, (
-        "    _memdir_v = _memdir_segments_versions(self, seg_snapshot)\\n"
-        "    _memdir_mt = self._memtable.pk_index_snapshot()\\n"
-        "    _memdir_mt_pks = [pk for pk, _ in _memdir_mt]\\n"
-        "    # The cached map itself unless the memtable adds versions to it (read only below).\\n"
-        "    global_pk_seq: Dict[Any, int] = dict(_memdir_v.newest) if _memdir_mt else _memdir_v.newest\\n"
-        "    def _memdir_row(seg, pk, seq):\\n"
-        "        pending_delete = mt_deletes.get(pk)\\n"
-        "        if (delta_snap.is_deleted(pk, seq)\\n"
-        "                or (pending_delete is not None and pending_delete[0] > seq\\n"
-        "                    and pending_delete[1] in (ALL_PARTITIONS, seg.partition))):\\n"
-        "            return False\\n"
-        "        return not global_pk_seq.get(pk, -1) > seq\\n"
-        "    for pk, (_, _, seq) in _memdir_mt:\\n"
-    ))
-    source = source.replace(walk, (
-        "        n = len(pks)\\n"
-        "        valid_mask = _memdir_v.mask(seqs, _memdir_row, (_memdir_mt_pks, delta_snap._map, mt_deletes))\\n"
-        "        if valid_mask is None:\\n"
-    ) + _memdir_indent(walk.split("\\n", 1)[1]))
-    first, rest = build.split("\\n", 1)
-    source = source.replace(build, first + "\\n" + (
-        "            cached_idx = _memdir_fast_bm25(table.column(vector_field), metric_type, index_params)\\n"
-        "            if cached_idx is None:\\n"
-    ) + _memdir_indent(rest))
+    source = source.replace(
+        versions,
+        (
+            "    _memdir_v = _memdir_segments_versions(self, seg_snapshot)\n"
+            "    _memdir_mt = self._memtable.pk_index_snapshot()\n"
+            "    _memdir_mt_pks = [pk for pk, _ in _memdir_mt]\n"
+            "    # The cached map itself unless the memtable adds versions to it (read only below).\n"
+            "    global_pk_seq: Dict[Any, int] = dict(_memdir_v.newest) if _memdir_mt else _memdir_v.newest\n"
+            "    def _memdir_row(seg, pk, seq):\n"
+            "        pending_delete = mt_deletes.get(pk)\n"
+            "        if (delta_snap.is_deleted(pk, seq)\n"
+            "                or (pending_delete is not None and pending_delete[0] > seq\n"
+            "                    and pending_delete[1] in (ALL_PARTITIONS, seg.partition))):\n"
+            "            return False\n"
+            "        return not global_pk_seq.get(pk, -1) > seq\n"
+            "    for pk, (_, _, seq) in _memdir_mt:\n"
+        ),
+    )
+    source = source.replace(
+        walk,
+        (
+            "        n = len(pks)\n"
+            "        valid_mask = _memdir_v.mask(seqs, _memdir_row, (_memdir_mt_pks, delta_snap._map, mt_deletes))\n"
+            "        if valid_mask is None:\n"
+        )
+        + _memdir_indent(walk.split("\n", 1)[1]),
+    )
+    first, rest = build.split("\n", 1)
+    source = source.replace(
+        build,
+        first
+        + "\n"
+        + ("            cached_idx = _memdir_fast_bm25(table.column(vector_field), metric_type, index_params)\n            if cached_idx is None:\n")
+        + _memdir_indent(rest),
+    )
     # Every source's hits scored with the same statistics, so they compare in the merge (the original's own TODO).
-    source = source.replace(segment_loop, (
-        "    _memdir_stats = _memdir_collection_stats(self, seg_snapshot, partition_names, vector_field, metric_type, bool(_memdir_mt))\\n"
-    ) + segment_loop)
-    source = source.replace(segment_scores, "        local_ids, dists = _memdir_scored(cached_idx, query_sparse, top_k, valid_mask, _memdir_stats)\\n")
-    source = source.replace(memtable_scores, "        local_ids, dists = _memdir_scored(mt_idx, query_sparse, top_k, None, _memdir_stats)\\n")
-    source = source.replace(hit, hit.replace("for name in tbl.column_names", "for name in _memdir_hit_columns(tbl.column_names, self._schema, projection_plan)"))
+    source = source.replace(
+        segment_loop,
+        ("    _memdir_stats = _memdir_collection_stats(self, seg_snapshot, partition_names, vector_field, metric_type, bool(_memdir_mt))\n") + segment_loop,
+    )
+    source = source.replace(segment_scores, "        local_ids, dists = _memdir_scored(cached_idx, query_sparse, top_k, valid_mask, _memdir_stats)\n")
+    source = source.replace(memtable_scores, "        local_ids, dists = _memdir_scored(mt_idx, query_sparse, top_k, None, _memdir_stats)\n")
+    shown_columns = "for name in _memdir_hit_columns(tbl.column_names, self._schema, projection_plan)"
+    source = source.replace(hit, hit.replace("for name in tbl.column_names", shown_columns))
 
     def segments_versions(collection, segments):
         cached = getattr(collection, "_memdir_versions", None)
@@ -456,13 +486,14 @@ def _memdir_patch_sparse():
     print("memdir: BM25 search reads only the shown fields of its hits", flush=True)
     print("memdir: BM25 scores with its partitions' statistics, not each segment's", flush=True)
 
-_memdir_patch_sparse()
 
 def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None, stats=None):
     """SparseInvertedIndex.search over numpy arrays: the same float32 arithmetic, element by element, in the same order;
-    with \`stats\`, its N, average length and document frequencies instead of this index's own."""
+    with `stats`, its N, average length and document frequencies instead of this index's own."""
     import math
+
     from milvus_lite.index.sparse_common import empty_results, validate_mask
+
     np = _memdir_np
     valid_mask = validate_mask(valid_mask, len(self._doc_lengths))
     nq = len(query_sparse_vectors)
@@ -529,13 +560,19 @@ def _memdir_bm25_search(self, query_sparse_vectors, top_k, valid_mask=None, stat
         all_dists[qi, :k_actual] = -scores[ranked[:k_actual]]
     return all_ids, all_dists
 
+
 # SHA-256 of Milvus Lite 3.2.2's SparseInvertedIndex.search source, which _memdir_bm25_search reproduces.
 _MEMDIR_BM25_SEARCH_SHA256 = "4b6c5484c6d1bc20d3040b3d32e4631480c428e397bcd532df575b7a1f51a374"
 
+
 def _memdir_patch_bm25_scoring():
-    import milvus_lite.index.sparse_inverted as inv
+    import hashlib
+
     # Exactly the scorer this replaces: the same formula and order of operations (checked by its source), else left.
-    import inspect, hashlib
+    import inspect
+
+    import milvus_lite.index.sparse_inverted as inv
+
     try:
         digest = hashlib.sha256(inspect.getsource(inv.SparseInvertedIndex.search).encode()).hexdigest()
     except (OSError, TypeError):
@@ -548,34 +585,35 @@ def _memdir_patch_bm25_scoring():
     print("memdir: BM25 scores each query term's postings as arrays", flush=True)
     print("memdir: BM25 builds a segment's index from its packed column as arrays", flush=True)
 
-_memdir_patch_bm25_scoring()
 
 def _memdir_patch_dense():
-    import __future__, inspect, os
+    import __future__
+
+    import inspect
+    import os
+
     import milvus_lite.engine.collection as coll
     import milvus_lite.search.executor_indexed as ex
-    versions = (
-        "    for seg in in_scope_segments:\\n"
-        "        _update_max_seqs(list(seg.pks), seg.seqs)\\n"
-    )
+
+    versions = "    for seg in in_scope_segments:\n        _update_max_seqs(list(seg.pks), seg.seqs)\n"
     walk = (
-        "        n = len(pks)\\n"
-        "        local_mask = np.zeros(n, dtype=bool)\\n"
-        "        for i in range(n):\\n"
-        "            pk = pks[i]\\n"
-        "            seq = int(seqs[i])\\n"
-        "            # Cross-source max-seq dedup.\\n"
-        "            if global_max_seqs.get(pk) != seq:\\n"
-        "                continue\\n"
-        "            # Tombstone: a strictly larger delete_seq shadows this row.\\n"
-        "            if delta_index.is_deleted(pk, seq):\\n"
-        "                continue\\n"
-        "            mt_entry = mt_deletes.get(pk)\\n"
-        "            if mt_entry is not None and mt_entry[0] > seq:\\n"
-        "                continue\\n"
-        "            local_mask[i] = True\\n"
+        "        n = len(pks)\n"
+        "        local_mask = np.zeros(n, dtype=bool)\n"
+        "        for i in range(n):\n"
+        "            pk = pks[i]\n"
+        "            seq = int(seqs[i])\n"
+        "            # Cross-source max-seq dedup.\n"
+        "            if global_max_seqs.get(pk) != seq:\n"
+        "                continue\n"
+        "            # Tombstone: a strictly larger delete_seq shadows this row.\n"
+        "            if delta_index.is_deleted(pk, seq):\n"
+        "                continue\n"
+        "            mt_entry = mt_deletes.get(pk)\n"
+        "            if mt_entry is not None and mt_entry[0] > seq:\n"
+        "                continue\n"
+        "            local_mask[i] = True\n"
     )
-    hit = "            return in_scope_segments[source_idx].row_to_dict(local_id)\\n"
+    hit = "            return in_scope_segments[source_idx].row_to_dict(local_id)\n"
     try:
         source = inspect.getsource(ex.execute_search_with_index)
     except (OSError, TypeError):
@@ -584,23 +622,30 @@ def _memdir_patch_dense():
     if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1 or coll.execute_search_with_index is not ex.execute_search_with_index:
         print("memdir: dense search left unpatched (another Milvus Lite version)", flush=True)
         return
-    source = source.replace(versions, (
-        "    _memdir_v = _memdir_partition_versions(in_scope_segments)\\n"
-        "    global_max_seqs.update(_memdir_v.newest)\\n"
-        "    def _memdir_row(seg, pk, seq):\\n"
-        "        if global_max_seqs.get(pk) != seq:\\n"
-        "            return False\\n"
-        "        if delta_index.is_deleted(pk, seq):\\n"
-        "            return False\\n"
-        "        mt_entry = mt_deletes.get(pk)\\n"
-        "        return not (mt_entry is not None and mt_entry[0] > seq)\\n"
-    ))
-    source = source.replace(walk, (
-        "        n = len(pks)\\n"
-        "        local_mask = _memdir_v.mask(seqs, _memdir_row, (mt_pks, delta_index._map, mt_deletes))\\n"
-        "        if local_mask is None:\\n"
-    ) + _memdir_indent(walk.split("\\n", 1)[1]))
-    source = source.replace(hit, "            return _memdir_row_to_dict(in_scope_segments[source_idx], local_id, output_fields, pk_field)\\n")
+    source = source.replace(
+        versions,
+        (
+            "    _memdir_v = _memdir_partition_versions(in_scope_segments)\n"
+            "    global_max_seqs.update(_memdir_v.newest)\n"
+            "    def _memdir_row(seg, pk, seq):\n"
+            "        if global_max_seqs.get(pk) != seq:\n"
+            "            return False\n"
+            "        if delta_index.is_deleted(pk, seq):\n"
+            "            return False\n"
+            "        mt_entry = mt_deletes.get(pk)\n"
+            "        return not (mt_entry is not None and mt_entry[0] > seq)\n"
+        ),
+    )
+    source = source.replace(
+        walk,
+        (
+            "        n = len(pks)\n"
+            "        local_mask = _memdir_v.mask(seqs, _memdir_row, (mt_pks, delta_index._map, mt_deletes))\n"
+            "        if local_mask is None:\n"
+        )
+        + _memdir_indent(walk.split("\n", 1)[1]),
+    )
+    source = source.replace(hit, "            return _memdir_row_to_dict(in_scope_segments[source_idx], local_id, output_fields, pk_field)\n")
     # One entry per set of partition folders searched (a user's partition): a newer set of the same folders replaces
     # it, so at most one superseded set of segments is kept alive per folder set, as the BM25 entry keeps one.
     maps = {}
@@ -625,5 +670,10 @@ def _memdir_patch_dense():
     print("memdir: dense search reuses its segments' newest rows", flush=True)
     print("memdir: dense search reads only the shown fields of its hits", flush=True)
 
-_memdir_patch_dense()
-`;
+
+def apply():
+    """Patches the running Milvus Lite (call before the server starts); refuses any other Milvus Lite version."""
+    require_patched_version()
+    _memdir_patch_sparse()
+    _memdir_patch_bm25_scoring()
+    _memdir_patch_dense()

@@ -1,17 +1,21 @@
-// Milvus Lite 3.2.2's background compaction and index builds wait for a pause in a collection's writes (memdir's launcher).
-//
-// Why: Milvus Lite flushes its memtable whenever it reaches 128 MB (~48,500 of memdir's rows) and then, in a background
-// thread, builds an HNSW graph (efConstruction 200) and a BM25 index for each new segment. A full index of 10,000 files
-// (41,552 rows) never reaches that size, so all of its builds run after `mem reindex` has returned; one of 50,000 files
-// (208,813 rows) reaches it four times, and each build of ~48,500 rows then runs beside the inserts that follow, on the
-// same two cores and under the same interpreter lock (docs/benchmarks.md, "the full index at 50,000 files, round ten").
-// The builds are the same work either way; deferred, they run once the writes pause, as they already did at 10,000.
-// Why it is safe: a flushed segment is searched by brute force until its index is built (Milvus Lite's own path for a
-// segment without an index), so answers are the same, and a flush itself (the rows' durability) is not deferred. Only
-// the background task waits: until neither a write nor the task's own start is less than QUIET seconds old, at most DEFER_MAX s,
-// and never once the collection closes (its close drains the task as before). Each replaced function is checked by the
-// SHA-256 of its source: any other Milvus Lite version is left as it is and the server says so in its log.
-export const LITE_WRITE_PATCH = `
+"""Milvus Lite 3.2.2's background compaction and index builds wait for a pause in a collection's writes.
+
+Milvus Lite flushes its memtable whenever it reaches 128 MB (~48,500 of memdir's rows) and then, in a background thread,
+builds an HNSW graph (efConstruction 200) and a BM25 index for each new segment. A full index of 10,000 files (41,552
+rows) never reaches that size, so all of its builds run after `mem reindex` has returned; one of 50,000 files (208,813
+rows) reaches it four times, and each build of ~48,500 rows then ran beside the inserts that follow, on the same two
+cores and under the same interpreter lock. The builds are the same work either way; deferred, they run once the writes
+pause, as they already did at 10,000 (docs/decisions/milvus-lite-patches.md has the measurements).
+
+Why it is safe: a flushed segment is searched by brute force until its index is built (Milvus Lite's own path for a
+segment without an index), so answers are the same, and a flush itself (the rows' durability) is not deferred. Only the
+background task waits: until neither a write nor the task's own start is less than QUIET seconds old, at most DEFER_MAX
+s, and never once the collection closes (its close drains the task as before). Each replaced function is checked by
+the SHA-256 of its source, and apply() refuses any Milvus Lite version but the one they come from.
+"""
+
+from memdir_runtime.milvus_lite_version import require_patched_version
+
 _MEMDIR_MAINTENANCE_SHA256 = (
     "2687ec546f4530a203187bbe6092b171678dd94144f91c3bccd4b25ae8ffd43a",  # Collection.insert
     "3cea7e04acd70780151ee384436e7808c811598fa54d9bdcb0db6dacf2b40c0a",  # Collection.upsert (looks its keys up, then inserts)
@@ -24,9 +28,15 @@ _MEMDIR_QUIET_S = 2.0
 # A stream of writes that never pauses still gets its segments indexed (brute force over many segments gets slow).
 _MEMDIR_DEFER_MAX_S = 600.0
 
+
 def _memdir_patch_quiet_maintenance():
-    import hashlib, inspect, threading, time
+    import hashlib
+    import inspect
+    import threading
+    import time
+
     import milvus_lite.engine.collection as coll
+
     C = coll.Collection
     try:
         digests = tuple(hashlib.sha256(inspect.getsource(f).encode()).hexdigest() for f in (C.insert, C.upsert, C.delete, C._bg_compact_and_index))
@@ -50,6 +60,7 @@ def _memdir_patch_quiet_maintenance():
                 with counting:
                     self._memdir_writes -= 1
                     self._memdir_written = time.monotonic()
+
         wrapped.__name__ = write.__name__
         wrapped.__doc__ = write.__doc__
         return wrapped
@@ -74,5 +85,8 @@ def _memdir_patch_quiet_maintenance():
     C._bg_compact_and_index = _bg_compact_and_index
     print("memdir: background compaction and index builds wait for a pause in writes", flush=True)
 
-_memdir_patch_quiet_maintenance()
-`;
+
+def apply():
+    """Patches the running Milvus Lite (call before the server starts); refuses any other Milvus Lite version."""
+    require_patched_version()
+    _memdir_patch_quiet_maintenance()

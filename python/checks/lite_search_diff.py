@@ -1,31 +1,38 @@
-# Differential check of memdir's Milvus Lite search patch (src/adapters/runtime/lite-search-patch.ts): one in-process
+# Differential check of memdir's Milvus Lite search patch (memdir_runtime/lite_search_patch.py): one in-process
 # collection goes through random inserts, upserts (moving keys between partitions too), deletes with and without a
 # flush, and compaction; after each step the same BM25 and dense searches run with Milvus Lite's own functions and
 # with the patched ones, and must return the same hits, distances and fields
 # (compared only while Milvus Lite's own answer is stable: its background compaction changes scores), the patch's
 # partition-wide BM25 statistics turned off for that comparison; turned on, each BM25 hit's score must equal one
-# recomputed from scratch over every stored row of the searched partitions. Args: a file holding the patch's Python, a data dir, the number of
-# steps, a random seed. Prints one JSON line: steps and searches compared, first difference, the partition-wide
+# recomputed from scratch over every stored row of the searched partitions. Args: a data dir, the number of steps, a
+# random seed (run with python/ on PYTHONPATH). Prints one JSON line: steps and searches compared, first difference, the partition-wide
 # checks; then the BM25 scorer alone on random indexes, and its index built from packed rows: how many compared and differed.
-import json, math, random, sys
+import json
+import math
+import random
+import sys
 
 import milvus_lite.engine.collection as coll
 import milvus_lite.index.sparse_inverted as inv
 import milvus_lite.search.executor_indexed as ex
 from milvus_lite import CollectionSchema, DataType, FieldSchema, Function, FunctionType, MilvusLite
 
-patch_file, data_dir, steps, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+from memdir_runtime import lite_search_patch
+
+data_dir, steps, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 original = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search)
-patch = {"__name__": "memdir_patch"}
-exec(compile(open(patch_file).read(), "lite-search-patch", "exec"), patch)
+lite_search_patch.apply()
+patch = vars(lite_search_patch)
 patched = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search)
 assert all(p is not o for p, o in zip(patched, original)), "the patch did not apply"
+
 
 def use(fns, collection_wide=False):
     coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search = fns
     ex.execute_search_with_index = fns[1]
     # Partition-wide BM25 statistics change scores on purpose: the exact comparison is made without them.
     patch["_MEMDIR_GLOBAL_BM25"][0] = collection_wide
+
 
 rng = random.Random(seed)
 WORDS = "tea coffee bike red green morning work scooter ann bob paris rain snow book film song dog cat".split()
@@ -50,6 +57,7 @@ c.create_index("vector", {"index_type": "HNSW", "metric_type": "COSINE", "params
 c.create_index("sparse", {"index_type": "SPARSE_INVERTED_INDEX", "metric_type": "BM25"})
 c.load()
 
+
 def row(i):
     return {
         "chunk_id": f"k{i:04d}",
@@ -59,6 +67,7 @@ def row(i):
         "vector": [rng.uniform(-1, 1) for _ in range(DIM)],
     }
 
+
 KEYS = 300
 compared = 0
 unstable = 0
@@ -66,8 +75,9 @@ first_difference = None
 wide_compared = 0
 wide_first_difference = None
 
+
 def check(step):
-    global compared, first_difference
+    global compared, first_difference, unstable
     for _ in range(4):
         parts = rng.choice([None, [rng.choice(PARTS)], PARTS[:2]])
         expr = rng.choice([None, 'status == "active"', 'user == "ann" and status == "active"'])
@@ -98,10 +108,12 @@ def check(step):
                 settle()
                 check_collection_wide(step, text, parts, ask(patched, True))
 
+
 def reference_bm25(text, parts, pk):
     """A hit's BM25 score recomputed from scratch: the statistics of every stored row of the searched partitions (their
     segments' rows and the memtable's), the hit's newest row, the formula in double precision."""
     from milvus_lite.analyzer.sparse import bytes_to_sparse
+
     decode = lambda raw: bytes_to_sparse(raw) if isinstance(raw, bytes) else (raw or {})
     rows = []
     newest = (-1, None)
@@ -131,6 +143,7 @@ def reference_bm25(text, parts, pk):
         score += idf * tf * 2.5 / (tf + 1.5 * (0.25 + 0.75 * dl / avgdl)) * weight
     return score
 
+
 def check_collection_wide(step, text, parts, hits):
     """Each BM25 hit's score under the partitions' statistics equals the from-scratch one, hits best first."""
     global wide_compared, wide_first_difference
@@ -142,9 +155,11 @@ def check_collection_wide(step, text, parts, hits):
         if (not close or scores != sorted(scores, reverse=True)) and wide_first_difference is None:
             wide_first_difference = {"step": step, "text": text, "scores": scores, "expected": expected}
 
+
 def settle():
     """Waits for the collection's background compaction and index builds queued so far."""
     c._bg_executor.submit(lambda: None).result()
+
 
 for step in range(steps):
     op = rng.random()
@@ -172,7 +187,7 @@ from milvus_lite.index.sparse_inverted import SparseInvertedIndex
 
 scorer_compared = 0
 scorer_differing = 0
-for trial in range(200):
+for _trial in range(200):
     n = rng.randint(1, 300)
     vocabulary = rng.randint(3, 50)
     docs = []
@@ -196,14 +211,17 @@ for trial in range(200):
 
 # A segment's BM25 index built from its packed column by the patch against the original's build from decoded rows:
 # the same statistics, terms in the same order, the same postings (ids and counts, as Python ints and floats).
+import milvus_lite.engine.collection as patched_module
 import pyarrow as pa
 from milvus_lite.analyzer.sparse import bytes_to_sparse, sparse_to_bytes
-import milvus_lite.engine.collection as patched_module
 
 builds_compared = 0
 builds_differing = 0
-for trial in range(200):
-    rows = [{rng.randrange(2**32 if rng.random() < 0.5 else 40): float(rng.choice([1, 2, 3])) for _ in range(rng.randint(0, 10))} for _ in range(rng.randint(1, 200))]
+for _trial in range(200):
+    rows = [
+        {rng.randrange(2**32 if rng.random() < 0.5 else 40): float(rng.choice([1, 2, 3])) for _ in range(rng.randint(0, 10))}
+        for _ in range(rng.randint(1, 200))
+    ]
     column = pa.chunked_array([pa.array([sparse_to_bytes(r) for r in rows], type=pa.binary())])
     mine = patched_module._memdir_fast_bm25(column, "BM25", {})
     theirs = SparseInvertedIndex()
@@ -219,7 +237,19 @@ for trial in range(200):
     )
     builds_differing += not same
 
-print(json.dumps({"steps": steps, "compared": compared, "unstable": unstable, "firstDifference": first_difference,
-                  "wideCompared": wide_compared, "wideFirstDifference": wide_first_difference,
-                  "scorerCompared": scorer_compared, "scorerDiffering": scorer_differing,
-                  "buildsCompared": builds_compared, "buildsDiffering": builds_differing}))
+print(
+    json.dumps(
+        {
+            "steps": steps,
+            "compared": compared,
+            "unstable": unstable,
+            "firstDifference": first_difference,
+            "wideCompared": wide_compared,
+            "wideFirstDifference": wide_first_difference,
+            "scorerCompared": scorer_compared,
+            "scorerDiffering": scorer_differing,
+            "buildsCompared": builds_compared,
+            "buildsDiffering": builds_differing,
+        }
+    )
+)
