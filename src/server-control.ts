@@ -89,7 +89,7 @@ export interface DaemonRecord {
  * Records a search daemon just spawned, from the process that spawned it, before the daemon has run a line of its own:
  * until its socket answers (a second or more), `mem server stop` finds it only by this record. Without it, a stop right
  * after a cold search returned with the daemon still starting, which then opened its root again and restarted the
- * servers (docs/review-runtime12.md).
+ * servers.
  */
 export async function recordDaemonStart(config: Pick<MemConfig, 'serverHome'>, pid: number, socket: string): Promise<void> {
   const [{ mkdir, writeFile }, { join }, { processStartTime }] = await Promise.all([

@@ -1,5 +1,6 @@
-// Covers the layer rules: what each folder and top-level file of src/ may import, that the import graph
-// has no cycles, that only config.ts reads process.env, that only cli/ talks to the console or exits,
+// Covers the layer rules: what each folder and top-level file of src/ may import (services/core/ below the use
+// cases, each adapter apart from the others but the local state one), that the import graph has no cycles, that no
+// comment cites the project's history instead of saying why, that only config.ts reads process.env, that only cli/ talks to the console or exits,
 // that every package src/ imports is a declared dependency, and that the benchmark scripts use the package's public
 // entry points (`memdir`, `memdir/bench`) only. Each rule is also shown to catch a planted violation.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -90,6 +91,11 @@ const ENTRY_POINTS = any(under('cli'), under('mcp'), under('daemon'), under('ben
 const KIT = 'bench/kit.ts';
 const ROOTS = is('open-memory.ts', 'server-control.ts', 'index.ts');
 
+/** Each folder of adapters/ holds one outside system (state/: memdir's local state files and locks). */
+const ADAPTER_FOLDERS = readdirSync(join(SRC, 'adapters'), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name);
+
 interface Rule {
   name: string;
   /** Which files the rule is about. */
@@ -108,6 +114,18 @@ const RULES: Rule[] = [
     applies: under('services'),
     forbidden: (i) => (isRelative(i) && !i.startsWith('memory/') && !i.startsWith('services/') && i !== 'errors.ts') || isOutsideSystem(i),
   },
+  {
+    // Use cases build on core (sync, links, documents, purge); core knows no use case above it.
+    name: 'services/core/ imports memory/, errors.ts, the ports and core/ only: no use case above it',
+    applies: under('services/core'),
+    forbidden: (i) => isRelative(i) && !i.startsWith('memory/') && !i.startsWith('services/core/') && !is('services/ports.ts', 'errors.ts')(i),
+  },
+  ...ADAPTER_FOLDERS.map((folder): Rule => ({
+    // Each adapter holds one outside system; the local state primitives (locks, state folders) serve them all.
+    name: `adapters/${folder}/ imports no other adapter${folder === 'state' ? '' : ' but adapters/state/'}`,
+    applies: under(`adapters/${folder}`),
+    forbidden: (i) => under('adapters')(i) && !under(`adapters/${folder}`)(i) && !(folder !== 'state' && under('adapters/state')(i)),
+  })),
   {
     // The index through the daemon (adapters/milvus/daemon-index.ts) is a client of it: its wire format and socket client.
     name: "adapters/ import no entry point (but the daemon's client side) or composition root, and from services/ only the ports",
@@ -228,6 +246,26 @@ function nonReExports(file: SourceFile): string[] {
     .map((s) => `${file.path}:${sf.getLineAndCharacterOfPosition(s.getStart()).line + 1}`);
 }
 
+/** Where a comment cites the project's history (a notebook section, an issue, a round, a review log) instead of saying why. */
+const HISTORY =
+  /§ ?\d|\bsections? \d|benchmarks\.md|\bissue \d|\bround (?:\d|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|review-\w+\.md|model-choice\.md/i;
+
+function historyCitations(file: SourceFile): string[] {
+  const found = new Set<string>();
+  const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.ES2022, true);
+  const scanner = ts.createScanner(ts.ScriptTarget.ES2022, false, ts.LanguageVariant.Standard, file.text);
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    const isComment = kind === ts.SyntaxKind.SingleLineCommentTrivia || kind === ts.SyntaxKind.MultiLineCommentTrivia;
+    if (!isComment || !HISTORY.test(scanner.getTokenText())) continue;
+    const start = scanner.getTokenStart();
+    const lines = scanner.getTokenText().split('\n');
+    lines.forEach((line, i) => {
+      if (HISTORY.test(line)) found.add(`${file.path}:${sf.getLineAndCharacterOfPosition(start).line + 1 + i}`);
+    });
+  }
+  return [...found];
+}
+
 // ---- benchmark scripts ----------------------------------------------------------------------------
 
 const SCRIPTS_DIR = join(REPO, 'scripts', 'bench');
@@ -307,6 +345,13 @@ describe('architecture', () => {
       'memory/': planted('memory/probe.ts', "import type { VectorIndex } from '../services/ports.js';"),
       'services/': planted('services/probe.ts', "import { MilvusIndex } from '../adapters/milvus/milvus-index.js';"),
       'adapters/': planted('adapters/x/probe.ts', "import { addMemory } from '../../services/add.js';"),
+      'services/core/': planted('services/core/probe.ts', "import { DEFAULT_FUSION } from '../retrieval/fuse.js';"),
+      ...Object.fromEntries(
+        ADAPTER_FOLDERS.map((folder) => [
+          `adapters/${folder}/`,
+          planted(`adapters/${folder}/probe.ts`, `import { x } from '../${folder === 'milvus' ? 'git' : 'milvus'}/probe.js';`),
+        ]),
+      ),
       'cli/': planted('cli/probe.ts', "import OpenAI from 'openai';"),
       'mcp/': planted('mcp/probe.ts', "import { openMemory } from '../open-memory.js';"),
       'daemon/': planted('daemon/probe.ts', "import { loadConfig } from '../config.js';"),
@@ -383,6 +428,12 @@ describe('architecture', () => {
       'cli/probe.ts:1 process.env',
       'cli/probe.ts:2 process[...]',
     ]);
+  });
+
+  it('comments say why in their own words: none cites a notebook section, an issue, a round or a review log', () => {
+    expect(FILES.flatMap(historyCitations)).toEqual([]);
+    const plant = planted('services/probe.ts', "// measured in docs/benchmarks.md 38\n/* issue 12, round four */\nconst s = 'section 3';\n");
+    expect(historyCitations(plant)).toEqual(['services/probe.ts:1', 'services/probe.ts:2']);
   });
 
   it('only cli/ uses console.* or process.exit', () => {

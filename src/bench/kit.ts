@@ -34,6 +34,6 @@ export { GitAudit } from '../adapters/git/git-audit.js';
 export { ABLATIONS, runLocomo, scoredQuestions } from './locomo/run.js';
 export { loadLocomo } from './locomo/dataset.js';
 export { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './locomo/ingest.js';
-// The candidate-pool dump of section 1.13 (locomo-pools.mjs): the day logs and their turns' lines.
+// The day logs of an ingested conversation and their turns' lines (for dumping candidate pools).
 export { conversationLogs, turnsOfLines } from './locomo/ingest-log.js';
 export { computeMetrics } from './locomo/metrics.js';

@@ -8,18 +8,18 @@ import { capYoungGeneration } from './young-generation.js';
 /**
  * A full index allocates a batch of rows (texts, vectors, the Milvus SDK's copies) every fraction of a second and
  * holds each across a network call, so V8 promotes them to its old space and lets that grow to several times
- * the live heap before it collects (docs/benchmarks.md section 12: ~60 MB live, 595 MiB resident at 10,000
+ * the live heap before it collects (~60 MB live, 595 MiB resident at 10,000
  * files). Its heap limit cannot be set once the process runs; a full collection when the heap has grown by
  * GROWTH_BYTES keeps it near the live size. A no-op sync allocates little and is never collected this way.
  * 16 MB (was 24) since an insert no longer leaves ~25 MB of the SDK's log strings behind: V8 keeps the heap it grew
- * into between collections committed, and at 50,000 files that headroom was part of the peak (docs/benchmarks.md 34).
+ * into between collections committed, and at 50,000 files that headroom was part of the peak.
  */
 const GROWTH_BYTES = 16 * 1024 * 1024;
 /**
  * And at least this share of what was in use after the last collection. A full collection costs time in proportion to
  * the live heap, which grows with the corpus (the manifest's entries, the scan's list): at a fixed 16 MB, the number of
  * collections grows with the files and the cost of each with them too, O(n²) in total; at a share of the live heap their
- * total cost is proportional to what the sync allocates, O(n) (docs/benchmarks.md, "a full index that stays linear").
+ * total cost is proportional to what the sync allocates, O(n).
  * At 10,000 files (~60 MB in use) the threshold stays 16 MB; at 50,000 it ends near 25 MB.
  */
 const GROWTH_SHARE = 0.25;
@@ -31,7 +31,7 @@ export function growthThreshold(inUseAfterCollection: number): number {
 /**
  * What grows: the heap and the ArrayBuffers outside it, which a collection frees too. An insert's vectors (one
  * Float32Array of 500 rows, since the SDK patch) and its encoded request are buffers, not heap: counted by heap alone,
- * they piled up between collections and malloc kept the space they had taken (docs/benchmarks.md 34).
+ * they piled up between collections and malloc kept the space they had taken.
  */
 const inUse = () => {
   const m = process.memoryUsage();
@@ -42,8 +42,7 @@ const CHECK_EVERY_FILES = 100;
 /**
  * And at most this often by ticks. Reading the size reads /proc/self/stat too (process.memoryUsage has no call
  * without the RSS), which stalled for up to 155 ms while the worker thread loaded the index's client: a one-file edit
- * at 50,000 files ticks 50,000 skipped files in a fraction of a second, and its 500 looks took 281 ms (a no-op's 22 ms,
- * docs/benchmarks.md 47). A full index ticks once per written batch, seconds apart: never held back.
+ * at 50,000 files ticks 50,000 skipped files in a fraction of a second, and its 500 looks took 281 ms (a no-op's 22 ms). A full index ticks once per written batch, seconds apart: never held back.
  */
 const CHECK_MIN_MS = 20;
 /**
@@ -59,7 +58,7 @@ export interface ReclaimingProgress extends Progress {
 }
 
 export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => void) | null = capYoungGeneration): ReclaimingProgress {
-  // Before the client loads: the young generation grows in the command's first seconds (docs/benchmarks.md 30).
+  // Before the client loads: the young generation grows in the command's first seconds.
   youngGenerationCap?.();
   const collect = fullCollection();
   if (!collect) return { ...progress, start: progress.start.bind(progress), tick: progress.tick.bind(progress), stop: progress.stop.bind(progress), end() {} };
@@ -93,7 +92,7 @@ export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => vo
       progress.stop();
       // What follows (links, the manifest's save: a JSON string of all entries at once) starts from the live heap, in a
       // sync that wrote enough to be collected while it ran (a full index). One that was not (a no-op, a one-file edit)
-      // is collected only past the threshold: at 50,000 files a collection costs it 50-150 ms (docs/benchmarks.md 44).
+      // is collected only past the threshold: at 50,000 files a collection costs it 50-150 ms.
       if (collections > 0) {
         collect();
         settle();
@@ -103,7 +102,7 @@ export function reclaimingHeap(progress: Progress, youngGenerationCap: (() => vo
         settle();
       }
       // And is collected at 16 MB again: it lasts seconds, so its collections cost little, but at 50,000 files the
-      // larger threshold let the final save's garbage raise the peak (docs/benchmarks.md, "a full index that stays linear").
+      // larger threshold let the final save's garbage raise the peak.
       threshold = GROWTH_BYTES;
     },
     tick(n = 1) {

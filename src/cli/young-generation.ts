@@ -4,8 +4,8 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /**
  * The young generation's size (both semi-spaces) a full index keeps: 8 MB where V8 grows it to 32 MB while the Milvus
- * client loads, before the scan. At 10,000 files the peak resident memory fell by ~20 MiB for ~4× the scavenges
- * (docs/benchmarks.md 30); at 2 MB the batches held across an insert were promoted and the scavenges were 19×.
+ * client loads, before the scan. At 10,000 files the peak resident memory fell by ~20 MiB for ~4× the scavenges;
+ * at 2 MB the batches held across an insert were promoted and the scavenges were 19×.
  * `--max-semi-space-size` is read only when the process starts; the growth factor is read at every growth.
  */
 export const YOUNG_GENERATION_CAP_BYTES = 8 * 1024 * 1024;

@@ -292,7 +292,7 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   rearm();
   for (const root of options.warm ?? []) if (isAbsolute(root) && existsSync(root)) memoryOf(root, options.warmUser).memory.catch(() => undefined);
   // A deleted socket leaves nobody to serve; a deleted root, or one unused for a while, is closed; and once every root
-  // it has served is gone from disk, nobody is left to serve either (issue 13: stop within a minute, not the idle time).
+  // it has served is gone from disk, nobody is left to serve either (stop within a minute, not the idle time).
   // A daemon whose code was rebuilt (`git pull && npm install`) exits too: searches reset its idle time, so an agent
   // searching every few minutes would otherwise keep the old code answering for good.
   const codeFile = options.codeFile ?? fileURLToPath(import.meta.url);

@@ -8,7 +8,7 @@ import { isValidUserId } from '../memory/ids.js';
 /**
  * Milvus Lite builds a segment's BM25 index on the first search that reaches it (engine/collection.py, _search_sparse),
  * and a user's search reaches only its own partition: each user's first search paid for it (10,000 files, load ~19:
- * median 1.8-2.1 s against 1.0-1.1 s for the user's next; docs/benchmarks.md section 20). One small search per user
+ * median 1.8-2.1 s against 1.0-1.1 s for the user's next). One small search per user
  * (results unused, not counted as an access) builds that user's partition. The word matters not: every segment
  * reached is indexed before it is searched. The first user's is a full search (the query embedding and the dense
  * requests warm up too); the others need only BM25, the lazy part, which keeps each step short.

@@ -2,7 +2,7 @@
 // unit's own words, without the heading path its embedding text starts with and without Markdown emphasis. Pure.
 
 // The heading path is a large share of a short unit (27 of a turn's 70 tokens, median): mean pooling
-// then pulls every unit of a section towards the same point (docs/model-choice.md, round four).
+// then pulls every unit of a section towards the same point (measured: docs/decisions/second-dense-field.md).
 // The first unit of a section starts with the heading line itself (its text is embedded as is): that line
 // goes too, unless it is all the unit holds.
 const LEADING_HEADINGS = /^(?:#{1,6}[ \t][^\n]*\n+)+(?=\S)/;

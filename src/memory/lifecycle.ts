@@ -5,7 +5,7 @@ const DAY = 24 * 60 * 60 * 1000;
 
 /**
  * Stored for memories that never expire, so "not expired" is one comparison in a filter. Here, not in records.ts:
- * the index's worker thread needs it without records.ts's chunker (~0.1 s of CPU to load, docs/benchmarks.md 38).
+ * the index's worker thread needs it without records.ts's chunker (~0.1 s of CPU to load).
  */
 export const NO_EXPIRY = 253402300799000; // 9999-12-31T23:59:59Z
 

@@ -5,7 +5,7 @@
 import { chunkMarkdown, splitBlock, toSections, type Block, type ChunkOptions, type Section } from './chunk.js';
 import type { Chunk } from './model.js';
 
-/** Units per window: measured on the LoCoMo dev split against 'chunks' and none (docs/benchmarks.md, 1.2). */
+/** Units per window: measured on the LoCoMo dev split against 'chunks' and none. */
 export const DEFAULT_WINDOW = 3;
 
 export interface UnitsAndWindows {

@@ -157,7 +157,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
     const now = deps.now();
     // A keyed slot holds one active value, and the key's holders come from the manifest: a keyed add syncs what
     // changed first (as list does), so a file of that key written by hand since is superseded, not joined. Costs a
-    // no-op sync (docs/benchmarks.md: ~2.7 s at 50,000 files); an add without a key still syncs only its own files.
+    // no-op sync (~2.7 s at 50,000 files); an add without a key still syncs only its own files.
     await ensureIndexed(deps, input.key ? 'current' : 'first-use');
     if (!input.key) await syncHandWritten(deps, input.user);
     const manifest = await manifestEntries(deps);
@@ -259,7 +259,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
 /**
  * An add without a key syncs only the files of its user's folder written since the manifest's last save (memdir's
  * own writes save it, so these are hand edits): reconciliation then sees a near-duplicate written by hand. The scan
- * of one folder costs ~20-70 ms at 5,000 files (docs/benchmarks.md), a full no-op sync ~1 s at 10,000.
+ * of one folder costs ~20-70 ms at 5,000 files, a full no-op sync ~1 s at 10,000.
  */
 async function syncHandWritten(deps: MemoryDeps, user: string): Promise<void> {
   const savedAt = (await deps.manifest.savedAt?.()) ?? null;

@@ -1,6 +1,6 @@
 // The Memory facade: binds every use case to one set of deps; the library API that the CLI and the MCP server are thin shells over.
 // Each use case is loaded when first called: a command pays for its own modules only (a no-op `mem reindex` loaded
-// search, ingest and consolidation too, with openai, zod and chrono-node: docs/benchmarks.md, "The no-op floor").
+// search, ingest and consolidation too, with openai, zod and chrono-node).
 import type { AddInput, AddResult } from './add.js';
 import type { MemoryDeps } from './core/deps.js';
 import type { MemoryRecord } from './core/documents.js';

@@ -10,7 +10,7 @@ import { writeLocked } from './core/interrupted-write.js';
 import type { ManifestEntry } from './ports.js';
 import { loadDoc } from './core/documents.js';
 import { purgeLocked, type PurgeReport } from './core/purge.js';
-import { removeEverywhere, type Regenerated } from './core/remove.js';
+import { removeEverywhere, type Regenerated } from './remove-everywhere.js';
 import { searchMemories, type SearchResult } from './search.js';
 import { syncIndex } from './core/sync.js';
 

@@ -7,7 +7,7 @@ import { handEditsBefore } from './core/hand-edits.js';
 import type { ManifestEntry } from './ports.js';
 import { writeLocked } from './core/interrupted-write.js';
 import { purgeLocked, type PurgeReport } from './core/purge.js';
-import { removeEverywhere, type Regenerated } from './core/remove.js';
+import { removeEverywhere, type Regenerated } from './remove-everywhere.js';
 import { rewriteMemory } from './core/rewrite.js';
 import { syncIndex } from './core/sync.js';
 

@@ -224,7 +224,7 @@ async function retrieve(
       queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
       mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kind }),
     ]);
-  // The second dense field (issue 12): one more request, units only, in parallel with the others; when its model
+  // The second dense field: one more request, units only, in parallel with the others; when its model
   // does not answer, the search ranks without it and says so (retrieval/second-dense.ts).
   const secondShare = deps.second && mode === 'hybrid' ? (input.second ?? DEFAULT_SECOND_SHARE) : 0;
   const secondHits = secondShare > 0 ? askSecond(deps.second!, text, (v) => deps.index.search({ mode: 'second', scope, queryVector: v, limit })) : null;

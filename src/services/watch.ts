@@ -107,7 +107,7 @@ export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchF
   };
 
   // Text a person deleted or edited away is purged once edits pause, so watching is as thorough as `mem gc`
-  // without a rebuild from cached vectors (Milvus Lite) after every keystroke-save (docs/benchmarks.md).
+  // without a rebuild from cached vectors (Milvus Lite) after every keystroke-save.
   const purgeDelayMs = options.purgeDelayMs ?? 5_000;
   let purgeTimer: NodeJS.Timeout | undefined;
   let purging: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 // An embedder whose server is reached only when it is first needed (memdir's own mpnet server for the second dense
-// field, issue 12): a command that embeds nothing never installs or starts it, and a server that stopped since
+// field): a command that embeds nothing never installs or starts it, and a server that stopped since
 // (idle, or `mem server stop`) is found again, and started again, on the next call.
 import type { Embedder, EmbeddingModelIdentity } from '../../services/ports.js';
 

@@ -42,7 +42,7 @@ const encodeRows = (rows: IndexedChunk[]) => rows.map((r) => ({ ...r, vector: en
 
 /**
  * A `mem` process that writes a few rows spends most of its index time loading the Milvus SDK and building its client
- * (~0.65 s of CPU on an idle machine, 1-4 s loaded: docs/benchmarks.md sections 18 and 23), while the search daemon
+ * (~0.65 s of CPU on an idle machine, 1-4 s loaded), while the search daemon
  * holds both, loaded, for the same root. So while the calls are small and the daemon has this root open with the same
  * index (server and collection), each call goes to the daemon, which answers once the index acknowledged it: the
  * next command sees the write exactly as if this process had made it. The first call the daemon does not answer

@@ -4,7 +4,7 @@ import type { MilvusIndex, MilvusIndexOptions } from './milvus-index.js';
 
 /**
  * Importing the Milvus SDK loads over 400 modules (gRPC, protobufjs, OpenTelemetry, winston, parquetjs, the
- * AWS SDK): 1.8 s of a 10 s no-op reindex at 50,000 files on a loaded machine (docs/benchmarks.md section 16).
+ * AWS SDK): 1.8 s of a 10 s no-op reindex at 50,000 files on a loaded machine.
  */
 export class LazyMilvusIndex implements VectorIndex {
   readonly location: string;

@@ -41,7 +41,7 @@ export interface MilvusIndexOptions {
   unavailableHint?: string;
   /** The root's own Milvus Lite server, which cannot compact on request. */
   embedded?: boolean;
-  /** The second dense field's model (issue 12): part of the index's identity, so switching it asks for a rebuild. */
+  /** The second dense field's model: part of the index's identity, so switching it asks for a rebuild. */
   second?: EmbeddingModelIdentity;
 }
 
@@ -213,7 +213,7 @@ export class MilvusIndex implements VectorIndex {
     await this.call('open', async () => {
       // Described first: the SDK's hasCollection is a describe too, so an existing collection costs one call, not two.
       // Its load state and partitions are asked at the same time, not after it: one round trip instead of three on
-      // every open of an existing collection (an edit's critical path, docs/benchmarks.md 38); their answers are used
+      // every open of an existing collection (an edit's critical path); their answers are used
       // only once the describe found the collection and its identity matched.
       const described = this.client.describeCollection({ collection_name: this.name });
       const early: { state?: Promise<string>; partitions?: Promise<string[]> } = {

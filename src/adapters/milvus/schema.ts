@@ -38,7 +38,7 @@ export const OUTPUT_FIELDS = [
 /** A window's fields: its span and its file's eligibility; its text is never shown, so it is not fetched. */
 export const WINDOW_OUTPUT_FIELDS = OUTPUT_FIELDS.filter((f) => f !== 'heading' && f !== 'content');
 
-/** The second dense field (issue 12): units' bare text by a second model; windows hold a placeholder, never searched. */
+/** The second dense field: units' bare text by a second model; windows hold a placeholder, never searched. */
 export const SECOND_FIELD = 'vector2';
 
 export function collectionSchema(collection: string, dimension: number, embedding: string, secondDimension?: number) {

@@ -6,6 +6,6 @@ import type * as Sdk from '@zilliz/milvus2-sdk-node';
 /**
  * Named ESM imports of a CommonJS module make Node lex its source for its exports, and the SDK's index re-exports
  * some twenty modules that are lexed in turn; require skips that (an edit's worker thread loads the SDK on the way
- * to its first write: docs/benchmarks.md 38, ~100-150 ms of CPU per process). Types still come from the package.
+ * to its first write, ~100-150 ms of CPU per process). Types still come from the package.
  */
 export const milvusSdk = createRequire(import.meta.url)('@zilliz/milvus2-sdk-node') as typeof Sdk;

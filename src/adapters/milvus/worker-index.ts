@@ -46,10 +46,9 @@ interface Pending {
 }
 
 /**
- * Loading the Milvus SDK and building its client costs a `mem` process ~0.6 s of CPU (docs/benchmarks.md sections 18,
- * 26), and a one-paragraph edit paid it after the manifest's load and the scan, which a no-op pays too: on one thread
+ * Loading the Milvus SDK and building its client costs a `mem` process ~0.6 s of CPU, and a one-paragraph edit paid it after the manifest's load and the scan, which a no-op pays too: on one thread
  * the two add up. `start` (called through SyncDeps.prepareIndex once the sync knows it will write: a file modified
- * since the manifest's last save, or one that differs from its entry; a no-op never calls it, docs/benchmarks.md 35)
+ * since the manifest's last save, or one that differs from its entry; a no-op never calls it)
  * loads the SDK and opens the collection in a worker thread, on the other core, while this thread reads the manifest,
  * parses and embeds; the sync's calls then go to that worker, in order. A big call (a full index's batches), a scan
  * of every row, a drop, and every call after them, run on this thread's own index instead, once the worker's calls

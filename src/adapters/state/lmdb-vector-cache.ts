@@ -16,7 +16,7 @@ type Db = RootDatabase<Buffer, Buffer>;
 /** lmdb (native addon and ~10 modules) is loaded by the first store opened: a no-op sync opens none. */
 const lmdb = () => import('lmdb');
 
-// 8 KiB pages hold five 1.5 KB vectors where 4 KiB pages hold two (measured: docs/benchmarks.md section 13).
+// 8 KiB pages hold five 1.5 KB vectors where 4 KiB pages hold two.
 const OPTIONS = { noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false, pageSize: 8192 } as const;
 
 /** Entries per write transaction: bounds the dirty pages LMDB holds in memory (5,000 × 1.5 KB at 384 dims). */
@@ -27,8 +27,8 @@ const PER_TRANSACTION = 5_000;
  * touches stays mapped, and counts in the process's resident memory, until the map goes; and a read maps more
  * than its page: with the file in the page cache, one random read mapped ~135 KiB on average (the kernel maps
  * the whole cached folio and its neighbours), so 5,000 reads mapped all 112 MiB of a 10,000-file store during a
- * full index (docs/benchmarks.md section 19). 64 reads (one of the sync's lookups) map ~22 MiB at most where 128
- * mapped ~35 (section 27: on this kernel a read now maps ~350 KiB), and reads were no slower for the reopens.
+ * full index. 64 reads (one of the sync's lookups) map ~22 MiB at most where 128
+ * mapped ~35 (on this kernel a read now maps ~350 KiB), and reads were no slower for the reopens.
  */
 const RELEASE_MAP_AFTER_READS = 64;
 
@@ -112,7 +112,7 @@ export class LmdbVectorCache implements VectorCache {
     return this.using(() => this.rewrite((hash) => keep.has(hash)));
   }
 
-  /** lmdb's modules, and the 16 MB buffer it allocates as it loads (docs/benchmarks.md 44). */
+  /** lmdb's modules, and the 16 MB buffer it allocates as it loads. */
   async preload(): Promise<void> {
     await lmdb();
   }

@@ -10,8 +10,8 @@ import type { ManifestEntry } from '../../services/ports.js';
 
 /**
  * 6: the base as MessagePack records, the journal as before (JSON lines). Every sync reads the whole base, a no-op
- * too: at 50,000 files JSON.parse of its 9 MB took ~150 ms and msgpackr's decoding of the same entries ~55 ms
- * (docs/benchmarks.md, "The no-op floor"). The file keeps its name (`manifest-<scope>.json`): the state layout,
+ * too: at 50,000 files JSON.parse of its 9 MB took ~150 ms and msgpackr's decoding of the same entries ~55 ms.
+ * The file keeps its name (`manifest-<scope>.json`): the state layout,
  * `mem forget`'s cleanup and the bench scripts find it where they did.
  */
 export const BASE_VERSION = 6;

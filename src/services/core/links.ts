@@ -64,7 +64,7 @@ export function resolveLinks(entries: Map<string, ManifestEntry>): ResolvedLinks
  * by date is applied where rows are read), so the same entries always give the same answer.
  */
 export function linkChanges(entries: Map<string, ManifestEntry>): LinkChanges {
-  // Every sync runs this over all entries (50,000 at scale, docs/benchmarks.md 8): one pass of property reads that
+  // Every sync runs this over all entries (50,000 at scale): one pass of property reads that
   // allocates nothing for a memory without links and without a status of its own to check, the usual one. The rest
   // costs what links: only the ids links name are looked up.
   const linking: string[] = [];

@@ -9,7 +9,7 @@ export interface PurgeReport {
   /** What happened to index storage: nothing was pending, the server compacted (or accepted to), or memdir rebuilt it. */
   index: 'clean' | 'compacted' | 'requested' | 'rebuilt';
   cachedVectorsRemoved: number;
-  /** The second dense field's cached vectors removed (issue 12), when the field is on. */
+  /** The second dense field's cached vectors removed, when the field is on. */
   secondVectorsRemoved?: number;
   accessRecordsRemoved: number;
 }
@@ -20,7 +20,7 @@ export async function purgeLocked(deps: SyncDeps & { access: AccessStats }, opti
   if (options.force || (await deps.residue.deletedSinceLastPurge())) {
     const how = await deps.index.compact();
     if (how === 'unsupported') {
-      // Costs no embedding: every vector comes from the cache (measured in docs/benchmarks.md).
+      // Costs no embedding: every vector comes from the cache.
       await syncIndex(deps, { rebuild: true });
       index = 'rebuilt';
     } else {

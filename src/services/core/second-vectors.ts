@@ -1,4 +1,4 @@
-// The second dense field's vectors (issue 12): every unit row written to the index carries its bare text's
+// The second dense field's vectors: every unit row written to the index carries its bare text's
 // vector from the second model, looked up in that model's own vector cache and embedded only when missing.
 // A decorator of the index, so every write path (sync, rebuild, status changes) fills the field alike.
 import { bareTextOf } from '../../memory/bare.js';

@@ -28,7 +28,7 @@ export type { FileError } from './file-records.js';
 
 /**
  * The parser and chunker (front matter, Markdown, zod: ~150 ms of module loading), loaded by the first file that
- * must be read: a no-op sync reads none (docs/benchmarks.md, "The no-op floor").
+ * must be read: a no-op sync reads none.
  */
 const fileRecords = () => import('./file-records.js');
 
@@ -37,7 +37,7 @@ export interface SyncDeps {
   index: VectorIndex;
   embedder: Embedder;
   cache: VectorCache;
-  /** The second dense field's vector cache (issue 12), keyed like `cache`: pruned with it. */
+  /** The second dense field's vector cache, keyed like `cache`: pruned with it. */
   secondCache?: VectorCache;
   manifest: ManifestStore;
   lock: WriteLock;
@@ -98,8 +98,7 @@ const MANIFEST_SAVE_INTERVAL_MS = 5_000;
 const SAVE_TIME_SHARE = 10;
 // A progress save costs O(entries) (the manifest compares every entry with what it saved), so one every 5 s made a full
 // index O(n²): it also waits until the sync has written a twentieth as many files as there are entries, or 30 s have
-// passed, so saves cost O(n) in total and a kill loses at most that much work (docs/benchmarks.md, "a full index that
-// stays linear").
+// passed, so saves cost O(n) in total and a kill loses at most that much work.
 const SAVE_GROWTH_DIVISOR = 20;
 const MAX_SAVE_INTERVAL_MS = 30_000;
 
@@ -224,7 +223,7 @@ async function syncScanned(
   // Known before any file is read: a no-op never pays for the index's client, an edit has it loaded meanwhile. The
   // parser and the vector cache's store load now too, before the progress starts: their modules and buffers (~9 + 16
   // MB, live) are then not growth that the CLI's heap watch takes for garbage and collects in the loop, at 50-150 ms a
-  // collection at 50,000 files (docs/benchmarks.md 44).
+  // collection at 50,000 files.
   if (previous && !options.rebuild && differs(files, previous, options.only)) {
     prepare?.();
     await Promise.all([fileRecords(), deps.cache.preload?.()]);
@@ -291,7 +290,7 @@ async function syncScanned(
         continue;
       }
       // A batch never passes batchRows by a file: the index takes at most that many rows a request, so the few rows
-      // over it made a second insert request of their own per batch (docs/benchmarks.md, "a full index that stays linear").
+      // over it made a second insert request of their own per batch.
       if (batch.files.length > 0 && batch.rows + parsed.records.length > batchRows) await writePending();
       await addToBatch(deps, batch, parsed);
       if (batch.rows >= batchRows || batch.missing.size >= RECORDS_PER_BATCH) await writePending();
@@ -352,7 +351,7 @@ function once(fn: (() => void) | undefined): (() => void) | undefined {
 /**
  * The scan of a full sync, made before the manifest is read; a file modified after the manifest's last save means a
  * write is coming (a hint only: a file changed otherwise, or deleted, is found by `differs` once the manifest is read).
- * The manifest's load is then what the index's client loads behind (docs/benchmarks.md 35).
+ * The manifest's load is then what the index's client loads behind.
  */
 async function scanFirst(
   deps: SyncDeps,
@@ -483,7 +482,7 @@ async function applyLinks(
   only: string[] | undefined,
   report: ReindexReport,
 ): Promise<void> {
-  // Only the paths whose status changes: no status of every path is made (50,000 at scale, docs/benchmarks.md 8).
+  // Only the paths whose status changes: no status of every path is made (50,000 at scale).
   const { restatus: statuses, problems } = linkChanges(next);
   const changed = [...statuses.keys()];
   if (changed.length > 0) {
@@ -601,7 +600,7 @@ async function writeBatch(
   const records = batch.files.flatMap((f) => f.records);
   // The index's first use loads the Milvus client (a second or more of this process's CPU, blocking it) and opens
   // the collection: done while the embedder works on the batch's new texts, not after it. The request gets a head
-  // start: loading the client first would hold it back until the load is over (measured: docs/benchmarks.md 18).
+  // start: loading the client first would hold it back until the load is over.
   const embedding = vectorsFor(deps, records, report, batch.vectors, ahead);
   const opening = headStart(embedding).then(() => deps.index.open(deps.embedder.identity));
   // Both end before anything else happens (no call outlives the lock); the first failure is the one reported.
@@ -653,12 +652,12 @@ const FLUSH_WAIT_MS = 250;
 
 /**
  * The flush after a small write: sent, then waited for at most FLUSH_WAIT_MS (the sync saves its manifest meanwhile),
- * its failure ignored. Unflushed rows are searched unindexed (3,000 of them cost ~900 ms a search, docs/benchmarks.md
+ * its failure ignored. Unflushed rows are searched unindexed (3,000 of them cost ~900 ms a search
  * 16), so the flush is always sent; but a small write does not need it to be seen (reads are Strong and Milvus Lite
  * searches its memtable; its WAL keeps the rows across a restart), and Milvus Lite makes a flush wait while its
  * background compaction holds the collection's lock (seconds after a big write). The server finishes a flush it has
  * received even once this process has closed its connection (its handler does not watch for cancellation), so this
- * one call may outlive the command and its lock: it writes no row (docs/benchmarks.md 35).
+ * one call may outlive the command and its lock: it writes no row.
  */
 function boundedFlush(index: VectorIndex): Promise<void> {
   const flushed = index.flush().catch(() => undefined);
@@ -734,7 +733,7 @@ async function removeDeleted(
   report: ReindexReport,
 ): Promise<void> {
   // A full sync that found a file for every entry (paths are unique: as many known paths as entries) removes nothing:
-  // no set of all 50,000 paths is made for a no-op (~50-80 ms with its garbage, docs/benchmarks.md "The no-op floor").
+  // no set of all 50,000 paths is made for a no-op (~50-80 ms with its garbage).
   if (!only && previous && indexed.length === 0 && known === previous.size) return;
   const present = new Set<string>();
   for (const f of files) present.add(f.path);

@@ -28,7 +28,7 @@ const turnSchema = z
 
 // The usual chat roles are one role in any case ("User" is "user"); any other role is a speaker's name and
 // keeps its case: the embedding model reads "Maria" and "maria" apart, and questions name people in capitals
-// (lower-cased names cost dense turn recall@10 0.568 -> 0.491 on LoCoMo dev, docs/benchmarks.md 1.7).
+// (lower-cased names cost dense turn recall@10 0.568 -> 0.491 on LoCoMo dev).
 const CHAT_ROLES = new Set(['user', 'assistant', 'system', 'tool', 'developer', 'function', 'human', 'ai', 'model', 'bot']);
 
 /** A turn's role as stored: a chat role lower-cased, a speaker's name as written. */

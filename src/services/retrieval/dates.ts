@@ -8,7 +8,7 @@ import * as chrono from 'chrono-node/en';
 
 import type { FusedCandidate } from './fuse.js';
 
-/** The share measured on the LoCoMo dev split (docs/benchmarks.md 1.3: +0.016 / +0.008 turn R@10), on by default. */
+/** The share measured on the LoCoMo dev split (+0.016 / +0.008 turn R@10), on by default. */
 export const DATE_SHARE = 0.2;
 export const DEFAULT_DATE_SHARE = DATE_SHARE;
 

@@ -12,7 +12,7 @@ export interface FileScoreOptions {
   third: number;
 }
 
-/** Halves, measured on the LoCoMo dev split (docs/benchmarks.md, 1.12). */
+/** Halves, measured on the LoCoMo dev split. */
 export const FILE_SCORE: FileScoreOptions = { second: 0.5, third: 0.25 };
 export const NO_FILE_SCORE: FileScoreOptions = { second: 0, third: 0 };
 export const DEFAULT_FILE_SCORE: FileScoreOptions = FILE_SCORE;

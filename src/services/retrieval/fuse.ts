@@ -1,17 +1,10 @@
 // Fuses the dense and BM25 candidate lists into one relevance score in [0, 1] per chunk. Pure.
+import type { FusionOptions } from '../core/ranking-settings.js';
 import type { IndexHit } from '../ports.js';
 
-export type Fusion = 'rrf' | 'weighted';
+export type { Fusion, FusionOptions } from '../core/ranking-settings.js';
 
-export interface FusionOptions {
-  fusion: Fusion;
-  /** RRF's rank constant. */
-  rrfK: number;
-  /** Share of the dense signal in weighted fusion (the rest is BM25). */
-  denseWeight: number;
-}
-
-// denseWeight 0.45 was the best of 0.3 / 0.45 / 0.6 / 0.75 on the LoCoMo dev split (docs/benchmarks.md).
+// denseWeight 0.45 was the best of 0.3 / 0.45 / 0.6 / 0.75 on the LoCoMo dev split.
 export const DEFAULT_FUSION: FusionOptions = { fusion: 'weighted', rrfK: 60, denseWeight: 0.45 };
 
 export interface FusedCandidate {

@@ -8,7 +8,7 @@ import type { FusedCandidate } from './fuse.js';
 // two letters are not names.
 const NAME = /(?<![.!?]\s|^)(?<=\s|["'(])\p{Lu}[\p{Ll}\p{Lu}'’-]+/gu;
 
-/** The share measured on the LoCoMo dev split (docs/benchmarks.md), and whether search uses it by default. */
+/** The share measured on the LoCoMo dev split, and whether search uses it by default. */
 export const NAME_SHARE = 0.2;
 export const DEFAULT_NAME_SHARE = 0;
 

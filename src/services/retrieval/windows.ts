@@ -6,7 +6,7 @@
 import type { IndexHit } from '../ports.js';
 import type { FusedCandidate } from './fuse.js';
 
-/** The share measured on the LoCoMo dev split (docs/benchmarks.md, section 1.2). */
+/** The share measured on the LoCoMo dev split. */
 export const DEFAULT_WINDOW_SHARE = 0.7;
 /** How many of the best windows bring in their units that neither signal returned. */
 export const DEFAULT_EXPAND = 5;

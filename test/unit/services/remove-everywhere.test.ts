@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { IndexUnavailableError } from '../../../src/errors.js';
-import { removeEverywhere } from '../../../src/services/core/remove.js';
+import { removeEverywhere } from '../../../src/services/remove-everywhere.js';
 import { syncIndex } from '../../../src/services/core/sync.js';
 import type { ManifestEntry } from '../../../src/services/ports.js';
 import { InMemoryIndex } from '../../support/fakes.js';

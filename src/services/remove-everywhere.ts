@@ -1,13 +1,13 @@
 // Removing memories everywhere, shared by forget and gc: files, index rows (verified by a read), cached vectors,
 // access statistics, and every derived memory (a consolidation summary) whose sources include a removed one.
-import { IndexUnavailableError } from '../../errors.js';
-import { idList, type MemoryDoc } from '../../memory/model.js';
-import { writeSummary } from '../consolidate/write-summary.js';
-import type { MemoryDeps } from './deps.js';
-import { loadDoc } from './documents.js';
-import { accessKey, type ManifestEntry } from '../ports.js';
-import { rewriteMemory } from './rewrite.js';
-import { syncIndex } from './sync.js';
+import { IndexUnavailableError } from '../errors.js';
+import { idList, type MemoryDoc } from '../memory/model.js';
+import { writeSummary } from './consolidate/write-summary.js';
+import type { MemoryDeps } from './core/deps.js';
+import { loadDoc } from './core/documents.js';
+import { rewriteMemory } from './core/rewrite.js';
+import { syncIndex } from './core/sync.js';
+import { accessKey, type ManifestEntry } from './ports.js';
 
 export interface Regenerated {
   /** The summary that cited a removed memory (it is removed too). */
