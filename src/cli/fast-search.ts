@@ -8,41 +8,29 @@ import { printResults, searchRequest, type SearchOptions, type SearchRequest } f
 import { cliSettings, configFrom } from './context.js';
 import { createIo } from './io.js';
 import { checkRoot } from './root-check.js';
+import { SEARCH_OPTIONS, namesOf } from './search-options.js';
 
 type Key = keyof SearchOptions;
 
 /** The program's own options: the only ones commander accepts before the command name. */
 const GLOBAL_VALUES: Record<string, Key> = { '--root': 'root' };
 const GLOBAL_FLAGS: Record<string, [Key, boolean]> = { '--json': ['json', true], '--debug': ['debug', true] };
-/** `mem search`'s options as main.ts declares them (a change there must be made here too: the e2e tests compare both paths). */
-const VALUES: Record<string, Key> = {
-  ...GLOBAL_VALUES,
-  '-u': 'user',
-  '--user': 'user',
-  '-t': 'type',
-  '--type': 'type',
-  '--tags': 'tags',
-  '-k': 'k',
-  '--k': 'k',
-  '--mode': 'mode',
-  '--fusion': 'fusion',
-  '--format': 'format',
-  '--budget': 'budget',
-};
-const FLAGS: Record<string, [Key, boolean]> = {
-  ...GLOBAL_FLAGS,
-  '--all-users': ['allUsers', true],
-  '--no-rescore': ['rescore', false],
-  '--explain': ['explain', true],
-  '--history': ['history', true],
-};
-const CHOICES: Partial<Record<Key, readonly string[]>> = {
-  mode: ['hybrid', 'dense', 'bm25'],
-  fusion: ['weighted', 'rrf'],
-  format: ['text', 'json', 'context'],
-};
-/** Commander's defaults for the options left out. */
-const DEFAULTS = { k: '8', mode: 'hybrid', format: 'text', budget: '800', rescore: true } as const;
+/** `mem search`'s options, from the one declaration main.ts builds commander's from. */
+const VALUES: Record<string, Key> = { ...GLOBAL_VALUES };
+const FLAGS: Record<string, [Key, boolean]> = { ...GLOBAL_FLAGS };
+const CHOICES: Partial<Record<Key, readonly string[]>> = {};
+/** Commander's defaults for the options left out (a negated flag defaults to true). */
+const DEFAULTS: Record<string, unknown> = {};
+for (const spec of SEARCH_OPTIONS) {
+  const { names, takesValue, negated } = namesOf(spec);
+  for (const name of names) {
+    if (takesValue) VALUES[name] = spec.key;
+    else FLAGS[name] = [spec.key, !negated];
+  }
+  if (spec.choices) CHOICES[spec.key] = spec.choices;
+  if (spec.default !== undefined) DEFAULTS[spec.key] = spec.default;
+  if (negated) DEFAULTS[spec.key] = true;
+}
 
 /**
  * The query and options of `mem [global options] search <query> [options]`, as commander would hand them to the

@@ -7,6 +7,7 @@ import { MEMORY_TYPES } from '../memory/model.js';
 import { configFrom } from './context.js';
 import { createIo, terminalSafe, type GlobalOptions, type Io } from './io.js';
 import { checkRoot, type RootUse } from './root-check.js';
+import { SEARCH_OPTIONS } from './search-options.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types.
 type Handler = (...args: any[]) => Promise<void>;
@@ -98,22 +99,14 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .option('--allow-secrets', 'store the text even if it looks like it contains an API key, private key or password')
     .action(run(() => import('./commands/add.js').then((m) => m.addCommand)));
 
-  program
-    .command('search <query>')
-    .description("search one user's active, unexpired memories")
-    .option('-u, --user <user>', 'whose memories (default: $MEM_USER)')
-    .option('--all-users', 'search every user (explicit opt-in)')
-    .option('-t, --type <types>', 'only these types (comma-separated)')
-    .option('--tags <a,b>', 'only memories with any of these tags')
-    .option('-k, --k <n>', 'how many memories to return', '8')
-    .addOption(new Option('--mode <mode>', 'retrieval signals').choices(['hybrid', 'dense', 'bm25']).default('hybrid'))
-    .addOption(new Option('--fusion <fusion>', 'how dense and BM25 are combined').choices(['weighted', 'rrf']))
-    .option('--no-rescore', 'rank by relevance alone (no recency or importance)')
-    .addOption(new Option('--format <format>', 'output').choices(['text', 'json', 'context']).default('text'))
-    .option('--budget <tokens>', 'token budget of --format context', '800')
-    .option('--explain', 'show each result’s score components and why it was eligible')
-    .option('--history', 'include superseded, consolidated and expired memories, marked')
-    .action(run(() => import('./commands/search.js').then((m) => m.searchCommand)));
+  const search = program.command('search <query>').description("search one user's active, unexpired memories");
+  for (const spec of SEARCH_OPTIONS) {
+    const option = new Option(spec.flags, spec.description);
+    if (spec.choices) option.choices(spec.choices);
+    if (spec.default !== undefined) option.default(spec.default);
+    search.addOption(option);
+  }
+  search.action(run(() => import('./commands/search.js').then((m) => m.searchCommand)));
 
   program
     .command('show <id>')

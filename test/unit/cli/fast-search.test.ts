@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { parseSearchArgs } from '../../../src/cli/fast-search.js';
 import { buildProgram } from '../../../src/cli/main.js';
+import { SEARCH_OPTIONS, namesOf } from '../../../src/cli/search-options.js';
 
 /** What commander hands `mem search`'s handler for these arguments (query and options with the global ones). */
 async function commanderParse(args: string[]): Promise<{ query: string; opts: Record<string, unknown> }> {
@@ -30,6 +31,20 @@ describe('parseSearchArgs', () => {
     ['--debug', 'search', 'fig', '--mode=dense', '-k', 'nonsense'],
   ];
   it.each(taken)('takes %j as commander does', async (...args) => {
+    const fast = parseSearchArgs(args);
+    expect(fast).not.toBeNull();
+    expect(fast).toEqual(await commanderParse(args));
+  });
+
+  // Each name of each declared option, given a valid value: both parsers take it alike (one declaration serves both).
+  const everyOption = SEARCH_OPTIONS.flatMap((spec) => {
+    const { names, takesValue } = namesOf(spec);
+    return names.map((name) => ['search', 'fig', '-u', 'kim', name, ...(takesValue ? [spec.choices?.[1] ?? spec.default ?? '5'] : [])]);
+  });
+  it('reads every declared option by every name', () => {
+    expect(everyOption.length).toBeGreaterThanOrEqual(SEARCH_OPTIONS.length);
+  });
+  it.each(everyOption)('takes declared option %j as commander does', async (...args) => {
     const fast = parseSearchArgs(args);
     expect(fast).not.toBeNull();
     expect(fast).toEqual(await commanderParse(args));
