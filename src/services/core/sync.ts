@@ -8,7 +8,6 @@ import type { ChunkRecord } from '../../memory/records.js';
 import { linkChanges, withStatus, type LinkProblem } from './links.js';
 import type {
   Embedder,
-  EmbeddingModelIdentity,
   FileStat,
   ManifestEntry,
   ManifestStore,
@@ -23,8 +22,26 @@ import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
 import { embedAhead, type AheadVectors } from './embed-ahead.js';
 import type { FileError } from './file-records.js';
+import {
+  MANIFEST_SAVE_INTERVAL_MS,
+  RECORDS_PER_BATCH,
+  UNKNOWN_ENTRY,
+  UNSURE_SHA,
+  WRITE_BATCH_ROWS,
+  batchWrites,
+  differs,
+  everyEntry,
+  gonePaths,
+  progressOf,
+  progressSaveDue,
+  tooLargeError,
+  unchangedByStat,
+  type ParsedFile,
+} from './sync-plan.js';
+import { SMALL_WRITE_ROWS, boundedFlush, headStart, once, openedOnFirstUse } from './sync-scheduling.js';
 
 export type { FileError } from './file-records.js';
+export { progressSaveDue, tooLargeError } from './sync-plan.js';
 
 /**
  * The parser and chunker (front matter, Markdown, zod: ~150 ms of module loading), loaded by the first file that
@@ -80,43 +97,6 @@ export interface SyncOptions {
   only?: string[];
   progress?: Progress;
 }
-
-interface ParsedFile {
-  stat: FileStat;
-  sha: string;
-  records: ChunkRecord[];
-  entry: ManifestEntry;
-}
-
-// A batch closes at 64 texts to embed (about 10 s with the local model on 2 cores: how often progress
-// moves) or at 500 rows (vectors from the cache: one insert request of the size Milvus takes well).
-const RECORDS_PER_BATCH = 64;
-const WRITE_BATCH_ROWS = 500;
-const MANIFEST_SAVE_INTERVAL_MS = 5_000;
-// A save appends the entries written since the last one, but now and then rewrites the whole manifest (see
-// JsonManifest): at most about a tenth of a long sync's time goes to saving progress.
-const SAVE_TIME_SHARE = 10;
-// A progress save costs O(entries) (the manifest compares every entry with what it saved), so one every 5 s made a full
-// index O(n²): it also waits until the sync has written a twentieth as many files as there are entries, or 30 s have
-// passed, so saves cost O(n) in total and a kill loses at most that much work.
-const SAVE_GROWTH_DIVISOR = 20;
-const MAX_SAVE_INTERVAL_MS = 30_000;
-
-/** The hash of an entry that vouches for nothing: its file is re-read by the next sync, even a partial one. */
-const UNSURE_SHA = '';
-
-/** A path the index holds but no manifest describes: matches no file, so the file is re-read or its rows removed. */
-const UNKNOWN_ENTRY: ManifestEntry = {
-  size: -1,
-  mtimeMs: -1,
-  sha: UNSURE_SHA,
-  memoryId: '',
-  user: '',
-  type: 'semantic',
-  status: 'active',
-  chunkCount: 0,
-  unknownRows: true,
-};
 
 /** Runs under the write lock; the lock is re-entrant, so a use case that already holds it (add, forget) calls this too. */
 export async function syncIndex(deps: SyncDeps, options: SyncOptions = {}): Promise<ReindexReport> {
@@ -273,7 +253,7 @@ async function syncScanned(
     for (const stat of files) {
       const prev = previous?.get(stat.path);
       if (prev) known++;
-      if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs) {
+      if (prev && unchangedByStat(prev, stat)) {
         next.set(stat.path, prev);
         report.skipped++;
         progress.tick();
@@ -327,28 +307,6 @@ async function syncScanned(
 }
 
 /**
- * Whether a long sync saves its progress now: `intervalMs` after the last save (0: after every batch), SAVE_TIME_SHARE
- * times as long as that save took, and once it has written a SAVE_GROWTH_DIVISOR-th as many files as there are
- * entries or MAX_SAVE_INTERVAL_MS have passed.
- */
-export function progressSaveDue(s: { elapsedMs: number; intervalMs: number; lastSaveMs: number; written: number; entries: number }): boolean {
-  if (s.intervalMs === 0) return true;
-  if (s.elapsedMs < Math.max(s.intervalMs, SAVE_TIME_SHARE * s.lastSaveMs)) return false;
-  return s.written * SAVE_GROWTH_DIVISOR >= s.entries || s.elapsedMs >= Math.max(s.intervalMs, MAX_SAVE_INTERVAL_MS);
-}
-
-/** `fn`, called at most once (undefined stays undefined). */
-function once(fn: (() => void) | undefined): (() => void) | undefined {
-  if (!fn) return undefined;
-  let called = false;
-  return () => {
-    if (called) return;
-    called = true;
-    fn();
-  };
-}
-
-/**
  * The scan of a full sync, made before the manifest is read; a file modified after the manifest's last save means a
  * write is coming (a hint only: a file changed otherwise, or deleted, is found by `differs` once the manifest is read).
  * The manifest's load is then what the index's client loads behind.
@@ -366,58 +324,6 @@ async function scanFirst(
   return { scanned, changed };
 }
 
-/**
- * Whether a sync of these files will likely write: a file without an entry or whose size or mtime differs, or an
- * entry without its file (a full sync: the scan found fewer paths than the manifest has). A touched file whose bytes
- * are the same also counts (its hash is known only once it is read): the index is then loaded for nothing.
- */
-function differs(files: FileStat[], previous: Map<string, ManifestEntry>, only: string[] | undefined): boolean {
-  for (const stat of files) {
-    const prev = previous.get(stat.path);
-    if (!prev || prev.size !== stat.size || prev.mtimeMs !== stat.mtimeMs) return true;
-  }
-  return only ? files.length < only.length : files.length !== previous.size;
-}
-
-/** Whether every entry passes; iterates the map itself (no array of 50,000 pairs made first). */
-function everyEntry(entries: Map<string, ManifestEntry>, test: (path: string, e: ManifestEntry) => boolean): boolean {
-  for (const [path, e] of entries) if (!test(path, e)) return false;
-  return true;
-}
-
-/**
- * What a progress save holds: the entries of files not synced yet, overridden by those synced (no arrays of all pairs).
- * A first full index has none of the first: the synced entries are saved as they are, not copied at every save.
- */
-function progressOf(notYetSynced: Map<string, ManifestEntry>, next: Map<string, ManifestEntry>): Map<string, ManifestEntry> {
-  if (notYetSynced.size === 0) return next;
-  const all = new Map(notYetSynced);
-  for (const [path, entry] of next) all.set(path, entry);
-  return all;
-}
-
-/**
- * The index, opened (collection created or its model checked) on first use: a sync with nothing to write never asks it.
- * `open` starts that same opening early (see writeBatch); it is done once, whoever asks first.
- */
-function openedOnFirstUse(index: VectorIndex, model: EmbeddingModelIdentity, onOpen: (instance: string | undefined) => Promise<void>): VectorIndex {
-  let opened: Promise<string | undefined> | undefined;
-  const open = () => (opened ??= index.open(model).then(async (instance) => (await onOpen(instance), instance)));
-  return new Proxy(index, {
-    get(target, prop) {
-      const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => Promise<unknown>;
-      if (prop === 'open') return open;
-      if (prop === 'close' || prop === 'drop') return method.bind(target);
-      return async (...args: unknown[]) => {
-        await open();
-        return method.apply(target, args);
-      };
-    },
-  });
-}
-
 async function listFiles(deps: SyncDeps, only?: string[]) {
   if (!only) return deps.files.scan();
   const files: FileStat[] = [];
@@ -431,15 +337,6 @@ async function listFiles(deps: SyncDeps, only?: string[]) {
 function tooLarge(stat: FileStat, limit: number, report: ReindexReport): 'invalid' {
   report.errors.push(tooLargeError(stat, limit));
   return 'invalid';
-}
-
-/** Why a file over the size limit is not indexed. */
-export function tooLargeError(stat: FileStat, limit: number): FileError {
-  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  // Just over the limit both round alike ("5.0 MB, over the 5.0 MB limit"): then the bytes say it.
-  if (mb(stat.size) !== mb(limit)) return { path: stat.path, line: 1, message: `file is ${mb(stat.size)}, over the ${mb(limit)} limit: skipped` };
-  const n = (x: number) => x.toLocaleString('en-US');
-  return { path: stat.path, line: 1, message: `file is ${n(stat.size)} bytes, over the ${n(limit)}-byte (${mb(limit)}) limit: skipped` };
 }
 
 async function readAndParse(
@@ -583,11 +480,8 @@ async function lookUpVectors(deps: SyncDeps, batch: Batch): Promise<void> {
 }
 
 /**
- * Embeds what the cache lacks and writes the batch's rows; each file's old rows are found without a scan
- * of the index. A path the index holds no rows of (no entry before this sync, none left by a killed one:
- * see ManifestStore.markPending) gets plain inserts. A known entry's stale rows go by chunk id; an entry
- * whose rows are unknown gets upserts and a delete by path. Deletes come after the writes: a failure
- * between them leaves the old rows searchable.
+ * Embeds what the cache lacks and writes the batch's rows as batchWrites plans them. Deletes come after the writes: a
+ * failure between them leaves the old rows searchable.
  */
 async function writeBatch(
   deps: SyncDeps,
@@ -615,24 +509,8 @@ async function writeBatch(
     return old ? [[f.stat.path, old]] : [];
   });
   const oldChunks = olds.length > 0 ? await deps.manifest.chunksOf(olds) : new Map<string, { id: string }[]>();
-  const inserts: ChunkRecord[] = [];
-  const upserts: ChunkRecord[] = [];
-  const staleIds: string[] = [];
-  const unknownPaths: string[] = [];
-  const unknownKeep: string[] = [];
-  for (const file of batch.files) {
-    const old = before.get(file.stat.path);
-    const oldList = oldChunks.get(file.stat.path);
-    const keep = new Set(file.records.map((r) => r.chunkId));
-    if (!old) inserts.push(...file.records);
-    else upserts.push(...file.records);
-    // Rows no list describes (a killed write, or a list lost with a kill between the store and the manifest) go by path.
-    if (old?.unknownRows || (old && !oldList)) {
-      unknownPaths.push(file.stat.path);
-      unknownKeep.push(...keep);
-    } else if (oldList) staleIds.push(...oldList.filter((c) => !keep.has(c.id)).map((c) => c.id));
-    if (previous?.has(file.stat.path) && oldList) report.deleted += oldList.filter((c) => !keep.has(c.id)).length;
-  }
+  const { inserts, upserts, staleIds, unknownPaths, unknownKeep, deleted } = batchWrites(batch.files, before, previous, oldChunks);
+  report.deleted += deleted;
   const withVectors = (rows: ChunkRecord[]) => rows.map((r) => ({ ...r, vector: vectors.get(r.textHash)! }));
   if (inserts.length > 0) await deps.index.insert(withVectors(inserts));
   if (upserts.length > 0) await deps.index.upsert(withVectors(upserts));
@@ -644,41 +522,6 @@ async function writeBatch(
   await deps.manifest.putChunks(
     batch.files.map((f) => ({ path: f.stat.path, sha: f.sha, chunks: f.records.map((r) => ({ id: r.chunkId, textHash: r.textHash })) })),
   );
-}
-
-// A write of at most this many rows waits at most FLUSH_WAIT_MS for its flush (see boundedFlush).
-const SMALL_WRITE_ROWS = 256;
-const FLUSH_WAIT_MS = 250;
-
-/**
- * The flush after a small write: sent, then waited for at most FLUSH_WAIT_MS (the sync saves its manifest meanwhile),
- * its failure ignored. Unflushed rows are searched unindexed (3,000 of them cost ~900 ms a search
- * 16), so the flush is always sent; but a small write does not need it to be seen (reads are Strong and Milvus Lite
- * searches its memtable; its WAL keeps the rows across a restart), and Milvus Lite makes a flush wait while its
- * background compaction holds the collection's lock (seconds after a big write). The server finishes a flush it has
- * received even once this process has closed its connection (its handler does not watch for cancellation), so this
- * one call may outlive the command and its lock: it writes no row.
- */
-function boundedFlush(index: VectorIndex): Promise<void> {
-  const flushed = index.flush().catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)));
-  return Promise.race([flushed, waited]).finally(() => clearTimeout(timer));
-}
-
-// Enough for a request to a local server to be on its way (5 ms was not, under load; 30 ms was).
-const HEAD_START_MS = 50;
-
-/** Resolves once `work` has had HEAD_START_MS to send its requests (or has ended, either way). */
-function headStart(work: Promise<unknown>): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, HEAD_START_MS);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    work.then(done, done);
-  });
 }
 
 async function vectorsFor(
@@ -722,30 +565,17 @@ async function takeAhead(deps: SyncDeps, ahead: AheadVectors, missing: string[],
   return missing.filter((h) => !fresh.has(h));
 }
 
-/** Removes the rows of files that are gone; without a manifest, of the paths the index held. */
+/** Removes the rows of files that are gone (gonePaths); without a manifest, of the paths the index held. */
 async function removeDeleted(
   deps: SyncDeps,
-  { files, known }: { files: FileStat[]; known: number },
+  present: { files: FileStat[]; known: number },
   previous: Map<string, ManifestEntry> | null,
   indexed: string[],
   next: Map<string, ManifestEntry>,
   only: string[] | undefined,
   report: ReindexReport,
 ): Promise<void> {
-  // A full sync that found a file for every entry (paths are unique: as many known paths as entries) removes nothing:
-  // no set of all 50,000 paths is made for a no-op (~50-80 ms with its garbage).
-  if (!only && previous && indexed.length === 0 && known === previous.size) return;
-  const present = new Set<string>();
-  for (const f of files) present.add(f.path);
-  // The manifest's paths are looked at in place: no array or set of all 50,000 of them is made for a full sync.
-  const candidates: Iterable<string> = only ?? previous?.keys() ?? indexed;
-  const gone: string[] = [];
-  const seen = new Set<string>();
-  for (const p of candidates) {
-    if (present.has(p) || seen.has(p)) continue;
-    seen.add(p);
-    gone.push(p);
-  }
+  const gone = gonePaths(present, previous, indexed, only);
   for (let i = 0; i < gone.length; i += 100) {
     const paths = gone.slice(i, i + 100);
     await deps.index.delete({ users: 'all', paths });
