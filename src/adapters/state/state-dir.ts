@@ -48,8 +48,10 @@ export async function ownerOnlyFiles(...paths: string[]): Promise<void> {
 }
 
 export async function ensureStateDir(dir: string): Promise<string> {
-  await ensurePrivateDir(dir);
   const ignore = join(dir, '.gitignore');
+  // A folder deleted since this process checked it is made again, owner-only.
+  if (!existsSync(ignore)) privateDirs.delete(dir);
+  await ensurePrivateDir(dir);
   if (existsSync(ignore)) return dir;
   // A .gitignore of "*" inside the folder keeps it out of git wherever the root sits.
   await writeFile(ignore, '*\n', { mode: 0o600 });
