@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
-import { runMem } from '../support/harness.js';
+import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
 
 const modeOf = async (path: string) => ((await stat(path)).mode & 0o777).toString(8);
@@ -45,6 +45,12 @@ describe('modes of personal memory and of .mem/', () => {
       const r = await runMem(['add', 'Ann prefers tabs over spaces in Go code', '--user', 'ann', '--key', 'indent', '--json'], { root, env });
       expect(r.code, r.stderr).toBe(0);
     }
+    // An agent's session start in the project: it writes the hook log under the project's .mem/.
+    const payload = { session_id: 's-1', transcript_path: join(home, 's-1.jsonl'), cwd: shop, hook_event_name: 'SessionStart', source: 'startup' };
+    execFileSync(process.execPath, [MEM_BIN, 'hook', 'claude-code', 'session-start', '--user', 'ann'], {
+      input: JSON.stringify(payload),
+      env: cleanEnv({ ...env, MEM_HOOK_START_MS: '30000' }),
+    });
   });
   afterAll(async () => {
     for (const root of [personal(), project()]) await runMem(['server', 'stop'], { root, env });
@@ -55,7 +61,8 @@ describe('modes of personal memory and of .mem/', () => {
     expect(await modeOf(personal())).toBe('700');
   });
 
-  it('every folder of each .mem/ is 0700 and every file 0600 (manifest, vectors, root id, …)', async () => {
+  it('every folder of each .mem/ is 0700 and every file 0600 (manifest, vectors, root id, hook log, …)', async () => {
+    expect((await stat(join(project(), '.mem', 'hooks', 'log.jsonl'))).size).toBeGreaterThan(0);
     for (const root of [personal(), project()]) {
       const entries = await modesUnder(join(root, '.mem'));
       expect(entries.filter((e) => !e.dir).length).toBeGreaterThan(3);
