@@ -17,6 +17,7 @@ const FILES: Record<string, string> = {
   'una/semantic/tea.md': 'Una drinks rooibos tea in the evening.\n',
   'una/semantic/bike.md': 'Una rides a blue cargo bike to work.\n',
   'vic/semantic/cat.md': 'Vic has a grey cat called Pixel.\n',
+  'wes/semantic/boat.md': 'Wes sails a small wooden boat on weekends.\n',
 };
 
 async function filesOf(root: string, user: string): Promise<string[]> {
@@ -66,10 +67,14 @@ describe('refusals of mem forget and mem add', () => {
     expect(await filesOf(root, 'una')).toHaveLength(2);
   });
 
-  it('forget --all on a terminal asks, and a wrong answer forgets nothing', async () => {
+  it('forget --all on a terminal asks: a wrong answer forgets nothing, the user’s name confirms', async () => {
     const res = await onTerminal(root, ['forget', '--user', 'una', '--all'], 'yes');
     expect(res.output).toContain('Type una to confirm');
     expect(res.code).toBe(2);
+    expect(await filesOf(root, 'una')).toHaveLength(2);
+    const confirmed = await onTerminal(root, ['forget', '--user', 'wes', '--all'], 'wes');
+    expect(confirmed.code, confirmed.output).toBe(0);
+    expect(await filesOf(root, 'wes')).toEqual([]);
     expect(await filesOf(root, 'una')).toHaveLength(2);
   });
 
