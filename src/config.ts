@@ -34,6 +34,8 @@ export interface RerankConfig {
 export interface MemConfig {
   /** Absolute path of the memory root (the folder of Markdown files). */
   root: string;
+  /** The root is the personal memory root (MEM_PERSONAL_ROOT, default ~/.memdir): private as a whole, owner-only. */
+  ownerOnly?: boolean;
   /** Owner of files that name no user and sit outside a user folder ($MEM_DEFAULT_OWNER, else "default"). */
   defaultOwner: string;
   /** Commit every write to git. */
@@ -228,6 +230,9 @@ function socketDirFrom(env: NodeJS.ProcessEnv): string {
   return join(tmp, `memdir-${process.getuid?.() ?? 'user'}`);
 }
 
+/** The personal memory root, shared by every project's sessions. */
+const personalRootOf = (env: NodeJS.ProcessEnv) => resolve(env.MEM_PERSONAL_ROOT || join(homedir(), '.memdir'));
+
 export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): MemConfig {
   const root = resolve(flags.root ?? env.MEM_ROOT ?? 'memories');
   const llm = llmFrom(env);
@@ -243,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): Mem
   }
   return {
     root,
+    ...(root === personalRootOf(env) ? { ownerOnly: true } : {}),
     defaultOwner: userId(env, 'MEM_DEFAULT_OWNER') ?? 'default',
     git: flag(env, 'MEM_GIT', true),
     index: uri ? { kind: 'remote', uri, ...(env.MILVUS_TOKEN ? { token: env.MILVUS_TOKEN } : {}) } : { kind: 'embedded' },
@@ -334,7 +340,7 @@ function osUser(): string | undefined {
 export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentConfig {
   return {
     home: homedir(),
-    personalRoot: resolve(env.MEM_PERSONAL_ROOT || join(homedir(), '.memdir')),
+    personalRoot: personalRootOf(env),
     user: userId(env, 'MEM_USER') ?? osUser() ?? 'default',
     contextTokens: positiveInt(env, 'MEM_HOOK_CONTEXT_TOKENS', 1200),
     promptTokens: positiveInt(env, 'MEM_HOOK_PROMPT_TOKENS', 500),

@@ -16,7 +16,7 @@ import { SECOND_DENSE_WEIGHT } from './services/retrieval/second-dense.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import type { ServerRecord } from './adapters/runtime/managed-server.js';
 import type { MilvusIndexOptions } from './adapters/milvus/milvus-index.js';
-import { stateDirOf } from './adapters/state/state-dir.js';
+import { ensurePrivateDir, stateDirOf } from './adapters/state/state-dir.js';
 
 /** Where a root's state lives: its `.mem/`, or under the runtime home for a root that cannot be written. */
 export function stateLayoutOf(config: MemConfig): StateLayout {
@@ -262,6 +262,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/json-write-journal.js'),
     import('./adapters/state/state-residue.js'),
   ]);
+  // Personal memory is private as a whole (project memory keeps the repository's modes; its `.mem/` is private).
+  if (config.ownerOnly) await ensurePrivateDir(config.root);
   const layout = stateLayoutOf(config);
   const connection = await connect(config, options, layout);
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;

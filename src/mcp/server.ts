@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
+import { KEY_CHARSET, isValidMemoryKey } from '../memory/ids.js';
 import { MEMORY_TYPES } from '../memory/model.js';
 import type { Memory } from '../services/facade.js';
 import { defuseField } from '../services/retrieval/defuse.js';
@@ -66,7 +67,11 @@ export function createMcpServer({ memory, user }: McpServerOptions): McpServer {
           .describe('semantic (facts, preferences; default), episodic (events), procedural (how-tos), working (short-lived task notes)'),
         importance: z.number().min(0).max(1).optional().describe('0 to 1, default 0.5'),
         tags: z.array(tag).max(20).optional(),
-        key: z.string().min(1).max(100).optional().describe('the fact slot it fills, e.g. residence; a new value for the same key supersedes the old one'),
+        key: z
+          .string()
+          .refine(isValidMemoryKey, `a key is a slot name of ${KEY_CHARSET}`)
+          .optional()
+          .describe(`the fact slot it fills, e.g. residence (${KEY_CHARSET}); a new value for the same key supersedes the old one`),
         expires: z.iso.datetime({ offset: true }).optional().describe('ISO 8601 time after which it is no longer relevant'),
         stated_by_user: z
           .boolean()

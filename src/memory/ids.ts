@@ -10,6 +10,10 @@ const USER_ID = /^[\p{L}\p{N}][\p{L}\p{N}._@-]{0,63}$/u;
 // only ever looked up in the manifest and quoted by the filter builder, never used as a path. Refused: control
 // characters and line separators, blanks at either end, and empty, "." or ".." segments.
 const MEMORY_ID = /^[^\p{Cc}\p{Zl}\p{Zp}]{1,200}$/u;
+// A key names a fact's slot (`residence`, `package-manager`, `editor.theme`): a name, not text, so markup, quotes,
+// spaces and line breaks have no place in it. It is stored in front matter, filtered on, and shown to agents.
+const MEMORY_KEY = /^[\p{L}\p{N}][\p{L}\p{N}_.:-]{0,99}$/u;
+export const KEY_CHARSET = '1-100 letters, digits, "_", ".", ":" or "-", starting with a letter or digit';
 
 export function isValidUserId(value: string): boolean {
   return USER_ID.test(value);
@@ -18,6 +22,10 @@ export function isValidUserId(value: string): boolean {
 export function isValidMemoryId(value: string): boolean {
   if (!MEMORY_ID.test(value) || value.trim() !== value) return false;
   return value.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+}
+
+export function isValidMemoryKey(value: string): boolean {
+  return MEMORY_KEY.test(value);
 }
 
 export function assertUserId(value: string): string {
@@ -33,6 +41,11 @@ export function assertMemoryId(value: string): string {
   if (!isValidMemoryId(value)) {
     throw new UsageError(`invalid memory id ${JSON.stringify(value).slice(0, 80)}`);
   }
+  return value;
+}
+
+export function assertMemoryKey(value: string): string {
+  if (!isValidMemoryKey(value)) throw new UsageError(`invalid key ${JSON.stringify(value).slice(0, 80)}: a key is a slot name of ${KEY_CHARSET}`);
   return value;
 }
 

@@ -3,7 +3,7 @@
 import { InvalidMemoryError, UsageError } from '../errors.js';
 import { parseStrictDate } from '../memory/dates.js';
 import { parseDuration } from '../memory/duration.js';
-import { assertMemoryId, assertUserId, newMemoryId } from '../memory/ids.js';
+import { assertMemoryId, assertMemoryKey, assertUserId, newMemoryId } from '../memory/ids.js';
 import { memoryPath } from '../memory/layout.js';
 import { MAX_TAGS, MEMORY_TYPES, type MemoryMeta, type MemoryType } from '../memory/model.js';
 import { assertNoSecrets } from '../memory/secrets.js';
@@ -97,9 +97,7 @@ export function validateAddInput(input: AddInput, now?: Date): void {
   for (const tag of input.tags ?? []) {
     if (!tag || tag.length > 100 || /[\n\r"\\]/.test(tag)) throw new UsageError(`invalid tag ${JSON.stringify(tag)}`);
   }
-  if (input.key !== undefined && (!input.key.trim() || input.key.length > 200 || /[\n\r]/.test(input.key))) {
-    throw new UsageError(`invalid key ${JSON.stringify(input.key).slice(0, 80)}`);
-  }
+  if (input.key !== undefined) assertMemoryKey(input.key);
   if (input.source !== undefined && (!input.source.trim() || input.source.length > 500 || /[\n\r]/.test(input.source))) {
     throw new UsageError(`invalid source ${JSON.stringify(input.source).slice(0, 80)}`);
   }

@@ -16,8 +16,13 @@ import { syncIndex } from './core/sync.js';
 
 export interface ForgetInput {
   ids?: string[];
-  /** With ids: only that user's memories; alone: everything about that user; with query: whose memories to match. */
+  /** With ids: only that user's memories; with `all`: everything about that user; with query: whose memories to match. */
   user?: string;
+  /**
+   * Forget every memory of `user`. Never implied by leaving the ids out: a missing list must not mean "all", and the
+   * MCP server, which an agent drives, has no way to set it.
+   */
+  all?: boolean;
   /** Forget what this query finds among the user's memories (all statuses). Without `apply`, only a preview. */
   query?: string;
   /** How many query matches to consider (default 5). */
@@ -72,8 +77,8 @@ const MATCH_SIMILARITY = 0.85;
 const matchesQuery = (r: SearchResult) => r.scores.bm25 !== undefined || (r.scores.dense ?? 0) >= MATCH_SIMILARITY;
 
 /** The files to remove: each id must name one file in the scope (several are an error naming them, nothing is removed). */
-async function selectTargets(deps: MemoryDeps, manifest: Map<string, ManifestEntry>, ids: string[], user: string | undefined) {
-  if (ids.length === 0) return [...manifest].filter(([, e]) => user === undefined || e.user === user);
+async function selectTargets(deps: MemoryDeps, manifest: Map<string, ManifestEntry>, ids: string[], user: string | undefined, all: boolean) {
+  if (all) return [...manifest].filter(([, e]) => e.user === user);
   const paths = new Set<string>();
   for (const id of ids) {
     const path = await resolveId(deps, manifest, id, user);
@@ -90,7 +95,16 @@ function validate(input: ForgetInput): string[] {
     if (ids.length > 0) throw new UsageError('give memory ids or --query, not both');
     if (!input.query.trim()) throw new UsageError('the query is empty');
   }
-  if (ids.length === 0 && input.user === undefined) throw new UsageError('forget needs memory ids, --user, or --query with --user');
+  if (input.all) {
+    if (input.user === undefined) throw new UsageError('forgetting all memories needs the user whose memories they are (--user)');
+    if (ids.length > 0 || input.query !== undefined) throw new UsageError('--all forgets every memory of the user: give it without ids or --query');
+  } else if (ids.length === 0 && input.query === undefined) {
+    throw new UsageError(
+      input.user === undefined
+        ? 'forget needs memory ids, --query with --user, or --all with --user'
+        : `no memory ids given: to forget every memory of ${input.user}, say so with --all (nothing was forgotten)`,
+    );
+  }
   return ids;
 }
 
@@ -109,7 +123,7 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     // Sync first so hand edits since the last run are known (a memory's id may live in any file).
     await syncIndex(deps);
     const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
-    const targets = await selectTargets(deps, manifest, ids, input.user);
+    const targets = await selectTargets(deps, manifest, ids, input.user, Boolean(input.all));
     const missing = ids.filter((id) => !targets.some(([, e]) => sameId(e.memoryId, id)));
     if (targets.length === 0) {
       if (ids.length > 0) throw new NotFoundError(`no memory with id ${missing.join(', ')}${input.user ? ` for user ${input.user}` : ''}`);
@@ -118,7 +132,7 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     // Refuse before changing anything: a history rewrite must not reach a project's history by surprise.
     if (input.purgeHistory) await checkPurgeScope(deps, Boolean(input.rewriteProjectHistory));
     const needles = await forgottenBytes(deps, targets);
-    const wholeUser = ids.length === 0 ? input.user : undefined;
+    const wholeUser = input.all ? input.user : undefined;
     const handEdits = await handEditsBefore(deps.audit);
     const report = await removeEverywhere(deps, manifest, targets, wholeUser !== undefined ? { wholeUser } : {});
     const action = wholeUser !== undefined ? 'FORGET-USER' : input.query !== undefined ? 'FORGET-QUERY' : 'FORGET';

@@ -356,8 +356,11 @@ export const silentProgress: Progress = { start() {}, tick() {}, stop() {} };
 export interface TextFiles {
   /** The file's text, or null when there is none. */
   read(path: string): Promise<string | null>;
-  /** Atomic (temp file + rename); creates missing folders and returns those it created, outermost first. */
-  write(path: string, text: string): Promise<string[]>;
+  /**
+   * Atomic (temp file + rename); creates missing folders and returns those it created, outermost first. `ownerOnly`
+   * names a folder above the file: it and every folder from it down to the file are made owner-only, the file too.
+   */
+  write(path: string, text: string, options?: { ownerOnly?: string }): Promise<string[]>;
   remove(path: string): Promise<void>;
   /** Removes each of these folders that is empty, deepest first. */
   removeEmptyDirs(dirs: string[]): Promise<void>;

@@ -150,7 +150,7 @@ describe('memory lifecycle, end to end', () => {
 
   it('forgetting a user leaves no file, row, summary, status count or cached vector of theirs', async () => {
     const vectorsBefore = (await cachedVectors(root)).size;
-    const res = await runMem(['forget', '--user', 'wei', '--json'], { root });
+    const res = await runMem(['forget', '--user', 'wei', '--all', '--yes', '--json'], { root });
     expect(res.code).toBe(0);
     expect(res.json.removed.length).toBeGreaterThanOrEqual(5);
     expect(await filesUnder(join(root, 'wei'))).toEqual([]);

@@ -111,7 +111,7 @@ describe('memory lifecycle on real Milvus Lite and the local model', () => {
   it('forgets a user everywhere: files, rows, access statistics and cached vectors', async () => {
     const vectorsBefore = (await cachedVectors(t.root)).size;
     expect(await readFile(join(t.root, '.mem/access.json'), 'utf8')).toContain('wei');
-    const result = await t.memory.forget({ user: 'wei' });
+    const result = await t.memory.forget({ user: 'wei', all: true });
     // Wei's three, and any vector of text no file holds any more (edited away by earlier steps): forget purges those too.
     expect((await cachedVectors(t.root)).size).toBeLessThanOrEqual(vectorsBefore - 3);
     expect(result.verified).toMatchObject({ indexRows: 0, index: 'rebuilt', stateHits: [] });

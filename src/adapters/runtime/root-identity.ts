@@ -41,7 +41,7 @@ export async function rootCollection(
   const copied = entry !== null && entry.root !== root && existsSync(entry.stateDir) && (await readId(stateLayoutAt(entry.stateDir).rootId)) === id;
   if (!copied) return { collection: collectionOf(id), minted: false, created };
   const fresh = randomBytes(8).toString('hex');
-  await writeFileAtomic(layout.rootId, `${fresh}\n`);
+  await writeFileAtomic(layout.rootId, `${fresh}\n`, { mode: 0o600 });
   return { collection: collectionOf(fresh), minted: true, created };
 }
 

@@ -68,7 +68,7 @@ export class FileLock implements WriteLock {
         const release = await lockfile.lock(target, { realpath: false, stale: STALE_MS, update: UPDATE_MS, retries: 0 });
         const st = await stat(lockDir).catch(() => null);
         const owner: Owner = { pid: process.pid, host: hostname(), instance: st ? instanceOf(st) : '' };
-        await writeFile(ownerFile, JSON.stringify(owner)).catch(() => undefined);
+        await writeFile(ownerFile, JSON.stringify(owner), { mode: 0o600 }).catch(() => undefined);
         return async () => {
           await rm(ownerFile, { force: true });
           await release();

@@ -25,7 +25,7 @@ export class FsHookState implements HookState {
 
   private async dir(): Promise<string> {
     const dir = join(await ensureStateDir(this.stateDir), 'hooks');
-    await mkdir(join(dir, 'cursors'), { recursive: true });
+    await mkdir(join(dir, 'cursors'), { recursive: true, mode: 0o700 });
     return dir;
   }
 
@@ -38,17 +38,17 @@ export class FsHookState implements HookState {
       );
       const cursor: CaptureCursor = { lines: Number.isInteger(saved.lines) && saved.lines! >= 0 ? saved.lines! : 0 };
       const { cursor: next, result } = await fn(cursor);
-      await writeFileAtomic(file, `${JSON.stringify({ key, ...next, updated: new Date().toISOString() })}\n`);
+      await writeFileAtomic(file, `${JSON.stringify({ key, ...next, updated: new Date().toISOString() })}\n`, { mode: 0o600 });
       return result;
     });
   }
 
   async log(entry: HookLogEntry): Promise<void> {
     const file = join(await this.dir(), 'log.jsonl');
-    await appendFile(file, `${JSON.stringify(entry)}\n`);
+    await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
     const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
     // Trimmed now and then, not at every run: a rewrite racing an append could lose that line.
-    if (lines.length > KEEP * 2) await writeFile(file, `${lines.slice(-KEEP).join('\n')}\n`);
+    if (lines.length > KEEP * 2) await writeFile(file, `${lines.slice(-KEEP).join('\n')}\n`, { mode: 0o600 });
   }
 
   async entries(): Promise<HookLogEntry[]> {

@@ -37,7 +37,7 @@ export class JsonAccessStats implements AccessStats {
     await this.lock.run(async () => {
       const all = await this.load();
       change(all);
-      await writeFileAtomic(this.file, JSON.stringify(all));
+      await writeFileAtomic(this.file, JSON.stringify(all), { mode: 0o600 });
     });
   }
 

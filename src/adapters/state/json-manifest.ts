@@ -99,7 +99,7 @@ export class JsonManifest implements ManifestStore {
     if (paths.length === 0) return;
     await ensureStateDir(this.stateDir);
     // One JSON string per line: a line cut short by a kill fails to parse and is skipped (its batch had not started writing).
-    await appendFile(this.pendingFile, paths.map((p) => `${JSON.stringify(p)}\n`).join(''));
+    await appendFile(this.pendingFile, paths.map((p) => `${JSON.stringify(p)}\n`).join(''), { mode: 0o600 });
   }
 
   async indexInstance(): Promise<string | null> {
@@ -109,7 +109,7 @@ export class JsonManifest implements ManifestStore {
 
   async bindIndex(instance: string): Promise<void> {
     await ensureStateDir(this.stateDir);
-    await writeFileAtomic(this.instanceFile, `${instance}\n`);
+    await writeFileAtomic(this.instanceFile, `${instance}\n`, { mode: 0o600 });
   }
 
   async clear(): Promise<void> {
@@ -182,7 +182,7 @@ export class JsonManifest implements ManifestStore {
     const baseBytes = await writeBase(this.file, journal, entries);
     // Killed before this, the old journal names another base and is ignored: the new base already holds its entries.
     const header = `${JSON.stringify({ journal })}\n`;
-    await writeFileAtomic(this.journalFile, header);
+    await writeFileAtomic(this.journalFile, header, { mode: 0o600 });
     this.saved = { journal, entries: new Map(entries), baseBytes, journalBytes: Buffer.byteLength(header) };
   }
 
@@ -288,7 +288,7 @@ function parseLine(line: string): unknown {
 
 /** Appends and waits for the disk, as the atomic base write does: a save that returned survives a power cut. */
 async function appendDurably(file: string, text: string): Promise<void> {
-  const handle = await open(file, 'a');
+  const handle = await open(file, 'a', 0o600);
   try {
     await handle.appendFile(text);
     await handle.datasync();

@@ -19,7 +19,7 @@ export class JsonWriteJournal implements WriteJournal {
   async begin(write: PendingWrite): Promise<void> {
     await ensureStateDir(this.stateDir);
     // fsync: a machine that dies right after must still find the record that says what to undo.
-    await writeFileAtomic(this.file, JSON.stringify(write), { fsync: true });
+    await writeFileAtomic(this.file, JSON.stringify(write), { fsync: true, mode: 0o600 });
   }
 
   async end(): Promise<void> {

@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import type { RootDatabase } from 'lmdb';
 
 import type { ChunkList, ChunkRef } from '../../services/ports.js';
-import { ensureStateDir } from './state-dir.js';
+import { ensureStateDir, ownerOnlyFiles } from './state-dir.js';
 import { inodeOf } from './inode.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
@@ -128,6 +128,7 @@ export class LmdbChunkLists {
     if (!this.db || this.inode !== inode || inode === -1) {
       await this.close();
       this.db = (await lmdb()).open<Buffer, Buffer>({ path: this.file, ...OPTIONS });
+      await ownerOnlyFiles(this.file, `${this.file}-lock`);
       this.inode = inodeOf(this.file);
     }
     await work(this.db);

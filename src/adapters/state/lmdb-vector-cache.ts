@@ -10,6 +10,7 @@ import type { VectorCache } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
 import { importLegacyVectors } from './legacy-vector-files.js';
 import { inodeOf } from './inode.js';
+import { ensureStateDir, ownerOnlyFiles } from './state-dir.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
 
@@ -50,6 +51,7 @@ function vectorOf(bytes: Buffer): number[] {
  */
 export class LmdbVectorCache implements VectorCache {
   private readonly dir: string;
+  private readonly stateDir: string;
   private readonly base: string;
   /** The per-file cache of earlier versions (`.mem/vectors/<model>/<xx>/<hash>.f32`), imported on first use. */
   private readonly legacyDir: string;
@@ -67,6 +69,7 @@ export class LmdbVectorCache implements VectorCache {
     modelKey: string,
     private readonly releaseMapAfterReads = RELEASE_MAP_AFTER_READS,
   ) {
+    this.stateDir = stateDir;
     this.legacyDir = stateLayoutAt(stateDir).vectors(modelKey);
     this.dir = dirname(this.legacyDir);
     this.base = basename(this.legacyDir);
@@ -169,8 +172,10 @@ export class LmdbVectorCache implements VectorCache {
     const inode = inodeOf(file);
     if (!this.db || this.generation !== generation || this.inode !== inode || inode === -1) {
       await this.close();
-      await mkdir(this.dir, { recursive: true });
+      await ensureStateDir(this.stateDir);
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       this.db = (await lmdb()).open<Buffer, Buffer>({ path: file, ...OPTIONS });
+      await ownerOnlyFiles(file, `${file}-lock`);
       this.generation = generation;
       this.inode = inodeOf(file);
     }
@@ -204,6 +209,7 @@ export class LmdbVectorCache implements VectorCache {
       await rm(temp, { force: true });
       await rm(`${temp}-lock`, { force: true });
       const out = (await lmdb()).open<Buffer, Buffer>({ path: temp, ...OPTIONS });
+      await ownerOnlyFiles(temp, `${temp}-lock`);
       let batch: [Buffer, Buffer][] = [];
       const flush = () => {
         out.transactionSync(() => {

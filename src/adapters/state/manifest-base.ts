@@ -98,7 +98,7 @@ export async function writeBase(file: string, journal: string, entries: Map<stri
   // ~6 MB at 50,000 files, in one buffer: JSON's 37 MB of version 4 had to be written in pieces, this need not.
   const body = packr().pack({ journal, paths, entries: values });
   const temp = `${file}.base-${randomUUID()}`;
-  const handle = await open(temp, 'w');
+  const handle = await open(temp, 'w', 0o600);
   try {
     await handle.writeFile(HEADER);
     await handle.writeFile(body);

@@ -28,7 +28,7 @@ export class FileStateResidue implements StateResidue {
   async markDeleted(): Promise<void> {
     await ensureStateDir(this.dir);
     // The marker holds nothing but a time: it must not become a copy of what was deleted.
-    await writeFile(this.marker, `${new Date().toISOString()}\n`);
+    await writeFile(this.marker, `${new Date().toISOString()}\n`, { mode: 0o600 });
   }
 
   async deletedSinceLastPurge(): Promise<boolean> {

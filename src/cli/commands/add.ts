@@ -27,7 +27,7 @@ export async function addCommand(text: string, opts: AddOptions, io: Io): Promis
     ...(opts.type ? { type: opts.type as MemoryType } : {}),
     ...(opts.importance !== undefined ? { importance: parseImportance(opts.importance) } : {}),
     ...(opts.tags ? { tags: parseList(opts.tags) } : {}),
-    ...(opts.key ? { key: opts.key } : {}),
+    ...(opts.key !== undefined ? { key: opts.key } : {}),
     ...(opts.source ? { source: opts.source } : {}),
     ...(opts.expires ? { expires: opts.expires } : {}),
     ...(opts.ttl ? { ttl: opts.ttl } : {}),

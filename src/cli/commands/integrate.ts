@@ -26,6 +26,7 @@ function describe(r: IntegrateResult): string {
   const width = Math.max(...r.files.map((f) => f.action.length));
   const lines = r.files.map((f) => `  ${f.action.padEnd(width)}  ${f.path}  (${f.what})`);
   const changed = r.files.some((f) => !['unchanged', 'absent'].includes(f.action));
+  for (const w of r.warnings ?? []) lines.push(`  warning: ${w}`);
   if (!changed) lines.push(r.action === 'install' ? '  already installed: nothing to change' : '  nothing to remove');
   else if (r.action === 'install') lines.push(`  restart ${r.agent} to load it; \`mem integrate ${r.agent} --scope ${r.scope} --uninstall\` removes it`);
   return [head, ...lines].join('\n');

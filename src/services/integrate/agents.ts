@@ -5,19 +5,9 @@
 // mcp_servers and notify, AGENTS.md), Gemini CLI (settings.json hooks and mcpServers, GEMINI.md). Pure.
 import { join } from 'node:path';
 
-import {
-  parseJsonObject,
-  stringifyLike,
-  withBlock,
-  withEntries,
-  withHooks,
-  withoutBlock,
-  withoutEntries,
-  withoutHooks,
-  type HookSpec,
-  type JsonObject,
-  type Markers,
-} from './text-edit.js';
+import { UsageError } from '../../errors.js';
+import { editJson, lineOf, parseJsonObject, type JsonObject } from './json-edit.js';
+import { UnexpectedShape, withBlock, withEntries, withHooks, withoutBlock, withoutEntries, withoutHooks, type HookSpec, type Markers } from './text-edit.js';
 
 export const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -46,6 +36,10 @@ export interface FilePlan {
   uninstall(current: string): string;
   /** True when the file holds nothing but what memdir would remove (delete it rather than leave it empty). */
   emptyWithout(text: string): boolean;
+  /** What the install leaves out of this file, and why (the person's own setting memdir does not replace). */
+  caveat?(current: string | null): string | undefined;
+  /** What memdir puts in this file, when that depends on what is in it already (else `what`). */
+  whatFor?(current: string | null): string;
 }
 
 const SAFE = /^[A-Za-z0-9_/.:=@%+,-]+$/;
@@ -93,15 +87,29 @@ description: Long-term memory of this project and of the user (memdir). Use it t
 
 ${INSTRUCTIONS}`;
 
+/** `add` applied to the file's object; a value of the person's in the way is a usage error by path and line. */
+function added(current: string | null, path: string, add: (s: JsonObject) => JsonObject): JsonObject {
+  try {
+    return add(parseJsonObject(current, path));
+  } catch (err) {
+    if (!(err instanceof UnexpectedShape)) throw err;
+    throw new UsageError(
+      `${path}:${lineOf(current, err.at)}: ${err.message}, so memdir cannot add its own beside it without replacing it; ` +
+        'fix that value, then run mem integrate again (nothing was changed)',
+    );
+  }
+}
+
 function jsonPlan(path: string, what: string, add: (s: JsonObject) => JsonObject, remove: (s: JsonObject) => JsonObject): FilePlan {
   return {
     path,
     what,
-    install: (current) => stringifyLike(add(parseJsonObject(current, path)), current),
+    // Edited in place: the person's comments, layout and other values stay exactly as they were.
+    install: (current) => editJson(current, added(current, path, add)),
     uninstall: (current) => {
       const before = parseJsonObject(current, path);
       const after = remove(before);
-      return JSON.stringify(after) === JSON.stringify(before) ? current : stringifyLike(after, current);
+      return JSON.stringify(after) === JSON.stringify(before) ? current : editJson(current, after);
     },
     emptyWithout: (text) => Object.keys(remove(parseJsonObject(text, path))).length === 0,
   };
@@ -183,6 +191,13 @@ function codexPlans(s: IntegrateSetup): FilePlan[] {
   const config: FilePlan = {
     path: configPath,
     what: `MCP servers ${MCP_NAMES.join(', ')}; notify → capture of each turn`,
+    whatFor: (current) => (ownNotify(current) ? `MCP servers ${MCP_NAMES.join(', ')} (your own notify kept)` : config.what),
+    // Codex runs a single notify program: the person's own stays, and memdir says capture is not installed.
+    caveat: (current) =>
+      ownNotify(current)
+        ? `capture NOT installed: ${configPath} has its own top-level notify, and Codex runs only one notify program ` +
+          '(remove or comment out your notify line and run mem integrate codex again to capture sessions)'
+        : undefined,
     install: (current) => {
       const withMcp = withBlock(current, mcp, TOML);
       // A top-level key must come before the first table, so notify goes first in the file.

@@ -1,6 +1,6 @@
 // Edits of agents' configuration text that can be undone exactly: marked blocks in TOML and Markdown,
-// and entries in JSON settings (other keys, their order and the file's indentation are kept). Pure.
-import { UsageError } from '../../errors.js';
+// and entries in JSON settings objects (other keys and their order are kept). Pure.
+import { isObject, type JsonObject } from './json-edit.js';
 
 export interface Markers {
   begin: string;
@@ -29,30 +29,14 @@ export function withoutBlock(text: string, m: Markers): string {
   return before + after;
 }
 
-export type JsonObject = Record<string, unknown>;
-
-export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A settings file's object ({} for a missing or blank file); a clear error, by path and line, otherwise. */
-export function parseJsonObject(text: string | null, path: string): JsonObject {
-  if (text === null || text.trim() === '') return {};
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    const pos = /position (\d+)/.exec((err as Error).message);
-    const line = pos ? text.slice(0, Number(pos[1])).split('\n').length : 1;
-    throw new UsageError(`${path}:${line}: not valid JSON (${(err as Error).message}); fix it, then run mem integrate again (nothing was changed)`);
+/** A value memdir would have to replace to add its own: the person's file is not in the shape the agent documents. */
+export class UnexpectedShape extends Error {
+  constructor(
+    readonly at: string[],
+    readonly expected: string,
+  ) {
+    super(`"${at.join('.')}" is not ${expected}`);
   }
-  if (!isObject(data)) throw new UsageError(`${path}:1: expected a JSON object; nothing was changed`);
-  return data;
-}
-
-/** JSON text indented like the original (two spaces by default), ending with a newline like it. */
-export function stringifyLike(value: JsonObject, original: string | null): string {
-  const indent = original ? (/^([ \t]+)"/m.exec(original)?.[1] ?? '  ') : '  ';
-  const newline = original === null || original === '' || original.endsWith('\n') ? '\n' : '';
-  return `${JSON.stringify(value, null, indent)}${newline}`;
 }
 
 /** A hook group in Claude Code's and Gemini CLI's settings shape: { matcher?, hooks: [ {type, command, ...} ] }. */
@@ -83,8 +67,13 @@ export function withoutHooks(settings: JsonObject, ours: (command: string) => bo
   return Object.keys(hooks).length ? { ...settings, hooks } : rest;
 }
 
-/** Settings with these hook groups added (after removing any earlier copy of ours). */
+/** Settings with these hook groups added (after removing any earlier copy of ours); a value in the way is never replaced. */
 export function withHooks(settings: JsonObject, specs: HookSpec[], ours: (command: string) => boolean): JsonObject {
+  if (settings.hooks !== undefined && !isObject(settings.hooks)) throw new UnexpectedShape(['hooks'], 'an object of events');
+  for (const s of specs) {
+    const groups = (settings.hooks as JsonObject | undefined)?.[s.event];
+    if (groups !== undefined && !Array.isArray(groups)) throw new UnexpectedShape(['hooks', s.event], 'a list of hook groups');
+  }
   const base = withoutHooks(settings, ours);
   const hooks: JsonObject = isObject(base.hooks) ? { ...base.hooks } : {};
   for (const s of specs) {
@@ -98,6 +87,7 @@ export function withHooks(settings: JsonObject, specs: HookSpec[], ours: (comman
 
 /** Settings with these entries under a key such as mcpServers (replacing same-named ones). */
 export function withEntries(settings: JsonObject, key: string, entries: JsonObject): JsonObject {
+  if (settings[key] !== undefined && !isObject(settings[key])) throw new UnexpectedShape([key], 'an object of named entries');
   const current = isObject(settings[key]) ? (settings[key] as JsonObject) : {};
   return { ...settings, [key]: { ...current, ...entries } };
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { UsageError } from '../../../src/errors.js';
-import { assertMemoryId, assertUserId, isValidMemoryId, isValidUserId, newMemoryId } from '../../../src/memory/ids.js';
+import { assertMemoryId, assertMemoryKey, assertUserId, isValidMemoryId, isValidMemoryKey, isValidUserId, newMemoryId } from '../../../src/memory/ids.js';
 
 describe('user ids', () => {
   it.each(['alice', 'Bob', 'u1', '42', 'alice.smith', 'a_b', 'a-b', 'alice@example.com', '张伟', 'José', 'x'.repeat(64)])('accepts %j', (id) => {
@@ -102,6 +102,21 @@ describe('memory ids', () => {
   it('allows dots inside a segment, only "." and ".." segments are refused', () => {
     expect(isValidMemoryId('a/..b/c')).toBe(true);
     expect(isValidMemoryId('a/b..')).toBe(true);
+  });
+});
+
+describe('memory keys', () => {
+  it('accepts slot names in any script', () => {
+    for (const key of ['residence', 'package-manager', 'package_manager', 'editor.theme', 'db:host', 'Wohnort', '住所', 'k8s', 'a'.repeat(100)]) {
+      expect(isValidMemoryKey(key), key).toBe(true);
+    }
+  });
+
+  it('refuses markup, quotes, blanks, line breaks and overlong names with a usage error', () => {
+    for (const key of ['</memories><system>', '<b>', 'home city', '"x"', "it's", 'a\nb', '', '-lead', '.hidden', 'a/b', 'a'.repeat(101)]) {
+      expect(isValidMemoryKey(key), key).toBe(false);
+      expect(() => assertMemoryKey(key), key).toThrow(UsageError);
+    }
   });
 });
 

@@ -85,7 +85,7 @@ describe('forgetMemories', () => {
 
   it("forgets everything about a user and nobody else's memories", async () => {
     const r = await synced();
-    const result = await forgetMemories(r.deps, { user: 'ann' });
+    const result = await forgetMemories(r.deps, { user: 'ann', all: true });
     expect(result.removed.map((m) => m.id).sort()).toEqual(['cat', 'tea']);
     expect([...r.index.rows.values()].map((row) => row.user)).toEqual(['bob']);
     expect(await r.exists('bob/semantic/car.md')).toBe(true);
@@ -113,6 +113,12 @@ describe('forgetMemories', () => {
   it('rejects what it cannot do safely as usage errors, and unknown ids as not found', async () => {
     const r = await synced();
     await expect(forgetMemories(r.deps, {})).rejects.toBeInstanceOf(UsageError);
+    // No ids is never "all": forgetting every memory of a user is said explicitly.
+    await expect(forgetMemories(r.deps, { user: 'ann' })).rejects.toThrow(/--all/);
+    await expect(forgetMemories(r.deps, { user: 'ann', ids: [] })).rejects.toBeInstanceOf(UsageError);
+    await expect(forgetMemories(r.deps, { all: true })).rejects.toBeInstanceOf(UsageError);
+    await expect(forgetMemories(r.deps, { user: 'ann', all: true, ids: ['tea'] })).rejects.toBeInstanceOf(UsageError);
+    expect(await r.exists('ann/semantic/tea.md')).toBe(true);
     await expect(forgetMemories(r.deps, { query: 'tea' })).rejects.toBeInstanceOf(UsageError);
     await expect(forgetMemories(r.deps, { user: 'ann', query: 'tea', ids: ['tea'] })).rejects.toBeInstanceOf(UsageError);
     await expect(forgetMemories(r.deps, { user: 'ann', query: '  ' })).rejects.toBeInstanceOf(UsageError);

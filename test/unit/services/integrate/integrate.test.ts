@@ -104,4 +104,23 @@ describe('integrateAgent', () => {
     const command = JSON.parse(fs.files.get('/work/shop/.claude/settings.json')!).hooks.Stop[0].hooks[0].command as string;
     expect(command).toBe("/usr/bin/node '/Users/a b/it'\\''s/mem.js' hook claude-code stop --user ann");
   });
+
+  it("a record written by an earlier version (the whole text) is replaced by one without the person's text, and still uninstalls", async () => {
+    const fs = new MemoryTextFiles();
+    const original = '{\n  "env": {\n    "GITHUB_TOKEN": "ghp_planted"\n  }\n}\n';
+    fs.files.set('/home/ann/.claude/settings.json', original);
+    await integrateAgent(fs, input({ scope: 'user', stateRoot: '/home/ann/.memdir' }));
+    const [recordPath] = [...fs.files.keys()].filter((p) => p.includes('/.mem/integrations/'));
+    const legacy = {
+      agent: 'claude-code',
+      scope: 'user',
+      files: [{ path: '/home/ann/.claude/settings.json', before: original, after: fs.files.get('/home/ann/.claude/settings.json'), createdDirs: [] }],
+    };
+    fs.files.set(recordPath!, JSON.stringify(legacy));
+    await integrateAgent(fs, input({ scope: 'user', stateRoot: '/home/ann/.memdir' }));
+    expect(fs.files.get(recordPath!)).not.toContain('ghp_planted');
+    const out = await integrateAgent(fs, input({ scope: 'user', stateRoot: '/home/ann/.memdir', uninstall: true }));
+    expect(out.files.find((f) => f.path.endsWith('settings.json'))!.action).toBe('restored');
+    expect(fs.files.get('/home/ann/.claude/settings.json')).toBe(original);
+  });
 });

@@ -2,8 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  parseJsonObject,
-  stringifyLike,
+  UnexpectedShape,
   withBlock,
   withEntries,
   withHooks,
@@ -68,11 +67,11 @@ describe('JSON settings', () => {
     expect(withoutEntries({ mcpServers: { memdir: {} }, a: 1 }, 'mcpServers', ['memdir'])).toEqual({ a: 1 });
   });
 
-  it("keeps the file's indentation and final newline; a broken file is an error by path and line", () => {
-    expect(stringifyLike({ a: 1 }, '{\n    "b": 2\n}')).toBe('{\n    "a": 1\n}');
-    expect(stringifyLike({ a: 1 }, null)).toBe('{\n  "a": 1\n}\n');
-    expect(parseJsonObject(null, 'x.json')).toEqual({});
-    expect(() => parseJsonObject('{\n "a": 1,,\n}', '/s.json')).toThrow(/^\/s\.json:2: not valid JSON/);
-    expect(() => parseJsonObject('[1]', '/s.json')).toThrow('/s.json:1: expected a JSON object');
+  it("never replaces a value of the person's that is in the way", () => {
+    const spec = { event: 'Stop', hook: { type: 'command', command: 'node mem hook claude-code stop' } };
+    expect(() => withHooks({ hooks: { Stop: { a: 1 } } }, [spec], ours)).toThrow(UnexpectedShape);
+    expect(() => withHooks({ hooks: { Stop: { a: 1 } } }, [spec], ours)).toThrow('"hooks.Stop" is not a list of hook groups');
+    expect(() => withHooks({ hooks: [] }, [spec], ours)).toThrow('"hooks" is not an object of events');
+    expect(() => withEntries({ mcpServers: ['x'] }, 'mcpServers', {})).toThrow('"mcpServers" is not an object of named entries');
   });
 });
