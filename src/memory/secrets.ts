@@ -35,7 +35,8 @@ function redactedForm(kind: string, value: string): string {
   if (kind === 'private key') return value.split(/\n|\\n/)[0]!.trim();
   const url = URL_CREDENTIALS.exec(value);
   if (url) return `${url[1]}${url[2]}:****@${url[4]}`;
-  const prefix = VALUE_ONLY.has(kind) ? '' : (KNOWN_PREFIX.exec(value)?.[0] ?? '');
+  // Five characters at most: enough to tell sk-pr… from ghp_…, too few to help a guess.
+  const prefix = VALUE_ONLY.has(kind) ? '' : (KNOWN_PREFIX.exec(value)?.[0] ?? '').slice(0, 5);
   return `${prefix}…(${value.length} chars)`;
 }
 

@@ -202,7 +202,7 @@ describe('assertNoSecrets and mem add', () => {
 describe('maskSecrets and commit messages', () => {
   it('replaces each secret with its redacted form and keeps the rest', async () => {
     const key = r('sk-proj-', 30);
-    expect(await maskSecrets(`a ${key} b postgres://u:${r('', 10)}@db c`)).toBe(`a sk-proj-…(${key.length} chars) b postgres://u:****@db c`);
+    expect(await maskSecrets(`a ${key} b postgres://u:${r('', 10)}@db c`)).toBe(`a sk-pr…(${key.length} chars) b postgres://u:****@db c`);
     expect(await maskSecrets('nothing here')).toBe('nothing here');
   });
 
@@ -221,7 +221,7 @@ describe('redactSecrets', () => {
     const text = `use ${key} for staging\nand postgres://app:hunter2x@db:5432/shop\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\ndone`;
     const out = await redactSecrets(text);
     expect(out.text).toBe(
-      'use [redacted OpenAI-style API key: sk-proj-…(48 chars)] for staging\n' +
+      'use [redacted OpenAI-style API key: sk-pr…(48 chars)] for staging\n' +
         'and [redacted PostgreSQL connection string: postgres://app:****@db:5432]\n[redacted private key]\ndone',
     );
     expect(await redactSecrets('nothing here')).toEqual({ text: 'nothing here', findings: [] });
