@@ -16,6 +16,12 @@ const EDGE = '(?<![A-Za-z0-9])';
 // Token formats the preset lacks (it knows AWS, GitHub, Slack, npm, Anthropic, SendGrid, Shopify, Linear,
 // 1Password, GCP service accounts, private keys with a real body, and credentials in URLs).
 const FORMATS: { kind: string; reason: string; pattern: RegExp }[] = [
+  // The preset wants exactly a real token's length; one cut short or padded in a paste still gives most of it away.
+  {
+    kind: 'GitHub Token',
+    reason: 'starts with ghp_, gho_, ghu_, ghs_, ghr_ or github_pat_',
+    pattern: new RegExp(`${EDGE}(?:gh[pousr]|github_pat)_[A-Za-z0-9_]{30,}`, 'g'),
+  },
   { kind: 'GitLab token', reason: 'starts with glpat-, gldt- or glrt-', pattern: new RegExp(`${EDGE}gl(?:pat|dt|rt)-[A-Za-z0-9_-]{20,}`, 'g') },
   {
     kind: 'OpenAI-style API key',

@@ -31,6 +31,7 @@ const CORPUS: [string, string, string][] = [
   ['GITHUB_TOKEN= (classic)', `GITHUB_TOKEN=${r('ghp_', 36)}`, r('ghp_', 36)],
   ['GITHUB_TOKEN= (any value)', `GITHUB_TOKEN=${r('', 32, HEX)}`, r('', 32, HEX)],
   ['GitHub OAuth token', `token ${r('gho_', 36)}`, r('gho_', 36)],
+  ['GitHub token of an odd length', `deploy token ${r('ghp_', 34)}`, r('ghp_', 34)],
   ['GitHub fine-grained token', `pat ${r('github_pat_', 22)}_${r('', 59)}`, `${r('github_pat_', 22)}_${r('', 59)}`],
   ['OPENAI_API_KEY= (project key)', `OPENAI_API_KEY=${r('sk-proj-', 20)}T3BlbkFJ${r('', 20)}`, `${r('sk-proj-', 20)}T3BlbkFJ${r('', 20)}`],
   ['OPENAI_API_KEY= (legacy key)', `OPENAI_API_KEY=${r('sk-', 48)}`, r('sk-', 48)],
