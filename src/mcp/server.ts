@@ -8,13 +8,16 @@ import { z } from 'zod';
 
 import { KEY_CHARSET, isValidMemoryKey } from '../memory/ids.js';
 import { MEMORY_TYPES } from '../memory/model.js';
+import { maskSecrets } from '../memory/secrets.js';
 import type { Memory } from '../services/facade.js';
 import { defuseField } from '../services/retrieval/defuse.js';
 import { listText, recordText, searchText } from './format.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
+// What a tool returns goes to the model's provider: a secret in a memory (stored with allowSecrets, or written by
+// hand) is masked there too.
+const text = async (t: string): Promise<CallToolResult> => ({ content: [{ type: 'text', text: await maskSecrets(t) }] });
 
 const memoryType = z.enum(MEMORY_TYPES);
 const tag = z.string().min(1).max(100);

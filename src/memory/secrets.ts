@@ -1,8 +1,11 @@
-// Finds obvious secrets (API keys, private keys, passwords in URLs) in text that is about to be stored in plain Markdown and git.
+// Finds secrets (API keys and tokens, private keys, passwords in URLs and assignments, bearer headers) in text that is
+// about to be stored in plain Markdown and git or shown to a model: secretlint's recommended preset plus memdir's own rules.
 import { UsageError } from '../errors.js';
+import { isPlaceholder, ownSecretSpans, type SecretSpan } from './secret-rules.js';
+import { secretlintSpans } from './secretlint.js';
 
 export interface SecretFinding {
-  /** What was found, e.g. "AWS access key id". */
+  /** What was found, e.g. "AWS Secret Access Key". */
   kind: string;
   /** Why it counts as a secret, for the person who is told it was refused. */
   reason: string;
@@ -12,72 +15,30 @@ export interface SecretFinding {
   line: number;
 }
 
-interface Detector {
-  kind: string;
-  reason: string;
-  pattern: RegExp;
-  /** Redacts one match; the default keeps a short recognisable prefix. */
-  redact?: (match: RegExpExecArray) => string;
-  /** False for matches that are placeholders rather than secrets. */
-  accept?: (match: RegExpExecArray) => boolean;
+type Span = SecretSpan & { redacted: string; line: number };
+
+// Where a secret token ends: some secretlint rules report a range shorter than the value (it starts at the key
+// name), so every span is carried on to the end of the token it stops in; nothing of the secret is left behind.
+const TOKEN_END = /[^\s"'`<>,;()[\]{}]*/y;
+
+function widen(text: string, end: number): number {
+  TOKEN_END.lastIndex = end;
+  return end + (TOKEN_END.exec(text)?.[0].length ?? 0);
 }
 
-const keep = (value: string, prefix: number) => `${value.slice(0, prefix)}…(${value.length} chars)`;
+// Keyword rules say nothing about a value's shape: nothing of it is shown. Token formats keep their known prefix.
+const VALUE_ONLY = new Set(['password assignment', 'token assignment', 'authorization header']);
+const URL_CREDENTIALS = /^([a-z][a-z0-9+.-]*:\/\/)([^\s:/@]*):([^\s@/]+)@([^\s/?#]*)/i;
+const KNOWN_PREFIX = /^(?:[A-Za-z]{2,6}[-_](?:[A-Za-z]{3,4}[-_])?|AKIA|ASIA|AIza|eyJ|SG\.)/;
 
-// A password that is obviously a placeholder: stars, <...>, ${VAR} / $VAR, {{var}}, x's, "password".
-const PLACEHOLDER = /^(\*+|x+|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^}]*\}\}|\.\.\.|…|password|pass|pwd|secret|changeme)$/i;
-
-// Ordered from the most specific: a text position is reported once, by the first detector that claims it.
-const DETECTORS: Detector[] = [
-  {
-    kind: 'private key',
-    reason: 'a PEM private key block',
-    pattern: /-----BEGIN ((?:RSA|EC|DSA|OPENSSH|PGP|ENCRYPTED) )?PRIVATE KEY( BLOCK)?-----/g,
-    redact: (m) => m[0],
-  },
-  { kind: 'Anthropic API key', reason: 'starts with sk-ant-', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, redact: (m) => keep(m[0], 7) },
-  {
-    kind: 'OpenAI-style API key',
-    reason: 'starts with sk- followed by a long random string',
-    pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
-    redact: (m) => keep(m[0], 5),
-  },
-  { kind: 'Stripe secret key', reason: 'starts with sk_live_ or rk_live_', pattern: /\b[rs]k_live_[A-Za-z0-9]{16,}/g, redact: (m) => keep(m[0], 8) },
-  {
-    kind: 'AWS access key id',
-    reason: 'AKIA/ASIA followed by 16 upper-case letters or digits',
-    pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-    redact: (m) => keep(m[0], 4),
-  },
-  { kind: 'GitHub token', reason: 'starts with ghp_, gho_, ghu_, ghs_ or ghr_', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}/g, redact: (m) => keep(m[0], 4) },
-  {
-    kind: 'GitHub token',
-    reason: 'a fine-grained personal access token (github_pat_)',
-    pattern: /\bgithub_pat_[A-Za-z0-9_]{30,}/g,
-    redact: (m) => keep(m[0], 11),
-  },
-  {
-    kind: 'Slack token',
-    reason: 'starts with xoxb-, xoxp-, xoxa-, xoxo-, xoxr- or xoxs-',
-    pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-    redact: (m) => keep(m[0], 5),
-  },
-  { kind: 'Google API key', reason: 'starts with AIza followed by 35 characters', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, redact: (m) => keep(m[0], 4) },
-  {
-    kind: 'password in a connection string',
-    reason: 'a URL of the form scheme://user:password@host',
-    pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@]*):([^\s@/]+)@([^\s/?#]+)/gi,
-    accept: (m) => !PLACEHOLDER.test(m[3]!),
-    redact: (m) => `${m[1]}${m[2]}:****@${m[4]}`,
-  },
-  {
-    kind: 'password or key assignment',
-    reason: 'a value assigned to password, secret, token or api key',
-    pattern: /\b(password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)\s*[:=]\s*["']?([^\s"']{8,})/gi,
-    accept: (m) => !PLACEHOLDER.test(m[2]!),
-    redact: (m) => `${m[1]}=****`,
-  },
-];
+function redactedForm(kind: string, value: string): string {
+  if (kind === 'private key') return value.split(/\n|\\n/)[0]!.trim();
+  const url = URL_CREDENTIALS.exec(value);
+  if (url) return `${url[1]}${url[2]}:****@${url[4]}`;
+  // Five characters at most: enough to tell sk-pr… from ghp_…, too few to help a guess.
+  const prefix = VALUE_ONLY.has(kind) ? '' : (KNOWN_PREFIX.exec(value)?.[0] ?? '').slice(0, 5);
+  return `${prefix}…(${value.length} chars)`;
+}
 
 function lineAt(text: string, index: number): number {
   let line = 1;
@@ -85,69 +46,65 @@ function lineAt(text: string, index: number): number {
   return line;
 }
 
-type Span = SecretFinding & { start: number; end: number };
-
-function secretSpans(text: string): Span[] {
-  const found: Span[] = [];
-  for (const d of DETECTORS) {
-    for (const m of text.matchAll(d.pattern)) {
-      const start = m.index;
-      const end = start + m[0].length;
-      if (d.accept && !d.accept(m as RegExpExecArray)) continue;
-      if (found.some((f) => start < f.end && end > f.start)) continue;
-      const redacted = d.redact ? d.redact(m as RegExpExecArray) : keep(m[0], 4);
-      found.push({ kind: d.kind, reason: d.reason, redacted, line: lineAt(text, start), start, end });
-    }
+/** Every secret's span, in order, overlapping finds of several rules merged into one (the first rule names it). */
+async function secretSpans(text: string): Promise<Span[]> {
+  if (!text) return [];
+  // secretlint first: where both find the same secret, its more specific name wins.
+  const all = [...(await secretlintSpans(text)), ...ownSecretSpans(text)]
+    // A URL whose password is a placeholder (postgres://app:${DB_PASSWORD}@db, user:<password>@host) is documentation.
+    .filter((s) => {
+      const password = URL_CREDENTIALS.exec(text.slice(s.start, s.end))?.[3];
+      return password === undefined || !isPlaceholder(password);
+    })
+    .map((s) => ({ ...s, end: s.kind === 'private key' ? s.end : widen(text, s.end) }))
+    .sort((a, b) => a.start - b.start);
+  const merged: SecretSpan[] = [];
+  for (const s of all) {
+    const last = merged.at(-1);
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else merged.push({ ...s });
   }
-  return found.sort((a, b) => a.start - b.start);
+  return merged.map((s) => ({ ...s, redacted: redactedForm(s.kind, text.slice(s.start, s.end)), line: lineAt(text, s.start) }));
 }
 
-/** Every obvious secret in the text, in order of position; empty when there is none. */
-export function findSecrets(text: string): SecretFinding[] {
-  return secretSpans(text).map(({ start: _s, end: _e, ...f }) => f);
+const finding = ({ kind, reason, redacted, line }: Span): SecretFinding => ({ kind, reason, redacted, line });
+
+/** Every secret in the text, in order of position; empty when there is none. */
+export async function findSecrets(text: string): Promise<SecretFinding[]> {
+  return (await secretSpans(text)).map(finding);
 }
 
-/**
- * The text with each obvious secret replaced by its redacted form and kind, for writers that must keep
- * the rest (captured agent sessions): the secret is gone, and the reader can see that one was there.
- */
-export function redactSecrets(text: string): { text: string; findings: SecretFinding[] } {
-  const spans = secretSpans(text);
+function replaced(text: string, spans: Span[], by: (s: Span) => string): string {
   let out = '';
   let at = 0;
   for (const s of spans) {
-    if (s.start < at) continue;
-    if (s.kind === 'private key') {
-      // The whole block goes, not just its header line.
-      const end = /-----END [A-Z ]*PRIVATE KEY( BLOCK)?-----/.exec(text.slice(s.end));
-      out += `${text.slice(at, s.start)}[redacted private key]`;
-      at = end ? s.end + end.index + end[0].length : text.length;
-      continue;
-    }
-    out += `${text.slice(at, s.start)}[redacted ${s.kind}: ${s.redacted}]`;
+    out += text.slice(at, s.start) + by(s);
     at = s.end;
-  }
-  return { text: out + text.slice(at), findings: spans.map(({ start: _s, end: _e, ...f }) => f) };
-}
-
-/** The text with every obvious secret replaced by its masked form (for what must never hold one: commit messages). */
-export function maskSecrets(text: string): string {
-  let out = '';
-  let at = 0;
-  for (const f of secretSpans(text)) {
-    if (f.start < at) continue;
-    out += text.slice(at, f.start) + f.redacted;
-    at = f.end;
   }
   return out + text.slice(at);
 }
 
 /**
- * Refuses text with an obvious secret (a usage error, exit 2) and says what was found and why.
+ * The text with each secret replaced by its redacted form and kind, for writers that must keep the rest
+ * (captured agent sessions): the secret is gone, and the reader can see that one was there.
+ */
+export async function redactSecrets(text: string): Promise<{ text: string; findings: SecretFinding[] }> {
+  const spans = await secretSpans(text);
+  const out = replaced(text, spans, (s) => (s.kind === 'private key' ? '[redacted private key]' : `[redacted ${s.kind}: ${s.redacted}]`));
+  return { text: out, findings: spans.map(finding) };
+}
+
+/** The text with every secret replaced by its masked form (for what must never hold one: commit messages, model output). */
+export async function maskSecrets(text: string): Promise<string> {
+  return replaced(text, await secretSpans(text), (s) => s.redacted);
+}
+
+/**
+ * Refuses text with a secret (a usage error, exit 2) and says what was found and why.
  * `field` names a one-line value (the key, a tag…) for the message; without it the text is the memory's, by line.
  */
-export function assertNoSecrets(text: string, field?: string): void {
-  const found = findSecrets(text);
+export async function assertNoSecrets(text: string, field?: string): Promise<void> {
+  const found = await findSecrets(text);
   if (found.length === 0) return;
   const list = found.map((f) => `${f.kind}${field ? '' : ` on line ${f.line}`} (${f.redacted}: ${f.reason})`).join('; ');
   throw new UsageError(

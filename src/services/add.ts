@@ -65,7 +65,7 @@ export interface AddResult {
 export const MAX_TEXT_CHARS = 100_000;
 
 /** `now` (the caller's clock) also refuses an expiry that has already passed. */
-export function validateAddInput(input: AddInput, now?: Date): void {
+export async function validateAddInput(input: AddInput, now?: Date): Promise<void> {
   assertUserId(input.user);
   // Zero-width and other invisible format characters alone are no text a person could read.
   if (!input.text || !/[^\s\p{Cf}]/u.test(input.text)) throw new UsageError('the memory text is empty (or only invisible characters)');
@@ -76,15 +76,15 @@ export function validateAddInput(input: AddInput, now?: Date): void {
   }
   // Every field is stored in the file, and the key and reason reach the commit message too.
   if (!input.allowSecrets) {
-    assertNoSecrets(input.text);
-    for (const tag of input.tags ?? []) assertNoSecrets(tag, 'tags');
+    await assertNoSecrets(input.text);
+    for (const tag of input.tags ?? []) await assertNoSecrets(tag, 'tags');
     for (const [field, value] of [
       ['user id', input.user],
       ['key', input.key],
       ['source', input.source],
       ['supersedes id', input.supersedes],
     ] as const) {
-      if (value !== undefined) assertNoSecrets(value, field);
+      if (value !== undefined) await assertNoSecrets(value, field);
     }
   }
   if (input.type !== undefined && !MEMORY_TYPES.includes(input.type)) {
@@ -147,7 +147,7 @@ async function decide(deps: MemoryDeps, input: AddInput, incoming: Incoming, can
 }
 
 export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddResult> {
-  validateAddInput(input, deps.now());
+  await validateAddInput(input, deps.now());
   const type = input.type ?? 'semantic';
   const text = input.text.trim();
   const incoming: Incoming = { text, source: input.source ?? 'user', ...(input.key ? { key: input.key } : {}) };
@@ -272,7 +272,7 @@ async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string,
   const problem = report.errors.find((e) => paths.includes(e.path));
   // The file this add wrote does not index (e.g. over the size limit): not a typing error, exit 1.
   if (problem) throw new InvalidMemoryError(problem.path, problem.line, problem.message);
-  await deps.audit.commit(paths, commitMessage(action, fields));
+  await deps.audit.commit(paths, await commitMessage(action, fields));
 }
 
 /**

@@ -77,7 +77,7 @@ export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateIn
     await syncIndex(deps, { only: touched });
     await deps.audit.commit(
       touched,
-      commitMessage(
+      await commitMessage(
         'CONSOLIDATE',
         { user, type, groups: String(result.groups.length), includes_uncommitted: handEdits(touched) },
         result.groups.map((g) => `summary: ${g.summary!.id} <- ${g.members.map((m) => m.id).join(', ')}`).join('\n'),

@@ -314,7 +314,7 @@ async function repair(deps: MemoryDeps, problems: DoctorProblem[]): Promise<void
   if (commit.size > 0) {
     // Asked again: a rolled-back write's files are gone and need no commit; one that needs a person is never committed.
     const left = (await deps.audit.uncommitted()).filter((p) => commit.has(p));
-    await deps.audit.commit(left, commitMessage('COMMIT-FILES', { count: String(left.length) }, left.map((p) => `file: ${p}`).join('\n')));
+    await deps.audit.commit(left, await commitMessage('COMMIT-FILES', { count: String(left.length) }, left.map((p) => `file: ${p}`).join('\n')));
   }
 }
 

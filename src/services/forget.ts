@@ -142,7 +142,7 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     const derived = report.removed.length - targets.length;
     await deps.audit.commit(
       report.paths,
-      commitMessage(action, {
+      await commitMessage(action, {
         user: input.user ?? targets[0]![1].user,
         count: String(targets.length),
         by: by || undefined,

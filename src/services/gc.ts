@@ -61,7 +61,7 @@ export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Pro
     const paths = [...new Set([...marked.map(([p]) => p), ...report.paths])];
     await deps.audit.commit(
       paths,
-      commitMessage(
+      await commitMessage(
         'GC',
         {
           user: input.user,

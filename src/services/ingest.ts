@@ -85,7 +85,7 @@ async function appendToLog(deps: MemoryDeps, user: string, turns: Turn[], source
     const report = await syncIndex(deps, { only: [path] });
     const problem = report.errors.find((e) => e.path === path);
     if (problem) throw new InvalidMemoryError(path, problem.line, problem.message);
-    await deps.audit.commit([path], commitMessage('INGEST', { id, user, source, turns: String(turns.length) }));
+    await deps.audit.commit([path], await commitMessage('INGEST', { id, user, source, turns: String(turns.length) }));
     return { id, path, appended: true };
   });
 }
@@ -95,7 +95,7 @@ export async function ingestConversation(deps: MemoryDeps, input: IngestInput): 
   const source = checkSource(input.source);
   const turns = parseTranscript(input.text, source, input.format);
   // Checked before anything is written: the log is plain Markdown committed to git, like any memory.
-  if (!input.allowSecrets) assertNoSecrets(turns.map((t) => t.content).join('\n'));
+  if (!input.allowSecrets) await assertNoSecrets(turns.map((t) => t.content).join('\n'));
   const log = await appendToLog(deps, input.user, turns, source);
   const result: IngestResult = { user: input.user, turns: turns.length, log, extraction: { status: 'offline', memories: [], warnings: [] } };
   if (!deps.llm) return result;

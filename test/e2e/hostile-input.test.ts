@@ -108,11 +108,11 @@ describe('hostile input through mem', () => {
     const refused = await runMem(['add', `The deploy token is ${key}`, '--user', 'alice', '--json'], { root });
     expect(refused.code).toBe(2);
     expect(refused.json.error.code).toBe('USAGE');
-    expect(refused.json.error.message).toMatch(/GitHub token on line 1 .*--allow-secrets/);
+    expect(refused.json.error.message).toMatch(/GitHub Token on line 1 .*--allow-secrets/);
     expect(refused.stdout).not.toContain(key);
     const human = await runMem(['add', 'db: postgres://app:hunter2pass@db.internal/prod', '--user', 'alice'], { root });
     expect(human.code).toBe(2);
-    expect(human.stderr).toContain('password in a connection string on line 1 (postgres://app:****@db.internal');
+    expect(human.stderr).toContain('PostgreSQL connection string on line 1 (postgres://app:****@db.internal');
     const allowed = await runMem(['add', `The deploy token is ${key}`, '--user', 'alice', '--allow-secrets', '--json'], { root });
     expect(allowed.code).toBe(0);
   });

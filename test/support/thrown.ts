@@ -10,3 +10,14 @@ export function thrown<E extends Error>(fn: () => unknown, type: new (...args: n
   }
   throw new Error(`expected ${type.name} to be thrown`);
 }
+
+/** The same for an async function: its promise must reject with an error of the given class. */
+export async function thrownAsync<E extends Error>(fn: () => Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  try {
+    await fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(type);
+    return err as E;
+  }
+  throw new Error(`expected ${type.name} to be thrown`);
+}

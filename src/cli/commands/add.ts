@@ -36,7 +36,7 @@ export async function addCommand(text: string, opts: AddOptions, io: Io): Promis
     ...(opts.allowSecrets ? { allowSecrets: true } : {}),
   };
   // Bad values are usage errors before any server is started for them.
-  validateAddInput(input, new Date());
+  await validateAddInput(input, new Date());
   const result = await withMemory(opts, io, (memory) => memory.add(input));
   io.result(result, () => {
     const what = {

@@ -17,6 +17,7 @@ import type { ContextScope } from '../../services/capture/session-context.js';
 import type { AddInput } from '../../services/add.js';
 import type { Memory } from '../../services/facade.js';
 import type { HookLogEntry, HookState } from '../../services/ports.js';
+import { maskSecrets } from '../../memory/secrets.js';
 import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchResult } from '../../services/search.js';
 import type { GlobalOptions, Io } from '../io.js';
@@ -108,7 +109,8 @@ async function context(agent: string, payload: Payload, w: Where, agentConfig: A
       .join(', ') || 'no memories';
   const eventName = 'SessionStart';
   return {
-    output: built.text ? { hookSpecificOutput: { hookEventName: eventName, additionalContext: built.text } } : undefined,
+    // The context goes to the model's provider: a secret in a memory file is masked there.
+    output: built.text ? { hookSpecificOutput: { hookEventName: eventName, additionalContext: await maskSecrets(built.text) } } : undefined,
     detail: `injected ${counts}`,
     session: str(payload.session_id),
     agent,
@@ -155,7 +157,9 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
           about: `Stored ${a.scope} memories of this user relevant to the prompt (memdir).`,
         }).text,
     );
-  const output = blocks.length ? { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: blocks.join('\n\n') } } : undefined;
+  const output = blocks.length
+    ? { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: await maskSecrets(blocks.join('\n\n')) } }
+    : undefined;
   const found = answers.reduce((n, a) => n + a.results.length, 0);
   return cold.length
     ? {

@@ -110,8 +110,10 @@ export async function printResults(results: SearchResults, request: SearchReques
   if (request.format === 'context') {
     // Loaded only for this format: every module costs the daemon's fast path its load time.
     const { formatContext } = await import('../../services/retrieval/context.js');
+    const { maskSecrets } = await import('../../memory/secrets.js');
     const block = formatContext(results, request.input.user!, request.budget);
-    process.stdout.write(`${terminalSafe(block.text)}\n`);
+    // A prompt block goes to a model's provider: a secret in a memory is masked there, as in hook and MCP output.
+    process.stdout.write(`${terminalSafe(await maskSecrets(block.text))}\n`);
     return;
   }
   if (request.format === 'json') {

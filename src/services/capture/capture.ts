@@ -32,11 +32,12 @@ const EMPTY: CaptureResult = { turns: 0, redacted: 0, memories: 0, warnings: [] 
 async function store(ports: CapturePorts, user: string, source: string, turns: Turn[]): Promise<CaptureResult> {
   if (turns.length === 0) return EMPTY;
   let redacted = 0;
-  const clean = turns.map((t) => {
-    const r = redactSecrets(t.content);
+  const clean: Turn[] = [];
+  for (const t of turns) {
+    const r = await redactSecrets(t.content);
     redacted += r.findings.length;
-    return { ...t, content: r.text };
-  });
+    clean.push({ ...t, content: r.text });
+  }
   const personal = ports.addPersonal;
   const result = await ports.ingest({
     user,
