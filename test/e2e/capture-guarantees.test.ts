@@ -3,7 +3,7 @@
 // turns never come back (grep the bytes), an oversize day is split into committed, indexed files, and a
 // failed capture is logged as failed and finished by the next hook.
 import { execFileSync } from 'node:child_process';
-import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,17 @@ async function workerCommandLines(): Promise<string[]> {
 }
 
 describe('background capture', () => {
+  /** Leaves a merge with a conflict in the project repository, for the person to finish. */
+  async function conflictedMerge(branch: string): Promise<void> {
+    git(project, 'checkout', '-q', '-b', branch);
+    await writeFile(join(project, 'README.md'), `# shop (${branch})\n`);
+    git(project, 'commit', '-q', '-am', branch);
+    git(project, 'checkout', '-q', 'main');
+    await writeFile(join(project, 'README.md'), `# shop (main before ${branch})\n`);
+    git(project, 'commit', '-q', '-am', `main before ${branch}`);
+    expect(() => git(project, 'merge', '-q', branch)).toThrow();
+  }
+
   let home: string;
   let project: string;
   let env: Record<string, string>;
@@ -129,7 +140,9 @@ describe('background capture', () => {
 
   it('a Gemini input over 128 KiB is captured whole', async () => {
     const marker = 'large-gemini-input-end-5c2e';
-    const prompt = `${'The build log follows. '.repeat(9_000)}${marker}`;
+    // One paragraph repeated: the index embeds each distinct text once, so the test is about the hand-over.
+    const paragraph = 'The build log follows, line after line of it. '.repeat(30).trim();
+    const prompt = `${Array<string>(150).fill(paragraph).join('\n\n')}\n\n${marker}`;
     expect(Buffer.byteLength(prompt)).toBeGreaterThan(200 * 1024);
     const payload = {
       session_id: 'g-big',
@@ -151,7 +164,8 @@ describe('background capture', () => {
       line('s-old', 'u-1', 'user', 'We agreed the resume-marker-one service runs on port 8443.', '2026-12-02T10:00:00.000Z'),
       line('s-old', 'u-2', 'assistant', 'Noted: resume-marker-two, port 8443 it is.', '2026-12-02T10:00:05.000Z'),
     ];
-    expect(await stop('s-old', old)).toMatchObject({ ok: true, detail: expect.stringContaining('captured 2 turns') });
+    const first = await stop('s-old', old);
+    expect(first, JSON.stringify(first)).toMatchObject({ ok: true, detail: expect.stringContaining('captured 2 turns') });
     // `claude --resume` writes a new session whose transcript repeats the old turns, then goes on.
     const resumed = [
       ...old.map((l) => l.replace(/s-old/g, 's-new')),
@@ -192,10 +206,10 @@ describe('background capture', () => {
     // 1.2 MB of turns, made of one repeated paragraph: the index embeds each distinct text once, so the test is
     // about the split, not about embedding a megabyte.
     const paragraph = 'The nightly build log repeats this paragraph to make a long day. '.repeat(21).trim();
-    const turns = 110;
+    const turns = 12;
     const lines: string[] = [];
     for (let i = 0; i < turns; i++) {
-      const text = [`oversize-turn-${i} `, ...Array<string>(8).fill(paragraph)].join('\n\n');
+      const text = [`oversize-turn-${i} `, ...Array<string>(75).fill(paragraph)].join('\n\n');
       lines.push(line('big', `b-${i}`, i % 2 ? 'assistant' : 'user', text, new Date(Date.UTC(2026, 11, 4, 9, 0, i * 10)).toISOString()));
     }
     lines.push(line('big', 'b-last', 'user', 'The closing remark names the zanzibar-lighthouse-ledger.', '2026-12-04T10:00:00.000Z'));
@@ -217,14 +231,7 @@ describe('background capture', () => {
   });
 
   it('a capture that fails (a git merge under way) is logged as failed; the next hook finishes it, committed', async () => {
-    // A merge with a conflict, left for the person to finish.
-    git(project, 'checkout', '-q', '-b', 'other');
-    await writeFile(join(project, 'README.md'), '# shop (other)\n');
-    git(project, 'commit', '-q', '-am', 'other');
-    git(project, 'checkout', '-q', 'main');
-    await writeFile(join(project, 'README.md'), '# shop (main)\n');
-    git(project, 'commit', '-q', '-am', 'main');
-    expect(() => git(project, 'merge', '-q', 'other')).toThrow();
+    await conflictedMerge('other');
 
     const turns = [line('m-1', 'm-1', 'user', 'During the merge: merge-marker-gamma is the release name.', '2026-12-05T08:00:00.000Z')];
     const failed = await stop('m-1', turns);
@@ -236,5 +243,43 @@ describe('background capture', () => {
     expect(retried, JSON.stringify(retried)).toMatchObject({ ok: true, detail: expect.stringContaining('captured 1 turns') });
     expect(git(project, 'status', '--porcelain', '--', 'memories/ann/episodic')).toBe('');
     expect(git(project, 'show', 'HEAD:memories/ann/episodic/2026-12-05.md')).toContain('merge-marker-gamma');
+  });
+  it('a Gemini turn whose capture failed stays held (owner-only) and a later hook captures it', async () => {
+    await conflictedMerge('third');
+    const turn = (n: string, time: string) => ({
+      session_id: 'g-retry',
+      cwd: project,
+      hook_event_name: 'AfterAgent',
+      timestamp: time,
+      prompt: `held-marker-${n}`,
+      prompt_response: 'Ok.',
+    });
+    const inbox = join(root(), '.mem', 'hooks', 'inbox');
+    const before = await readdir(inbox).catch(() => [] as string[]);
+    const failed = await capture('gemini', 'after-agent', turn('one', '2026-12-06T08:00:00.000Z'));
+    expect(failed).toMatchObject({ ok: false });
+    const held = (await readdir(inbox)).filter((f) => !before.includes(f));
+    expect(held).toHaveLength(1);
+    expect((await stat(inbox)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(inbox, held[0]!))).mode & 0o777).toBe(0o600);
+
+    git(project, 'merge', '--abort');
+    // A minute later (the held file's age tells a failed capture from one still running).
+    const past = new Date(Date.now() - 120_000);
+    for (const f of await readdir(inbox)) await utimes(join(inbox, f), past, past);
+    const next = await capture('gemini', 'after-agent', turn('two', '2026-12-06T09:00:00.000Z'));
+    expect(next).toMatchObject({ ok: true });
+    const retried = await eventually(
+      async () => (await hookLog(root())).find((e) => e.agent === 'gemini' && e.detail?.startsWith('retried an earlier capture')),
+      'the retry',
+      180_000,
+      250,
+    );
+    expect(retried).toMatchObject({ ok: true, agent: 'gemini', event: 'after-agent', detail: expect.stringContaining('captured 2 turns') });
+    const day = await readFile(join(root(), 'ann', 'episodic', '2026-12-06.md'), 'utf8');
+    expect(count(day, 'held-marker-one')).toBe(1);
+    expect(count(day, 'held-marker-two')).toBe(1);
+    expect(git(project, 'status', '--porcelain', '--', 'memories/ann/episodic')).toBe('');
+    await eventually(async () => (await readdir(inbox)).length === 0, 'an empty inbox', 120_000, 250);
   });
 });

@@ -1,6 +1,6 @@
 // `mem hook <agent> <event>`: what a coding agent's hooks run. Never in the agent's way: each event
 // has a time budget (2 s at session start, 1 s per prompt; capture hands its work to a detached
-// process and returns at once), falls back to less when the servers are cold, prints only what the
+// process and returns, within 10 s at worst), falls back to less when the servers are cold, prints only what the
 // agent's hook protocol reads, and always exits 0. Every failure or fallback is logged under the
 // project memory's `.mem/hooks/` for `mem status` and `mem doctor`. The detached capture gets its
 // input from an owner-only file (never its command line, which `ps` shows every local account); the
@@ -321,7 +321,9 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   } catch {
     agentConfig = undefined;
   }
-  const budgets: Record<Kind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 1000 };
+  // Capture's part is only the hand-over (the input into a held file, the worker started): cut short on a busy
+  // machine, it would lose the turns, so it gets longer than it needs before giving up.
+  const budgets: Record<Kind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 10_000 };
   const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : budgets[kind];
   const left = () => budget - (Date.now() - started);
 
@@ -366,7 +368,11 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     const outcome = await within(left(), run());
     w = await whereNow();
     if (outcome === undefined) return;
-    if (outcome === TIMEOUT) {
+    if (outcome === TIMEOUT && kind === 'capture') {
+      entry.ok = false;
+      entry.error = `the capture was not handed over within ${budget} ms (a very busy machine): its turns wait for a later hook`;
+      entry.hint = 'the next hook of the session captures them (an input already held, after a minute); `mem doctor` shows whether it did';
+    } else if (outcome === TIMEOUT) {
       entry.error = `no answer within the ${budget} ms budget (a busy machine or a large memory root): the agent went on without memory this time`;
       entry.hint = "nothing to do if it is rare; `mem status` shows the root's size, MEM_HOOK_START_MS / MEM_HOOK_PROMPT_MS set the budgets";
     } else {
