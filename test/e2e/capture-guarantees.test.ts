@@ -18,13 +18,13 @@ import { tempRoot } from '../support/temp-root.js';
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
 
 /** One line of a Claude Code transcript. */
-function line(session: string, uuid: string, type: 'user' | 'assistant', text: string, time: string): string {
+function line(session: string, uuid: string, type: 'user' | 'assistant', text: string, time: string, cwd = '/home/ann/shop'): string {
   const message = type === 'user' ? { role: 'user', content: text } : { role: 'assistant', content: [{ type: 'text', text }] };
   return JSON.stringify({
     parentUuid: null,
     isSidechain: false,
     userType: 'external',
-    cwd: '/home/ann/shop',
+    cwd,
     sessionId: session,
     type,
     message,
@@ -73,6 +73,7 @@ describe('background capture', () => {
 
   let home: string;
   let project: string;
+  let elsewhere: string;
   let env: Record<string, string>;
   const root = () => join(project, 'memories');
 
@@ -97,6 +98,8 @@ describe('background capture', () => {
     git(project, 'init', '-q', '-b', 'main');
     git(project, 'add', 'README.md');
     git(project, 'commit', '-q', '-m', 'init');
+    elsewhere = await tempRoot({ 'README.md': '# elsewhere\n' }, 'memdir-e2e-capture-elsewhere-');
+    git(elsewhere, 'init', '-q', '-b', 'main');
     env = {
       HOME: home,
       MEMDIR_HOME: loadConfig(process.env).runtimeHome,
@@ -107,7 +110,7 @@ describe('background capture', () => {
 
   afterAll(async () => {
     await runMem(['server', 'stop'], { root: root(), env });
-    for (const dir of [project, home]) await rm(dir, { recursive: true, force: true });
+    for (const dir of [project, elsewhere, home]) await rm(dir, { recursive: true, force: true });
   });
 
   it('the worker gets the hook input through an owner-only file, not its command line', async () => {
@@ -202,6 +205,20 @@ describe('background capture', () => {
     expect(log).not.toContain('forgotten-marker');
   });
 
+  it('a session that moved here from another repository captures here only the turns said here', async () => {
+    const lines = [
+      line('moved', 'x-1', 'user', 'In the other repository: elsewhere-marker-one.', '2026-12-07T08:00:00.000Z', elsewhere),
+      line('moved', 'x-2', 'assistant', 'Noted, elsewhere-marker-two.', '2026-12-07T08:00:05.000Z', elsewhere),
+      line('moved', 'x-3', 'user', 'Back in the shop: here-marker-three.', '2026-12-07T08:10:00.000Z', project),
+    ];
+    const entry = await stop('moved', lines);
+    expect(entry, JSON.stringify(entry)).toMatchObject({ ok: true, detail: expect.stringContaining('captured 1 turns') });
+    const text = [...(await memoryFiles(root())).values()].join('\n');
+    expect(text).not.toContain('elsewhere-marker');
+    expect(count(text, 'here-marker-three')).toBe(1);
+  });
+
+  // Over a megabyte parsed, chunked and indexed: about 90 s alone on a loaded 2-core machine, more beside other work.
   it('a day over the file size limit is split into several files, each committed and indexed', async () => {
     // 1.2 MB of turns, made of one repeated paragraph: the index embeds each distinct text once, so the test is
     // about the split, not about embedding a megabyte.
@@ -228,7 +245,7 @@ describe('background capture', () => {
     const found = await runMem(['search', 'zanzibar lighthouse ledger', '--user', 'ann', '--json'], { root: root(), env: { ...env, ...limit } });
     expect(found.code, found.stderr).toBe(0);
     expect(JSON.stringify(found.json)).toContain('zanzibar-lighthouse-ledger');
-  });
+  }, 300_000);
 
   it('a capture that fails (a git merge under way) is logged as failed; the next hook finishes it, committed', async () => {
     await conflictedMerge('other');

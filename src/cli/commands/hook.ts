@@ -6,7 +6,7 @@
 // input from an owner-only file (never its command line, which `ps` shows every local account); the
 // file stays until that capture succeeds, so a later hook retries one that failed or was killed.
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -227,7 +227,13 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
     };
     if (agent === 'claude-code') {
       const session = str(payload.session_id) ?? 'unknown';
-      return capture.captureTranscript(ports, { key: `claude-code:${session}`, transcriptPath: transcriptPath!, user, source: `claude-code:${session}` });
+      return capture.captureTranscript(ports, {
+        key: `claude-code:${session}`,
+        transcriptPath: transcriptPath!,
+        user,
+        source: `claude-code:${session}`,
+        belongsHere: (cwd) => saidInProject(cwd, w.projectRoot),
+      });
     }
     const now = new Date();
     const turns = agent === 'codex' ? codexNotifyTurns(payload, now) : geminiAfterAgentTurns(payload, now);
@@ -236,6 +242,16 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
   }).finally(async () => {
     await (await personal?.catch(() => undefined))?.close();
   });
+}
+
+/**
+ * Whether a transcript line said in `cwd` belongs to this project memory: a folder that is gone (or a recorded path
+ * from another machine) cannot say otherwise and counts as here; one in another repository does not.
+ */
+async function saidInProject(cwd: string, projectRoot: string): Promise<boolean> {
+  if (!existsSync(cwd)) return true;
+  const { projectMemoryRoot } = await import('../../open-memory.js');
+  return (await projectMemoryRoot(cwd).catch(() => ({ root: projectRoot }))).root === projectRoot;
 }
 
 /** Hands the capture to a detached process, so the agent never waits for the servers or a model. */

@@ -42,6 +42,8 @@ export function mergeTurns(turns: Turn[]): Turn[] {
 export interface LineTurn {
   turn: Turn;
   uuid?: string;
+  /** The folder the agent was working in when the turn was said. */
+  cwd?: string;
 }
 
 /** One line of a Claude Code transcript as a turn, or null for everything that is not said text. */
@@ -59,7 +61,8 @@ export function claudeLineTurn(line: string): LineTurn | null {
   if (!content || COMMAND_ECHO.test(content)) return null;
   const time = isoTime(entry.timestamp);
   const uuid = str(entry.uuid);
-  return { turn: { role, content, ...(time ? { time } : {}) }, ...(uuid ? { uuid } : {}) };
+  const cwd = str(entry.cwd);
+  return { turn: { role, content, ...(time ? { time } : {}) }, ...(uuid ? { uuid } : {}), ...(cwd ? { cwd } : {}) };
 }
 
 /** The said turns of these Claude Code transcript lines (JSONL), one per line, in order. */

@@ -70,6 +70,22 @@ export interface TranscriptCapture {
   user: string;
   /** Provenance of the episodic log section and the extracted memories. */
   source: string;
+  /** Whether turns said in this folder belong to this root (a session that moved between projects); absent: all do. */
+  belongsHere?: (cwd: string) => Promise<boolean>;
+}
+
+/** The turns said in this root's project: a session that moved from another repository leaves those turns to it. */
+async function saidHere(turns: LineTurn[], belongsHere: TranscriptCapture['belongsHere']): Promise<LineTurn[]> {
+  if (!belongsHere) return turns;
+  const verdicts = new Map<string, Promise<boolean>>();
+  const keep = await Promise.all(
+    turns.map((t) => {
+      if (!t.cwd) return true;
+      if (!verdicts.has(t.cwd)) verdicts.set(t.cwd, belongsHere(t.cwd));
+      return verdicts.get(t.cwd)!;
+    }),
+  );
+  return turns.filter((_, i) => keep[i]);
 }
 
 /** The transcript's complete lines (a last line still being written is left for the next capture). */
@@ -86,7 +102,7 @@ export async function captureTranscript(ports: CapturePorts, input: TranscriptCa
     const lines = completeLines(text);
     // A transcript shorter than the cursor was replaced: read it again (the log skips what it holds).
     const from = cursor.lines <= lines.length ? cursor.lines : 0;
-    const result = await store(ports, input.user, input.source, claudeLineTurns(lines.slice(from)));
+    const result = await store(ports, input.user, input.source, await saidHere(claudeLineTurns(lines.slice(from)), input.belongsHere));
     // Only after the turns are stored: a failure leaves the cursor, and the next hook retries them.
     return { cursor: { lines: lines.length }, result };
   });
