@@ -9,7 +9,7 @@ import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from
 import type { MemoryDeps } from './services/core/deps.js';
 import type { SecondModel } from './services/core/second-vectors.js';
 import type { Memory } from './services/facade.js';
-import type { Embedder, EmbeddingModelIdentity, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
+import type { Embedder, EmbeddingModelIdentity, HookState, MemoryFiles, TextFiles, TurnLedger, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { SECOND_DENSE_WEIGHT } from './services/retrieval/second-dense.js';
@@ -252,6 +252,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     { JsonAccessStats },
     { JsonWriteJournal },
     { FileStateResidue },
+    { FsTurnLedger },
   ] = await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
@@ -261,6 +262,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/json-access-stats.js'),
     import('./adapters/state/json-write-journal.js'),
     import('./adapters/state/state-residue.js'),
+    import('./adapters/state/turn-ledger.js'),
   ]);
   // Personal memory is private as a whole (project memory keeps the repository's modes; its `.mem/` is private).
   if (config.ownerOnly) await ensurePrivateDir(config.root);
@@ -295,6 +297,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     journal: new JsonWriteJournal(layout.dir),
     access: new JsonAccessStats(layout.dir),
     residue: new FileStateResidue(layout.dir, sharedIndexData),
+    turns: new FsTurnLedger(config.root, layout.dir),
     scoring: DEFAULT_SCORING,
     fusion: { ...DEFAULT_FUSION, ...(config.denseWeight !== undefined ? { denseWeight: config.denseWeight } : {}) },
     ...(llm ? { llm } : {}),
@@ -334,6 +337,11 @@ export async function openTextFiles(): Promise<TextFiles> {
 /** The agent hooks' cursors and log under a memory root's state folder (`.mem/hooks/`). */
 export async function openHookState(config: MemConfig): Promise<HookState> {
   return new (await import('./adapters/state/hook-state.js')).FsHookState(stateLayoutOf(config).dir);
+}
+
+/** The turns a root captured or forgot, by identity (what capture checks before it stores a turn). */
+export async function openTurnLedger(config: MemConfig): Promise<TurnLedger> {
+  return new (await import('./adapters/state/turn-ledger.js')).FsTurnLedger(config.root, stateLayoutOf(config).dir);
 }
 
 /** A root's memory files alone, without the index or the model (what a hook reads at session start). */

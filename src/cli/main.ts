@@ -185,7 +185,7 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .command('hook <agent> <event> [payload]', { hidden: true })
     .description('run an agent hook (input on stdin, or the payload argument): what `mem integrate` installs; always exits 0')
     .option('-u, --user <user>', 'whose memories')
-    .option('--payload <json>', 'the hook input (instead of stdin)')
+    .option('--payload-file <path>', 'the hook input, from the owner-only file the hook wrote for its background capture')
     .option('--foreground', 'capture in this process instead of a detached one')
     .action(run(() => import('./commands/hook.js').then((m) => m.hookCommand)));
 

@@ -12,7 +12,7 @@ import { commitMessage } from './core/commit-message.js';
 import { handEditsBefore } from './core/hand-edits.js';
 import type { MemoryDeps } from './core/deps.js';
 import { loadDoc, manifestEntries, pathOf } from './core/documents.js';
-import { beginWrite, endWrite, writeLocked } from './core/interrupted-write.js';
+import { beginWrite, undoOnFailure, writeLocked } from './core/interrupted-write.js';
 import { findCandidates } from './reconcile/candidates.js';
 import type { Candidate, Decision, Incoming, ReconcileAction } from './reconcile/decision.js';
 import { decideWithLlm } from './reconcile/llm-decide.js';
@@ -273,23 +273,4 @@ async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string,
   // The file this add wrote does not index (e.g. over the size limit): not a typing error, exit 1.
   if (problem) throw new InvalidMemoryError(problem.path, problem.line, problem.message);
   await deps.audit.commit(paths, await commitMessage(action, fields));
-}
-
-/**
- * An add whose index or commit step fails puts the files back as they were: no memory that is on disk
- * but neither indexed nor committed, and a retry does not write a duplicate. One killed outright is put
- * back by the next writing command (interrupted-write.ts), from the same record.
- */
-async function undoOnFailure(deps: MemoryDeps, paths: string[], undo: () => Promise<void>, step: () => Promise<void>): Promise<void> {
-  try {
-    await step();
-  } catch (err) {
-    await undo();
-    await deps.audit.unstage(paths).catch(() => {});
-    // Rows the failed step may have written go too; if the index is what failed, the next sync does it.
-    await syncIndex(deps, { only: paths }).catch(() => {});
-    await endWrite(deps).catch(() => {});
-    throw err;
-  }
-  await endWrite(deps);
 }

@@ -140,8 +140,10 @@ export async function forgetMemories(deps: MemoryDeps, input: ForgetInput): Prom
     const reason = input.reason?.replace(/\s+/g, ' ').trim() || undefined;
     // An audit record, not a copy: ids and paths are slugs of the text, so neither is named, only counted.
     const derived = report.removed.length - targets.length;
+    // Captured conversation turns of the removed files are refused from now on (hashes only, committed: every clone).
+    const tombstones = (await deps.turns?.forget(report.removed.map((r) => r.path))) ?? [];
     await deps.audit.commit(
-      report.paths,
+      [...report.paths, ...tombstones],
       await commitMessage(action, {
         user: input.user ?? targets[0]![1].user,
         count: String(targets.length),

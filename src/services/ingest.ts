@@ -4,15 +4,16 @@
 import { InvalidMemoryError, UsageError, errorMessage } from '../errors.js';
 import { decodeMemoryText } from '../memory/decode.js';
 import { assertUserId } from '../memory/ids.js';
-import type { MemoryType } from '../memory/model.js';
+import type { MemoryDoc, MemoryType } from '../memory/model.js';
 import { parseMemory } from '../memory/parse.js';
 import { assertNoSecrets } from '../memory/secrets.js';
 import { addMemory, type AddInput, type AddResult } from './add.js';
 import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
-import { writeLocked } from './core/interrupted-write.js';
+import { beginWrite, undoOnFailure, writeLocked } from './core/interrupted-write.js';
 import { syncIndex } from './core/sync.js';
 import { appendedLogText, logPath, newLogText, renderSession, sessionDay, transcriptHash } from './ingest/episodic-log.js';
+import { PART_SLACK, splitSession } from './ingest/day-parts.js';
 import { extractMemories } from './ingest/extract.js';
 import type { MemoryKind } from './ingest/extract-prompt.js';
 import { parseTranscript, type TranscriptFormat, type Turn } from './ingest/transcript.js';
@@ -45,6 +46,8 @@ export interface IngestResult {
     path: string;
     /** False when this transcript was already in the log (it is not written twice). */
     appended: boolean;
+    /** When the day went on in more files (over the file size limit), all the files written, `path` first. */
+    parts?: string[];
   };
   extraction: {
     /** offline: no LLM configured; failed: no part of the transcript could be extracted. */
@@ -63,31 +66,66 @@ function checkSource(source: string): string {
   return s;
 }
 
+/** The day's log files that exist (`<day>.md`, then `<day>-2.md`…), parsed; an unparsable one stops with its line. */
+async function dayFiles(deps: MemoryDeps, user: string, day: string, now: Date) {
+  const found: { path: string; part: number; doc: MemoryDoc; bytes: number }[] = [];
+  for (let part = 1; ; part++) {
+    const path = logPath(user, day, part);
+    if (!(await deps.files.stat(path))) return found;
+    const raw = await deps.files.read(path);
+    // An existing log that does not parse stays as it is: the error names its line, nothing is overwritten.
+    const doc = parseMemory(decodeMemoryText(raw, path), { path, defaultUser: deps.defaultUser, fallbackTime: now.toISOString() });
+    found.push({ path, part, doc, bytes: raw.byteLength });
+  }
+}
+
 async function appendToLog(deps: MemoryDeps, user: string, turns: Turn[], source: string): Promise<IngestResult['log']> {
   const now = deps.now();
   const day = sessionDay(turns, now);
-  const path = logPath(user, day);
   const hash = transcriptHash(turns);
-  const section = renderSession(turns, { source, ingestedAt: now, hash });
+  const provenance = { source, ingestedAt: now, hash };
+  const size = (ts: Turn[]) => Buffer.byteLength(renderSession(ts, provenance));
   return writeLocked(deps, async () => {
-    let id: string;
-    let text: string | null;
-    if (await deps.files.stat(path)) {
-      // An existing log that does not parse stays as it is: the error names its line, nothing is overwritten.
-      const doc = parseMemory(decodeMemoryText(await deps.files.read(path), path), { path, defaultUser: deps.defaultUser, fallbackTime: now.toISOString() });
-      id = doc.meta.id;
-      text = appendedLogText(doc, section, hash, now);
-    } else {
-      ({ id, text } = newLogText(user, day, section, now));
+    const existing = await dayFiles(deps, user, day, now);
+    const there = existing.find((f) => f.doc.body.includes(`sha256 ${hash}`));
+    if (there) {
+      // Logged before: whatever a run before this one left undone (the index, the commit) is finished now.
+      await indexAndCommit(deps, [there.path], { id: there.doc.meta.id, user, source, turns: String(turns.length) }, true);
+      return { id: there.doc.meta.id, path: there.path, appended: false };
     }
-    if (text === null) return { id, path, appended: false };
-    await deps.files.write(path, text);
-    const report = await syncIndex(deps, { only: [path] });
-    const problem = report.errors.find((e) => e.path === path);
-    if (problem) throw new InvalidMemoryError(path, problem.line, problem.message);
-    await deps.audit.commit([path], await commitMessage('INGEST', { id, user, source, turns: String(turns.length) }));
-    return { id, path, appended: true };
+    const last = existing.at(-1);
+    const room = deps.maxFileBytes - PART_SLACK;
+    const groups = splitSession(turns, size, last ? room - last.bytes : room, room);
+    const writes = new Map<string, { id: string; text: string }>();
+    let part = last?.part ?? 0;
+    groups.forEach((group, i) => {
+      if (group.length === 0) return;
+      const section = renderSession(group, provenance);
+      if (i === 0 && last) {
+        writes.set(last.path, { id: last.doc.meta.id, text: appendedLogText(last.doc, section, hash, now)! });
+        return;
+      }
+      part += 1;
+      writes.set(logPath(user, day, part), newLogText(user, day, section, now, part));
+    });
+    const paths = [...writes.keys()];
+    const first = writes.get(paths[0]!)!;
+    const undo = await beginWrite(deps, 'INGEST', paths, now);
+    // All or nothing: a log that does not index or commit (a git merge under way, a refusing hook) is put back.
+    await undoOnFailure(deps, paths, undo, async () => {
+      for (const [path, { text }] of writes) await deps.files.write(path, text);
+      await indexAndCommit(deps, paths, { id: first.id, user, source, turns: String(turns.length) });
+    });
+    return { id: first.id, path: paths[0]!, appended: true, ...(paths.length > 1 ? { parts: paths } : {}) };
   });
+}
+
+async function indexAndCommit(deps: MemoryDeps, paths: string[], fields: Record<string, string>, onlyUncommitted = false): Promise<void> {
+  const report = await syncIndex(deps, { only: paths });
+  const problem = report.errors.find((e) => paths.includes(e.path));
+  if (problem) throw new InvalidMemoryError(problem.path, problem.line, problem.message);
+  const commit = onlyUncommitted ? await deps.audit.uncommitted(paths) : paths;
+  if (commit.length > 0) await deps.audit.commit(commit, await commitMessage('INGEST', fields));
 }
 
 export async function ingestConversation(deps: MemoryDeps, input: IngestInput): Promise<IngestResult> {

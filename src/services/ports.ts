@@ -387,11 +387,37 @@ export interface HookLogEntry {
   hint?: string;
 }
 
-/** The agent integration's state under a root's `.mem/hooks/`: capture cursors and the hook log. */
+/** The agent integration's state under a root's `.mem/hooks/`: capture cursors, held hook inputs and the hook log. */
 export interface HookState {
   /** Runs fn with one session's cursor and saves the cursor it returns; one holder per root at a time. */
   withCursor<T>(key: string, fn: (cursor: CaptureCursor) => Promise<{ cursor: CaptureCursor; result: T }>): Promise<T>;
+  /** Runs fn as the root's only capture (the lock withCursor holds). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** Keeps a hook input for the background capture in an owner-only file; returns its path. */
+  hold(text: string): Promise<string>;
+  /** The held inputs not touched for `olderThanMs` (a capture that failed or was killed), oldest first. */
+  held(olderThanMs: number): Promise<string[]>;
+  /** Deletes a held input once its capture is done (or it can never be). */
+  release(path: string): Promise<void>;
   log(entry: HookLogEntry): Promise<void>;
   /** The logged runs, oldest first (the log keeps the most recent ones). */
   entries(): Promise<HookLogEntry[]>;
+}
+
+/** One captured turn's identity (a hash, never its text) and the day log it went to. */
+export interface CapturedTurn {
+  key: string;
+  path: string;
+}
+
+/**
+ * Which conversation turns a root already holds or was told to forget, by identity alone: capture stores a turn
+ * once per root, and never again once forgotten (on any machine the tombstones reach through git).
+ */
+export interface TurnLedger {
+  /** Keys of every turn captured into the root or forgotten from it. */
+  known(): Promise<Set<string>>;
+  record(turns: CapturedTurn[]): Promise<void>;
+  /** Writes tombstones (hashes only) for the turns captured into these removed files; returns them root-relative, to commit. */
+  forget(paths: string[]): Promise<string[]>;
 }

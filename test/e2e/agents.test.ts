@@ -2,7 +2,7 @@
 // Gemini CLI's configuration and removed again (byte for byte), and its hooks are driven with the
 // recorded payloads and transcripts of test/fixtures/agents: capture, recall across sessions, a
 // correction that wins, isolation between projects, worktrees sharing a project, and the budgets.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { appendFile, copyFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
-import type { HookLogEntry } from '../../src/services/ports.js';
-import { eventually } from '../support/eventually.js';
+import { captured, hook, hookLog, type HookRun } from '../support/agent-hook.js';
 import { startFakeLlm, type ChatRequest, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
@@ -21,44 +20,6 @@ import { tempRoot } from '../support/temp-root.js';
 const FIXTURES = fileURLToPath(new URL('../fixtures/agents/', import.meta.url));
 const fixture = (name: string) => readFile(join(FIXTURES, name), 'utf8');
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-
-interface HookRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** Wall time of the whole process, Node start-up included. */
-  ms: number;
-}
-
-/** Runs a hook the way an agent does: the payload on stdin (or as the last argument, like Codex's notify). */
-function hook(args: string[], payload: unknown, env: Record<string, string>, asArgument = false): Promise<HookRun> {
-  const started = Date.now();
-  const json = JSON.stringify(payload);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MEM_BIN, 'hook', ...args, ...(asArgument ? [json] : [])], { env: cleanEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code, signal) =>
-      resolve({ code: code ?? 1, stdout, stderr: signal ? `${stderr}killed by ${signal}` : stderr, ms: Date.now() - started }),
-    );
-    child.stdin.end(asArgument ? '' : json);
-  });
-}
-
-async function hookLog(root: string): Promise<HookLogEntry[]> {
-  const text = await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as HookLogEntry);
-}
-
-/** Waits for the detached capture a hook started to log its outcome (the n-th entry of that event). */
-function captured(root: string, event: string, n: number): Promise<HookLogEntry> {
-  return eventually(async () => (await hookLog(root)).filter((e) => e.event === event)[n - 1], `capture ${event} #${n} in ${root}`, 180_000, 250);
-}
 
 function contextOf(run: HookRun): string {
   expect(run.code).toBe(0);

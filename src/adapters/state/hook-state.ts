@@ -1,6 +1,7 @@
 // HookState on disk, under a root's `.mem/hooks/`: one cursor file per captured session (written
-// atomically, under a lock of its own so concurrent hooks of one session capture each turn once)
-// and log.jsonl, one line per hook run, trimmed to the most recent runs.
+// atomically, under a lock of its own so concurrent hooks of one session capture each turn once),
+// the inbox of hook inputs waiting for the background capture, and log.jsonl, one line per hook
+// run, trimmed to the most recent runs.
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -9,6 +10,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { sha256 } from '../../memory/hash.js';
 import { stateLayoutAt } from '../../memory/layout.js';
 import type { CaptureCursor, HookLogEntry, HookState } from '../../services/ports.js';
+import { CaptureInbox } from './capture-inbox.js';
 import { FileLock } from './file-lock.js';
 import { ensureStateDir } from './state-dir.js';
 
@@ -16,11 +18,31 @@ const KEEP = 500;
 
 export class FsHookState implements HookState {
   private readonly lock: FileLock;
+  private readonly inbox: CaptureInbox;
 
   /** `stateDir`: the root's `.mem/` (see stateDirOf). */
   constructor(private readonly stateDir: string) {
     // Not the root's write lock: capture takes that one too, inside this one.
     this.lock = new FileLock(stateLayoutAt(stateDir).hooks, 'capture', 120_000);
+    this.inbox = new CaptureInbox(join(stateLayoutAt(stateDir).hooks, 'inbox'));
+  }
+
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    await this.dir();
+    return this.lock.run(fn);
+  }
+
+  async hold(text: string): Promise<string> {
+    await this.dir();
+    return this.inbox.hold(text);
+  }
+
+  held(olderThanMs: number): Promise<string[]> {
+    return this.inbox.held(olderThanMs);
+  }
+
+  release(path: string): Promise<void> {
+    return this.inbox.release(path);
   }
 
   private async dir(): Promise<string> {

@@ -1,14 +1,17 @@
 // `mem hook <agent> <event>`: what a coding agent's hooks run. Never in the agent's way: each event
 // has a time budget (2 s at session start, 1 s per prompt; capture hands its work to a detached
-// process and returns at once), falls back to less when the servers are cold, prints only what the
+// process and returns, within 10 s at worst), falls back to less when the servers are cold, prints only what the
 // agent's hook protocol reads, and always exits 0. Every failure or fallback is logged under the
-// project memory's `.mem/hooks/` for `mem status` and `mem doctor`.
+// project memory's `.mem/hooks/` for `mem status` and `mem doctor`. The detached capture gets its
+// input from an owner-only file (never its command line, which `ps` shows every local account); the
+// file stays until that capture succeeds, so a later hook retries one that failed or was killed.
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, closeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 import { agentConfigFromEnvironment, configFromEnvironment, inheritedEnvironment, type AgentConfig } from '../../config.js';
-import { errorMessage } from '../../errors.js';
+import { UsageError, errorMessage } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import type { StateLayout } from '../../memory/layout.js';
 import { codexNotifyTurns, geminiAfterAgentTurns } from '../../services/capture/agent-turns.js';
@@ -26,7 +29,8 @@ const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
 
 export interface HookOptions extends GlobalOptions {
   user?: string;
-  payload?: string;
+  /** The background capture's input: a file the hook wrote (owner-only), not a command-line argument. */
+  payloadFile?: string;
   foreground?: boolean;
 }
 
@@ -49,9 +53,45 @@ function within<T>(ms: number, work: Promise<T>): Promise<T | typeof TIMEOUT> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** The hook's JSON input: an argument (Codex's notify), --payload (the background capture), or stdin. */
+/** What the hook hands the background capture (in a held file): enough to run it again later. */
+interface Held {
+  agent: string;
+  event: string;
+  user: string;
+  payload: Payload;
+}
+
+function asPayload(text: string): Payload {
+  if (!text.trim()) return {};
+  const data = JSON.parse(text) as unknown;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('the hook input is not a JSON object');
+  return data as Payload;
+}
+
+/** A held input, or null when another capture already took it (and released it). */
+async function readHeld(file: string): Promise<Held | null> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return null;
+  const held = asPayload(text) as Partial<Held>;
+  if (
+    typeof held.agent !== 'string' ||
+    typeof held.event !== 'string' ||
+    typeof held.user !== 'string' ||
+    typeof held.payload !== 'object' ||
+    held.payload === null
+  )
+    throw new UsageError(`${file}: not a held hook input`);
+  return held as Held;
+}
+
+/** The hook's JSON input: an argument (Codex's notify), a held file (the background capture), or stdin. */
 async function readPayload(arg: string | undefined, opts: HookOptions, ms: number): Promise<Payload> {
-  let text = arg ?? opts.payload;
+  if (opts.payloadFile) {
+    const held = await readHeld(opts.payloadFile);
+    if (!held) throw new UsageError('the held hook input is gone: another capture took it');
+    return held.payload;
+  }
+  let text = arg;
   if (text === undefined) {
     if (process.stdin.isTTY) return {};
     const chunks: Buffer[] = [];
@@ -64,10 +104,7 @@ async function readPayload(arg: string | undefined, opts: HookOptions, ms: numbe
     process.stdin.pause();
     text = Buffer.concat(chunks).toString('utf8');
   }
-  if (!text.trim()) return {};
-  const data = JSON.parse(text) as unknown;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('the hook input is not a JSON object');
-  return data as Payload;
+  return asPayload(text);
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
@@ -173,7 +210,7 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
 
 /** Capture in this process (the detached worker): the new turns into the project's memory. */
 async function captureNow(agent: string, event: string, payload: Payload, w: Where, user: string, personalRoot: string, io: Io): Promise<CaptureResult> {
-  const { openMemory, openTextFiles } = await import('../../open-memory.js');
+  const { openMemory, openTextFiles, openTurnLedger } = await import('../../open-memory.js');
   const { withMemory } = await import('../context.js');
   const capture = await import('../../services/capture/capture.js');
   // Opened only if the model extracts a preference: those belong to the person, not the project.
@@ -182,17 +219,25 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
     (personal ??= openMemory(configFromEnvironment({ root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
   // Checked before the memory is opened: a bad input must not start any server.
   const transcriptPath = str(payload.transcript_path);
-  if (agent === 'claude-code' && !transcriptPath) throw new Error(`the ${event} hook input has no transcript_path`);
+  // A usage error: the input itself is wrong, and no retry of it can succeed.
+  if (agent === 'claude-code' && !transcriptPath) throw new UsageError(`the ${event} hook input has no transcript_path`);
   return withMemory({ root: w.projectRoot }, io, async (memory) => {
     const ports: CapturePorts = {
       state: w.state,
       files: await openTextFiles(),
+      ledger: await openTurnLedger(configFromEnvironment({ root: w.projectRoot })),
       ingest: (input) => memory.ingest(input),
       ...(personalRoot !== w.projectRoot ? { addPersonal } : {}),
     };
     if (agent === 'claude-code') {
       const session = str(payload.session_id) ?? 'unknown';
-      return capture.captureTranscript(ports, { key: `claude-code:${session}`, transcriptPath: transcriptPath!, user, source: `claude-code:${session}` });
+      return capture.captureTranscript(ports, {
+        key: `claude-code:${session}`,
+        transcriptPath: transcriptPath!,
+        user,
+        source: `claude-code:${session}`,
+        belongsHere: (cwd) => saidInProject(cwd, w.projectRoot),
+      });
     }
     const now = new Date();
     const turns = agent === 'codex' ? codexNotifyTurns(payload, now) : geminiAfterAgentTurns(payload, now);
@@ -203,25 +248,69 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
   });
 }
 
+/**
+ * Whether a transcript line said in `cwd` belongs to this project memory: a folder that is gone (or a recorded path
+ * from another machine) cannot say otherwise and counts as here; one in another repository does not.
+ */
+async function saidInProject(cwd: string, projectRoot: string): Promise<boolean> {
+  if (!existsSync(cwd)) return true;
+  const { projectMemoryRoot } = await import('../../open-memory.js');
+  return (await projectMemoryRoot(cwd).catch(() => ({ root: projectRoot }))).root === projectRoot;
+}
+
 /** Hands the capture to a detached process, so the agent never waits for the servers or a model. */
-function captureLater(agent: string, event: string, payload: Payload, w: Where, user: string): void {
+async function captureLater(agent: string, event: string, payload: Payload, w: Where, user: string): Promise<void> {
   // Beside the hook log (w.state): a read-only root has its state under the runtime home, not in `<root>/.mem`.
   const layout = w.layout;
   mkdirSync(layout.hooks, { recursive: true });
+  const held: Held = { agent, event, user, payload };
+  const file = await w.state.hold(JSON.stringify(held));
   const out = openSync(layout.captureOutput, 'a');
-  const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload', JSON.stringify(payload)], {
+  const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload-file', file], {
     detached: true,
     stdio: ['ignore', out, out],
     env: inheritedEnvironment(),
   });
   closeSync(out);
+  // A worker that could not start leaves its input held: the next hook's worker captures it.
   child.on('error', () => undefined);
   child.unref();
 }
 
+// A held input this old belongs to a capture that failed or was killed, not to one still running.
+const LEFTOVER_MS = 60_000;
+
+/** Captures the inputs earlier hooks left held (their capture failed or was killed), each logged as its own run. */
+async function retryLeftovers(w: Where, own: string | undefined, personalRoot: string, io: Io): Promise<void> {
+  for (const file of await w.state.held(LEFTOVER_MS)) {
+    if (file === own) continue;
+    const started = Date.now();
+    const entry: HookLogEntry = { at: new Date().toISOString(), agent: 'unknown', event: 'unknown', ok: true, ms: 0 };
+    let release = true;
+    try {
+      const held = await readHeld(file);
+      if (!held) continue;
+      Object.assign(entry, { agent: held.agent, event: held.event });
+      const session = str(held.payload.session_id) ?? str(held.payload['thread-id']);
+      if (session) entry.session = session;
+      const result = await captureNow(held.agent, held.event, held.payload, w, assertUserId(held.user), personalRoot, io);
+      entry.detail = `retried an earlier capture: ${describeCapture(result)}`;
+    } catch (err) {
+      entry.ok = false;
+      entry.error = `retrying an earlier capture: ${errorMessage(err)}`;
+      release = err instanceof UsageError || err instanceof SyntaxError;
+      entry.hint = release ? 'its input cannot be captured and was dropped' : 'its input stays held and the next hook retries it';
+    }
+    if (release) await w.state.release(file);
+    entry.ms = Date.now() - started;
+    await w.state.log(entry).catch(() => undefined);
+  }
+}
+
 function describeCapture(r: CaptureResult): string {
   if (r.turns === 0) return `nothing new to capture${r.warnings.length ? ` (${r.warnings.join('; ')})` : ''}`;
-  const parts = [`captured ${r.turns} turns into ${r.log?.path ?? '?'}${r.log && !r.log.appended ? ' (already there)' : ''}`];
+  const more = r.log?.parts ? ` (and ${r.log.parts.length - 1} more files: the day is over the file size limit)` : '';
+  const parts = [`captured ${r.turns} turns into ${r.log?.path ?? '?'}${more}${r.log && !r.log.appended ? ' (already there)' : ''}`];
   if (r.redacted) parts.push(`${r.redacted} secret(s) redacted`);
   if (r.extraction && r.extraction !== 'offline') parts.push(`extraction ${r.extraction}: ${r.memories} memories`);
   return parts.join('; ');
@@ -252,7 +341,9 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   } catch {
     agentConfig = undefined;
   }
-  const budgets: Record<Kind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 1000 };
+  // Capture's part is only the hand-over (the input into a held file, the worker started): cut short on a busy
+  // machine, it would lose the turns, so it gets longer than it needs before giving up.
+  const budgets: Record<Kind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 10_000 };
   const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : budgets[kind];
   const left = () => budget - (Date.now() - started);
 
@@ -273,10 +364,12 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     if (kind === 'context') return context(agent, payload, w, agentConfig, user, left());
     if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left());
     if (!opts.foreground) {
-      captureLater(agent, event, payload, w, user);
+      await captureLater(agent, event, payload, w, user);
       return undefined; // the worker logs the outcome
     }
-    return { detail: describeCapture(await captureNow(agent, event, payload, w, user, agentConfig.personalRoot, io)) };
+    const detail = describeCapture(await captureNow(agent, event, payload, w, user, agentConfig.personalRoot, io));
+    if (opts.payloadFile) await w.state.release(opts.payloadFile);
+    return { detail };
   };
 
   let w: Where | undefined;
@@ -295,7 +388,11 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     const outcome = await within(left(), run());
     w = await whereNow();
     if (outcome === undefined) return;
-    if (outcome === TIMEOUT) {
+    if (outcome === TIMEOUT && kind === 'capture') {
+      entry.ok = false;
+      entry.error = `the capture was not handed over within ${budget} ms (a very busy machine): its turns wait for a later hook`;
+      entry.hint = 'the next hook of the session captures them (an input already held, after a minute); `mem doctor` shows whether it did';
+    } else if (outcome === TIMEOUT) {
       entry.error = `no answer within the ${budget} ms budget (a busy machine or a large memory root): the agent went on without memory this time`;
       entry.hint = "nothing to do if it is rare; `mem status` shows the root's size, MEM_HOOK_START_MS / MEM_HOOK_PROMPT_MS set the budgets";
     } else {
@@ -309,6 +406,9 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     entry.ok = false;
     entry.error = errorMessage(err);
     const root = w?.projectRoot ?? '<project>/memories';
+    // An input that can never be captured is not kept for a retry (a transcript's turns are still read by the next hook).
+    const hopeless = err instanceof UsageError || err instanceof SyntaxError;
+    if (hopeless && opts.payloadFile && w) await w.state.release(opts.payloadFile).catch(() => undefined);
     entry.hint =
       kind === 'capture'
         ? `the turns stay uncaptured and the next hook retries them; check \`mem status --root ${root}\` and \`mem doctor\``
@@ -322,4 +422,6 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
       300,
       w.state.log(entry).catch(() => undefined),
     );
+  // The background capture, done with its own input, finishes what earlier ones left.
+  if (w && kind === 'capture' && opts.foreground && agentConfig) await retryLeftovers(w, opts.payloadFile, agentConfig.personalRoot, io).catch(() => undefined);
 }

@@ -28,7 +28,7 @@ function textOf(content: unknown): string {
 }
 
 /** Consecutive turns of one role (an assistant answer split over several lines) become one. */
-function merged(turns: Turn[]): Turn[] {
+export function mergeTurns(turns: Turn[]): Turn[] {
   const out: Turn[] = [];
   for (const t of turns) {
     const last = out[out.length - 1];
@@ -38,8 +38,16 @@ function merged(turns: Turn[]): Turn[] {
   return out;
 }
 
+/** A turn as its transcript line gave it, with the message's own id when the agent gives one. */
+export interface LineTurn {
+  turn: Turn;
+  uuid?: string;
+  /** The folder the agent was working in when the turn was said. */
+  cwd?: string;
+}
+
 /** One line of a Claude Code transcript as a turn, or null for everything that is not said text. */
-export function claudeLineTurn(line: string): Turn | null {
+export function claudeLineTurn(line: string): LineTurn | null {
   let entry: unknown;
   try {
     entry = JSON.parse(line);
@@ -52,12 +60,19 @@ export function claudeLineTurn(line: string): Turn | null {
   const content = textOf(entry.message.content).trim();
   if (!content || COMMAND_ECHO.test(content)) return null;
   const time = isoTime(entry.timestamp);
-  return { role, content, ...(time ? { time } : {}) };
+  const uuid = str(entry.uuid);
+  const cwd = str(entry.cwd);
+  return { turn: { role, content, ...(time ? { time } : {}) }, ...(uuid ? { uuid } : {}), ...(cwd ? { cwd } : {}) };
+}
+
+/** The said turns of these Claude Code transcript lines (JSONL), one per line, in order. */
+export function claudeLineTurns(lines: string[]): LineTurn[] {
+  return lines.map(claudeLineTurn).filter((t): t is LineTurn => t !== null);
 }
 
 /** The turns of these Claude Code transcript lines (JSONL), in order. */
 export function claudeTurns(lines: string[]): Turn[] {
-  return merged(lines.map(claudeLineTurn).filter((t): t is Turn => t !== null));
+  return mergeTurns(claudeLineTurns(lines).map((t) => t.turn));
 }
 
 /** Codex's notify payload (`agent-turn-complete`): the turn's user input and the agent's last message. */
@@ -68,7 +83,7 @@ export function codexNotifyTurns(payload: unknown, now: Date): Turn[] {
   const answer = str(payload['last-assistant-message']);
   const turns: Turn[] = inputs.map((content) => ({ role: 'user', content: content.trim(), time }));
   if (answer) turns.push({ role: 'assistant', content: answer.trim(), time });
-  return merged(turns.filter((t) => t.content));
+  return mergeTurns(turns.filter((t) => t.content));
 }
 
 /** Gemini CLI's AfterAgent payload: the prompt and the final response of one agent turn. */

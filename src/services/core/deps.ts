@@ -1,5 +1,5 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog, Embedder, Llm, QueryRewriter, Reranker, WatchFiles, WriteJournal } from '../ports.js';
+import type { AccessStats, AuditLog, Embedder, Llm, QueryRewriter, Reranker, TurnLedger, WatchFiles, WriteJournal } from '../ports.js';
 import type { LifecycleConfig } from '../../memory/lifecycle.js';
 import type { FusionOptions, ScoringConfig } from './ranking-settings.js';
 import type { SyncDeps } from './sync.js';
@@ -9,6 +9,8 @@ export interface MemoryDeps extends SyncDeps {
   /** The write in progress, so one killed midway is settled by the next writer. */
   journal: WriteJournal;
   access: AccessStats;
+  /** The conversation turns captured into this root, so that forget leaves tombstones for them; absent: none kept. */
+  turns?: TurnLedger;
   scoring: ScoringConfig;
   fusion: FusionOptions;
   lifecycle: LifecycleConfig;

@@ -65,6 +65,25 @@ async function wasChanged(deps: JournalDeps, before: Record<string, string | nul
   return false;
 }
 
+/**
+ * Runs the steps of a write begun with beginWrite: a write whose index or commit step fails puts the files back as
+ * they were, so nothing is on disk but neither indexed nor committed, and a retry does not write a duplicate. One
+ * killed outright is put back by the next writing command, from the same record.
+ */
+export async function undoOnFailure(deps: MemoryDeps, paths: string[], undo: () => Promise<void>, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    await undo();
+    await deps.audit.unstage(paths).catch(() => {});
+    // Rows the failed step may have written go too; if the index is what failed, the next sync does it.
+    await syncIndex(deps, { only: paths }).catch(() => {});
+    await endWrite(deps).catch(() => {});
+    throw err;
+  }
+  await endWrite(deps);
+}
+
 /** Runs a writing use case under the write lock, after settling any write a killed process left unfinished. */
 export function writeLocked<T>(deps: MemoryDeps, fn: () => Promise<T>): Promise<T> {
   return deps.lock.run(async () => {

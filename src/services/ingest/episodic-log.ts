@@ -12,8 +12,9 @@ export function sessionDay(turns: Turn[], now: Date): string {
   return (turns.find((t) => t.time)?.time ?? now.toISOString()).slice(0, 10);
 }
 
-export function logPath(user: string, day: string): string {
-  return memoryPath(user, 'episodic', day);
+/** The day's log; a day too long for one file goes on in part 2, 3… (`<day>-2.md`). */
+export function logPath(user: string, day: string, part = 1): string {
+  return memoryPath(user, 'episodic', part > 1 ? `${day}-${part}` : day);
 }
 
 /** The fingerprint written into each session's provenance line: the same transcript is not logged twice. */
@@ -38,10 +39,10 @@ export function renderSession(turns: Turn[], provenance: { source: string; inges
   return [title, '', note, '', body.join('\n\n')].join('\n');
 }
 
-/** A new day file holding its first session. */
-export function newLogText(user: string, day: string, section: string, now: Date): { id: string; text: string } {
-  const pathId = logPath(user, day).replace(/\.md$/, '');
-  const id = isValidMemoryId(pathId) ? pathId : `conversations-${day}-${sha256(user).slice(0, 8)}`;
+/** A new day file (or part of a day) holding its first session. */
+export function newLogText(user: string, day: string, section: string, now: Date, part = 1): { id: string; text: string } {
+  const pathId = logPath(user, day, part).replace(/\.md$/, '');
+  const id = isValidMemoryId(pathId) ? pathId : `conversations-${day}${part > 1 ? `-${part}` : ''}-${sha256(user).slice(0, 8)}`;
   const meta: MemoryMeta = {
     id,
     user,
@@ -54,7 +55,7 @@ export function newLogText(user: string, day: string, section: string, now: Date
     source: 'ingest',
     extra: {},
   };
-  return { id, text: serializeMemory(meta, `# Conversations on ${day}\n\n${section}\n`) };
+  return { id, text: serializeMemory(meta, `# Conversations on ${day}${part > 1 ? ` (part ${part})` : ''}\n\n${section}\n`) };
 }
 
 /** An existing day file with one more session; null when that transcript is already in it. */

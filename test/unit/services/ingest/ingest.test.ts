@@ -95,6 +95,41 @@ describe('ingestConversation', () => {
     expect(t.commits).toHaveLength(2);
   });
 
+  it('all or nothing: a commit that fails puts the day log back as it was, and the retry logs and commits it', async () => {
+    const t = await setup();
+    await ingestConversation(t.deps, { user: 'ann', text: CHAT, source: 'chat.json' });
+    const before = await t.read('ann/episodic/2026-11-30.md');
+    const commit = t.deps.audit.commit;
+    t.deps.audit.commit = async () => {
+      throw new Error('nothing committed: a git merge is in progress');
+    };
+    const evening = '[2026-11-30T18:00:00Z] user: Dinner was great.';
+    await expect(ingestConversation(t.deps, { user: 'ann', text: evening, source: 'evening.md' })).rejects.toThrow('merge is in progress');
+    expect(await t.read('ann/episodic/2026-11-30.md')).toBe(before);
+    expect(JSON.stringify(t.index.rowsOf('ann/episodic/2026-11-30.md'))).not.toContain('Dinner');
+    t.deps.audit.commit = commit;
+    const retry = await ingestConversation(t.deps, { user: 'ann', text: evening, source: 'evening.md' });
+    expect(retry.log.appended).toBe(true);
+    expect(t.commits.at(-1)!.paths).toEqual(['ann/episodic/2026-11-30.md']);
+  });
+
+  it('a day over the file size limit goes on in more files, each within it, committed together', async () => {
+    const t = await setup();
+    t.deps.maxFileBytes = 64 * 1024;
+    const turns = Array.from({ length: 40 }, (_, i) => ({ role: 'user', content: `turn ${i} ${'y'.repeat(4_000)}`, time: '2026-12-04T09:00:00Z' }));
+    const r = await ingestConversation(t.deps, { user: 'ann', text: JSON.stringify(turns), source: 'long.json' });
+    expect(r.log.parts!.length).toBeGreaterThan(2);
+    expect(r.log.parts![1]).toBe('ann/episodic/2026-12-04-2.md');
+    const texts = await Promise.all(r.log.parts!.map((p) => t.read(p)));
+    for (const text of texts) expect(Buffer.byteLength(text)).toBeLessThanOrEqual(64 * 1024);
+    for (let i = 0; i < 40; i++) expect(texts.join('').split(`turn ${i} y`)).toHaveLength(2);
+    expect(t.commits).toHaveLength(1);
+    expect(t.commits[0]!.paths).toEqual(r.log.parts);
+    // The same transcript again is found in the day's files and not logged twice.
+    const again = await ingestConversation(t.deps, { user: 'ann', text: JSON.stringify(turns), source: 'long.json' });
+    expect(again.log.appended).toBe(false);
+  });
+
   it('with an LLM: each extracted memory is added with its type, importance, kind tag and ingest source', async () => {
     const llm = new FakeLlm(() => GOOD);
     const t = await setup(llm);
