@@ -1,0 +1,117 @@
+// Where the agent hooks and `mem integrate` put memory: a project memory only inside an existing git work tree
+// (elsewhere personal memory alone, nothing created where the hook points), found by git even when the
+// repository's path holds a newline.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { loadConfig } from '../../src/config.js';
+import type { HookLogEntry } from '../../src/services/ports.js';
+import { eventually } from '../support/eventually.js';
+import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
+import { tempRoot } from '../support/temp-root.js';
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+
+/** Runs a hook as an agent does (payload on stdin), from the folder `from`; resolves with its exit code and output. */
+function hookRun(event: string, payload: unknown, env: Record<string, string>, from: string): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MEM_BIN, 'hook', 'claude-code', event, '--user', 'ann'], {
+      cwd: from,
+      env: cleanEnv(env),
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout }));
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+const hook = async (event: string, payload: unknown, env: Record<string, string>, from: string) => (await hookRun(event, payload, env, from)).code;
+
+async function hookLog(root: string): Promise<HookLogEntry[]> {
+  const text = await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as HookLogEntry);
+}
+
+describe('where the agent hooks put memory', () => {
+  let base: string;
+  let personal: string;
+  let scratch: string;
+  let transcript: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    base = await tempRoot({}, 'memdir-e2e-places-');
+    personal = join(base, 'home', '.memdir');
+    scratch = join(base, 'scratch');
+    await mkdir(scratch, { recursive: true });
+    transcript = join(base, 'session.jsonl');
+    const said = { type: 'user', message: { role: 'user', content: 'The kiwi service listens on port 7070.' }, timestamp: '2026-12-02T09:00:00.000Z' };
+    await writeFile(transcript, `${JSON.stringify(said)}\n`);
+    env = { HOME: join(base, 'home'), MEMDIR_HOME: loadConfig(process.env).runtimeHome, MEM_PERSONAL_ROOT: personal, MEM_USER: 'ann' };
+  });
+
+  afterAll(async () => {
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it('a hook pointed at a folder that does not exist creates nothing there, and logs why in personal memory', async () => {
+    const missing = join(base, 'nonexistent', 'dir');
+    await mkdir(join(personal, 'ann', 'semantic'), { recursive: true });
+    await writeFile(join(personal, 'ann', 'semantic', 'editor.md'), 'Ann writes her code in Helix.\n');
+    // Session start there still sees personal memory, and only that.
+    const start = await hookRun('session-start', { session_id: 'gone-1', cwd: missing }, env, scratch);
+    expect(start.code).toBe(0);
+    const context = (JSON.parse(start.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    expect(context).toContain('<memories user="ann" scope="personal">');
+    expect(context).toContain('Ann writes her code in Helix.');
+    expect(context).not.toContain('scope="project"');
+    expect(await hook('stop', { session_id: 'gone-1', cwd: missing, transcript_path: transcript }, env, scratch)).toBe(0);
+    const logged = await eventually(async () => (await hookLog(personal)).find((e) => e.event === 'stop'), 'the stop entry in personal memory', 60_000, 250);
+    expect(logged.detail).toContain('not in a git work tree');
+    expect(existsSync(join(base, 'nonexistent'))).toBe(false);
+    expect(await readdir(scratch)).toEqual([]);
+  });
+
+  it('a Stop hook in a folder that is not a git work tree makes no memories/ there, no memories/.git', async () => {
+    const plain = join(base, 'plain');
+    await mkdir(plain);
+    await writeFile(join(plain, 'notes.txt'), 'not a repository\n');
+    expect(await hook('stop', { session_id: 'plain-1', cwd: plain, transcript_path: transcript }, env, scratch)).toBe(0);
+    // Whichever place the hook logged to: personal memory (why it stored nothing) or a memories/ it made.
+    const logged = await eventually(
+      async () => [...(await hookLog(personal)), ...(await hookLog(join(plain, 'memories')))].find((e) => e.session === 'plain-1' && e.event === 'stop'),
+      'the stop entry',
+      180_000,
+      250,
+    );
+    expect(logged.detail).toContain('not in a git work tree');
+    expect(await readdir(plain)).toEqual(['notes.txt']);
+  });
+
+  it('a repository whose path holds a newline gets its memory inside itself', async () => {
+    const repo = join(base, 'two\nlines');
+    await mkdir(repo);
+    git(repo, 'init', '-q', '-b', 'main');
+    expect(await hook('session-start', { session_id: 'nl-1', cwd: repo }, env, scratch)).toBe(0);
+    const entries = await hookLog(join(repo, 'memories'));
+    expect(entries.map((e) => e.event)).toEqual(['session-start']);
+    expect(await readdir(scratch)).toEqual([]);
+  });
+
+  it('`mem integrate --dir` with a folder that does not exist is refused and creates nothing', async () => {
+    const missing = join(base, 'no-such-project');
+    const run = await runMem(['integrate', 'claude-code', '--scope', 'project', '--dir', missing], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(missing);
+    expect(existsSync(missing)).toBe(false);
+  });
+});
