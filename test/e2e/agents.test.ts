@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { HookLogEntry } from '../../src/services/ports.js';
 import { eventually } from '../support/eventually.js';
+import { hookLog } from '../support/hook-log.js';
 import { startFakeLlm, type ChatRequest, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
@@ -45,14 +46,6 @@ function hook(args: string[], payload: unknown, env: Record<string, string>, asA
     );
     child.stdin.end(asArgument ? '' : json);
   });
-}
-
-async function hookLog(root: string): Promise<HookLogEntry[]> {
-  const text = await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as HookLogEntry);
 }
 
 /** Waits for the detached capture a hook started to log its outcome (the n-th entry of that event). */

@@ -3,14 +3,14 @@
 // repository's path holds a newline.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
-import type { HookLogEntry } from '../../src/services/ports.js';
 import { eventually } from '../support/eventually.js';
+import { hookLog } from '../support/hook-log.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
 
@@ -32,14 +32,6 @@ function hookRun(event: string, payload: unknown, env: Record<string, string>, f
 }
 
 const hook = async (event: string, payload: unknown, env: Record<string, string>, from: string) => (await hookRun(event, payload, env, from)).code;
-
-async function hookLog(root: string): Promise<HookLogEntry[]> {
-  const text = await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as HookLogEntry);
-}
 
 describe('where the agent hooks put memory', () => {
   let base: string;

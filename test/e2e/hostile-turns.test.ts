@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
-import type { HookLogEntry } from '../../src/services/ports.js';
 import { eventually } from '../support/eventually.js';
+import { hookLog } from '../support/hook-log.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
 
@@ -48,14 +48,7 @@ function stopHook(payload: unknown, env: Record<string, string>): Promise<number
   });
 }
 
-async function stops(root: string): Promise<HookLogEntry[]> {
-  const text = await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as HookLogEntry)
-    .filter((e) => e.event === 'stop');
-}
+const stops = async (root: string) => (await hookLog(root)).filter((e) => e.event === 'stop');
 
 describe('a captured turn holding conflict markers, fences and headings', () => {
   let home: string;
