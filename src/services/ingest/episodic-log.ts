@@ -84,8 +84,18 @@ export function newLogText(user: string, day: string, section: string, now: Date
   return { id, text: serializeMemory(meta, `# Conversations on ${day}\n\n${section}\n`) };
 }
 
+/**
+ * Whether the log holds that transcript: its fingerprint in the provenance line right under a session's
+ * heading. Said text may quote a fingerprint (a pasted log), but never with that heading above it: a turn's
+ * `#` lines are escaped.
+ */
+function holdsTranscript(body: string, hash: string): boolean {
+  const fingerprint = hash.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^## Session .*\\n\\n_Conversation from .*, sha256 ${fingerprint}\\._$`, 'm').test(body);
+}
+
 /** An existing day file with one more session; null when that transcript is already in it. */
 export function appendedLogText(doc: MemoryDoc, section: string, hash: string, now: Date): string | null {
-  if (doc.body.includes(`sha256 ${hash}`)) return null;
+  if (holdsTranscript(doc.body, hash)) return null;
   return serializeMemory({ ...doc.meta, updated: now.toISOString() }, `${doc.body.trimEnd()}\n\n${section}\n`);
 }

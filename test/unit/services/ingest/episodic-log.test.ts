@@ -158,3 +158,21 @@ describe('renderSession with hostile turn text', () => {
     );
   }, 60_000);
 });
+
+describe('appendedLogText', () => {
+  const read = (text: string) => parseMemory(text, { path: PATH, defaultUser: 'ann', fallbackTime: NOW.toISOString() });
+  const later: Turn[] = [{ role: 'user', content: 'The heron service moved to port 9090.', time: `${DAY}T11:00:00.000Z` }];
+  const laterHash = transcriptHash(later);
+  const laterSection = renderSession(later, { source: 'claude-code:s2', ingestedAt: NOW, hash: laterHash });
+
+  it('takes a transcript whose fingerprint a turn of the log only quotes, and refuses one the log holds', () => {
+    // A pasted day log: its heading and provenance line, said inside a turn.
+    const quoted = `Here is what the log said:\n${laterSection}`;
+    const first: Turn[] = [{ role: 'user', content: quoted, time: `${DAY}T10:00:00.000Z` }];
+    const log = newLogText('ann', DAY, renderSession(first, { source: 'claude-code:s1', ingestedAt: NOW, hash: transcriptHash(first) }), NOW).text;
+    expect(log).toContain(`sha256 ${laterHash}`);
+    const appended = appendedLogText(read(log), laterSection, laterHash, NOW);
+    expect(appended).not.toBeNull();
+    expect(appendedLogText(read(appended!), laterSection, laterHash, NOW)).toBeNull();
+  });
+});
