@@ -89,14 +89,29 @@ describe('where the agent hooks put memory', () => {
     expect(await readdir(plain)).toEqual(['notes.txt']);
   });
 
-  it('a repository whose path holds a newline gets its memory inside itself', async () => {
-    const repo = join(base, 'two\nlines');
+  it('a repository whose path holds a newline and ends in a space gets its memory inside itself, committed and purged there', async () => {
+    const repo = join(base, 'two\nlines ');
+    const root = join(repo, 'memories');
     await mkdir(repo);
     git(repo, 'init', '-q', '-b', 'main');
+    await writeFile(join(repo, 'README.md'), '# two lines\n');
+    git(repo, 'add', 'README.md');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
     expect(await hook('session-start', { session_id: 'nl-1', cwd: repo }, env, scratch)).toBe(0);
-    const entries = await hookLog(join(repo, 'memories'));
+    const entries = await hookLog(root);
     expect(entries.map((e) => e.event)).toEqual(['session-start']);
     expect(await readdir(scratch)).toEqual([]);
+    try {
+      const added = await runMem(['add', 'The heron service listens on port 9090.', '--user', 'ann', '--json'], { root, env });
+      expect(added.code).toBe(0);
+      expect(git(repo, 'log', '--format=%s')).toContain('memdir: ADD');
+      const forgot = await runMem(['forget', added.json.id, '--user', 'ann', '--purge-history', '--rewrite-project-history', '--yes', '--json'], { root, env });
+      expect(forgot.stdout + forgot.stderr).not.toContain('error');
+      expect(forgot.code).toBe(0);
+      expect(git(repo, 'log', '--all', '-p')).not.toContain('heron');
+    } finally {
+      await runMem(['server', 'stop'], { root, env });
+    }
   });
 
   it('`mem integrate --dir` with a folder that does not exist is refused and creates nothing', async () => {

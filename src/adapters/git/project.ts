@@ -17,12 +17,17 @@ export interface Project {
 }
 
 /**
- * One path git prints for the folder. One path per call, without its final line break and nothing else
- * trimmed: a folder's name may hold a newline or end in a space, and git has no NUL-terminated form here.
+ * A path `git rev-parse` printed, without its final line break and nothing else trimmed: a folder's name may
+ * hold a newline or start or end with a space, and rev-parse has no NUL-terminated form, so it is asked for
+ * one path per call.
  */
+export function printedPath(stdout: string): string {
+  return stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout;
+}
+
 async function gitPath(folder: string, what: '--git-common-dir' | '--show-toplevel'): Promise<string> {
   const { stdout } = await run('git', ['-C', folder, 'rev-parse', '--path-format=absolute', what], { timeout: 5_000 });
-  return stdout.endsWith('\n') ? stdout.slice(0, -1) : stdout;
+  return printedPath(stdout);
 }
 
 export async function findProject(cwd: string): Promise<Project> {
