@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { loadConfig } from '../../src/config.js';
@@ -87,6 +89,31 @@ describe('where the agent hooks put memory', () => {
     );
     expect(logged.detail).toContain('not in a git work tree');
     expect(await readdir(plain)).toEqual(['notes.txt']);
+  });
+
+  it('the project MCP server a user-scope install starts in a folder outside git makes no memories/ there and says why', async () => {
+    const plain = join(base, 'plain-mcp');
+    await mkdir(plain);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MEM_BIN, 'mcp', '--project', '--user', 'ann'],
+      cwd: plain,
+      env: cleanEnv(env) as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'memdir-places-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const added = (await client.callTool({ name: 'memory_add', arguments: { text: 'The wren service listens on port 6060.' } })) as {
+        isError?: boolean;
+        content: { text?: string }[];
+      };
+      expect(added.isError).toBe(true);
+      expect(added.content.map((c) => c.text ?? '').join('\n')).toContain('is not in a git work tree');
+    } finally {
+      await client.close();
+    }
+    expect(await readdir(plain)).toEqual([]);
   });
 
   it('a repository whose path holds a newline and ends in a space gets its memory inside itself, committed and purged there', async () => {
