@@ -1,6 +1,6 @@
 // An agent hook on a read-only memory root: the capture it hands to a detached process keeps its output beside the
 // hook log, in the root's configured state folder under the runtime home, and the root itself is not written.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -32,6 +32,8 @@ describe('agent hooks on a read-only memory root', () => {
 
   beforeAll(async () => {
     project = await tempRoot({ 'memories/ann/semantic/tea.md': 'Ann drinks sencha every morning.\n' }, 'memdir-e2e-hook-ro-');
+    // A project memory belongs to a git work tree: elsewhere the hooks would use personal memory alone.
+    execFileSync('git', ['init', '-q', project]);
     root = join(project, 'memories');
     state = join(loadConfig(cleanEnv(), { root }).runtimeHome, 'roots', createHash('sha256').update(root).digest('hex').slice(0, 16));
   });

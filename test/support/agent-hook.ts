@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import type { HookLogEntry } from '../../src/services/ports.js';
 import { eventually } from './eventually.js';
 import { MEM_BIN, cleanEnv } from './harness.js';
+import { hookLog } from './hook-log.js';
+
+export { hookLog } from './hook-log.js';
 
 export interface HookRun {
   code: number;
@@ -33,13 +36,6 @@ export function hook(args: string[], payload: unknown, env: Record<string, strin
   });
 }
 
-export async function hookLog(root: string): Promise<HookLogEntry[]> {
-  const text = await readFile(join(root, '.mem', 'hooks', 'log.jsonl'), 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as HookLogEntry);
-}
 
 /** Waits for the detached capture a hook started to log its outcome (the n-th entry of that event). */
 export function captured(root: string, event: string, n: number, ms = 180_000): Promise<HookLogEntry> {

@@ -10,6 +10,7 @@ import { inheritedEnvironment } from '../../config.js';
 import { MemError, errorMessage } from '../../errors.js';
 import { SKIPPED_DIRS, STATE_DIR, isMemoryFileName } from '../../memory/layout.js';
 import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
+import { printedPath } from './project.js';
 
 /** simple-git (~100 ms of loading) is loaded by the first git call: a command that commits nothing makes none. */
 const simpleGit = async () => (await import('simple-git')).simpleGit;
@@ -115,7 +116,7 @@ export class GitAudit implements AuditLog {
     if (!this.enabled || paths?.length === 0 || !(await this.insideRepo())) return [];
     const git = await this.repo();
     // Porcelain paths are relative to the top of the work tree; ours to the root, which may sit inside it.
-    const prefix = (await git.raw(['rev-parse', '--show-prefix'])).trim();
+    const prefix = printedPath(await git.raw(['rev-parse', '--show-prefix']));
     const targets = paths ? paths.map((p) => join(this.root, p)) : [this.root];
     const out = await git.raw(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...targets]);
     const found = new Set<string>();
@@ -173,7 +174,7 @@ export class GitAudit implements AuditLog {
   async purgeScope(): Promise<PurgeScope | null> {
     if (!this.enabled) return null;
     const git = await this.repo();
-    const top = (await git.raw(['rev-parse', '--show-toplevel'])).trim();
+    const top = printedPath(await git.raw(['rev-parse', '--show-toplevel']));
     const [realTop, realRoot] = await Promise.all([realpath(top), realpath(this.root)]);
     const branches = (await git.raw(['for-each-ref', '--format=%(refname:short)', 'refs/heads'])).split('\n').filter(Boolean);
     const uncommitted = (await git.raw(['status', '--porcelain', '--untracked-files=no', '--', top])).split('\n').filter(Boolean).length;
@@ -182,7 +183,7 @@ export class GitAudit implements AuditLog {
 
   async objectsContaining(needles: string[]): Promise<{ objects: number; hits: number }> {
     if (!this.enabled) return { objects: 0, hits: 0 };
-    const top = (await (await this.repo()).raw(['rev-parse', '--show-toplevel'])).trim();
+    const top = printedPath(await (await this.repo()).raw(['rev-parse', '--show-toplevel']));
     // Every object in the store, loose or packed, reachable or not, decompressed: what a copy of .git/ would give away.
     const out = await new Promise<Buffer>((resolve, reject) => {
       execFile('git', ['cat-file', '--batch-all-objects', '--batch', '--unordered'], { cwd: top, encoding: 'buffer', maxBuffer: 1 << 30 }, (err, stdout) =>
@@ -206,7 +207,7 @@ export class GitAudit implements AuditLog {
   async purge(paths: string[]): Promise<void> {
     if (!this.enabled || paths.length === 0) return;
     const git = await this.repo();
-    const top = (await git.raw(['rev-parse', '--show-toplevel'])).trim();
+    const top = printedPath(await git.raw(['rev-parse', '--show-toplevel']));
     const inRepo = paths.map((p) => relative(top, join(this.root, p)).split(sep).join('/'));
     // Memory paths and ids are validated (letters, digits, . _ - @ /), so quoting for the filter's shell is simple;
     // ids are slugs of the text, so commit messages naming them are redacted too.

@@ -115,22 +115,41 @@ interface Where {
   state: HookState;
   /** The root's state folder as configured: `.mem/`, or under the runtime home for a read-only root. */
   layout: StateLayout;
+  /**
+   * Why there is no project memory (the folder is not in an existing git work tree): the hook then reads
+   * personal memory alone, captures nothing, and logs this in personal memory (projectRoot is that root).
+   */
+  noProject?: string;
 }
 
-async function where(payload: Payload): Promise<Where> {
+async function where(payload: Payload, personalRoot: string): Promise<Where> {
   const { projectMemoryRoot, openHookState, stateLayoutOf } = await import('../../open-memory.js');
-  const { root, project } = await projectMemoryRoot(str(payload.cwd) ?? process.cwd());
-  const config = configFromEnvironment({ root });
-  return { projectRoot: root, projectName: project.name, state: await openHookState(config), layout: stateLayoutOf(config) };
+  const cwd = str(payload.cwd) ?? process.cwd();
+  const { root, project } = await projectMemoryRoot(cwd);
+  // A hook may be pointed anywhere (a deleted folder, $HOME, /tmp): making `memories/` there would plant a
+  // repository of the conversation in a folder nobody chose for it.
+  const noProject = project.inWorkTree ? undefined : `${JSON.stringify(cwd)} is not in a git work tree: no project memory`;
+  const config = configFromEnvironment({ root: noProject ? personalRoot : root });
+  return {
+    projectRoot: config.root,
+    projectName: project.name,
+    state: await openHookState(config),
+    layout: stateLayoutOf(config),
+    ...(noProject ? { noProject } : {}),
+  };
 }
+
+/** Why the hook went without a project memory, to start its log entry's detail. */
+const noProjectNote = (w: Where) => (w.noProject ? `${w.noProject}; ` : '');
 
 /** Session start: the project's and the person's memories, read from the files (no servers needed). */
 async function context(agent: string, payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
   const { openMemoryFiles } = await import('../../open-memory.js');
   const { sessionContext } = await import('../../services/capture/session-context.js');
   const defaultUser = configFromEnvironment({ root: w.projectRoot }).defaultOwner;
-  const scopes: ContextScope[] = [{ scope: 'project', name: w.projectName, files: await openMemoryFiles(w.projectRoot), defaultUser }];
-  if (agentConfig.personalRoot !== w.projectRoot) scopes.push({ scope: 'personal', files: await openMemoryFiles(agentConfig.personalRoot), defaultUser });
+  const scopes: ContextScope[] = w.noProject ? [] : [{ scope: 'project', name: w.projectName, files: await openMemoryFiles(w.projectRoot), defaultUser }];
+  if (w.noProject || agentConfig.personalRoot !== w.projectRoot)
+    scopes.push({ scope: 'personal', files: await openMemoryFiles(agentConfig.personalRoot), defaultUser });
   // Files are read until shortly before the budget ends, so a large root still answers in time.
   const built = await within(ms, sessionContext(scopes, user, agentConfig.contextTokens, new Date(), Date.now() + ms - 250));
   if (built === TIMEOUT) {
@@ -148,7 +167,7 @@ async function context(agent: string, payload: Payload, w: Where, agentConfig: A
   return {
     // The context goes to the model's provider: a secret in a memory file is masked there.
     output: built.text ? { hookSpecificOutput: { hookEventName: eventName, additionalContext: await maskSecrets(built.text) } } : undefined,
-    detail: `injected ${counts}`,
+    detail: `${noProjectNote(w)}injected ${counts}`,
     session: str(payload.session_id),
     agent,
   };
@@ -160,10 +179,7 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
   const { askDaemon, startDaemon } = await import('../../daemon/client.js');
-  const roots = [
-    { scope: 'project', root: w.projectRoot },
-    { scope: 'personal', root: agentConfig.personalRoot },
-  ];
+  const roots = [...(w.noProject ? [] : [{ scope: 'project', root: w.projectRoot }]), { scope: 'personal', root: agentConfig.personalRoot }];
   const cold: string[] = [];
   const answers = await within(
     ms,
@@ -201,11 +217,11 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
   return cold.length
     ? {
         output,
-        detail: `recalled ${found}`,
+        detail: `${noProjectNote(w)}recalled ${found}`,
         error: `servers cold for ${cold.join(', ')}: recall skipped there; starting them in the background`,
         hint: '`mem setup --root <root>` starts them ahead of time',
       }
-    : { output, detail: `recalled ${found}` };
+    : { output, detail: `${noProjectNote(w)}recalled ${found}` };
 }
 
 /** Capture in this process (the detached worker): the new turns into the project's memory. */
@@ -359,10 +375,11 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     const payload = await readPayload(payloadArg, opts, Math.min(500, left()));
     const session = str(payload.session_id) ?? str(payload['thread-id']);
     if (session) entry.session = session;
-    located = where(payload);
+    located = where(payload, agentConfig.personalRoot);
     const w = await located;
     if (kind === 'context') return context(agent, payload, w, agentConfig, user, left());
     if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left());
+    if (w.noProject) return { detail: `${w.noProject}: nothing captured (\`git init\` there gives the folder one)` };
     if (!opts.foreground) {
       await captureLater(agent, event, payload, w, user);
       return undefined; // the worker logs the outcome

@@ -1,5 +1,7 @@
 // `mem integrate <agent>`: installs memdir into a coding agent (hooks, MCP servers, instructions),
 // idempotently, printing each file it wrote; `--uninstall` takes out exactly that.
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { agentConfigFromEnvironment } from '../../config.js';
@@ -38,6 +40,10 @@ export async function integrateCommand(agentName: string, opts: IntegrateOptions
   if (opts.promptRecall && agent !== 'claude-code') throw new UsageError('--prompt-recall is for claude-code (the only agent here with a per-prompt hook)');
   const agentConfig = agentConfigFromEnvironment();
   const user = assertUserId(opts.user ?? agentConfig.user);
+  // A mistyped --dir must not become a new folder holding agent settings.
+  if (opts.dir !== undefined && !(await stat(opts.dir).catch(() => undefined))?.isDirectory()) {
+    throw new UsageError(`--dir ${resolve(opts.dir)}: no such folder`);
+  }
   const { openTextFiles, projectMemoryRoot } = await import('../../open-memory.js');
   const { root: projectRoot, project } = await projectMemoryRoot(opts.dir ?? process.cwd());
   const { integrateAgent } = await import('../../services/integrate/integrate.js');

@@ -1,4 +1,5 @@
 // `mem mcp --user <u>`: an MCP server over stdio whose tools see that one user's memories.
+import { UsageError } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import type { Memory } from '../../services/facade.js';
 import { cliSettings, configFrom } from '../context.js';
@@ -15,11 +16,21 @@ export async function mcpCommand(opts: McpOptions, io: Io): Promise<void> {
   const user = assertUserId(requireUser(opts.user));
   const { openMemory, projectMemoryRoot } = await import('../../open-memory.js');
   // --project: the agent starts the server in the project's folder; every worktree finds the same root.
-  const config = configFrom(opts.project ? { ...opts, root: (await projectMemoryRoot(process.cwd())).root } : opts);
+  const project = opts.project ? await projectMemoryRoot(process.cwd()) : undefined;
+  const config = configFrom(project ? { ...opts, root: project.root } : opts);
+  // A user-scope install starts this server wherever the agent runs ($HOME, /tmp): outside a git work tree
+  // it makes no memories/ there, and every tool says why instead.
+  const noProject =
+    project && !project.project.inWorkTree
+      ? new UsageError(
+          `no project memory: ${process.cwd()} is not in a git work tree (\`git init\` gives the folder one; personal memory is memdir-personal's)`,
+        )
+      : undefined;
   // Answer the client's handshake at once; tools wait for the memory (the first start of the
   // local servers can take a minute). Set-up messages go to stderr: stdout is the protocol's.
   // Opened again after its shared servers died (the next tool call restarts them): see reopen-memory.ts.
   const open = (): Promise<Memory> => {
+    if (noProject) return Promise.reject(noProject);
     const opening = openMemory(config, { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon });
     opening.catch((err: unknown) => io.note(`mem mcp: cannot open ${config.root}: ${err instanceof Error ? err.message : String(err)}`));
     return opening;
@@ -28,7 +39,7 @@ export async function mcpCommand(opts: McpOptions, io: Io): Promise<void> {
   memory.memory().catch(() => undefined);
   const { serveStdio } = await import('../../mcp/stdio.js');
   const session = await serveStdio({ memory: () => memory.memory(), user });
-  io.note(`mem mcp: serving memories of user ${user} from ${config.root} over stdio`);
+  io.note(noProject ? `mem mcp: ${noProject.message}` : `mem mcp: serving memories of user ${user} from ${config.root} over stdio`);
   const signalled = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

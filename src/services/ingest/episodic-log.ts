@@ -23,9 +23,36 @@ export function transcriptHash(turns: Turn[]): string {
   return sha256(JSON.stringify(turns.map((t) => ({ ...t, role: t.role.toLowerCase() })))).slice(0, 16);
 }
 
-/** A line of a message that Markdown would read as a heading or a front matter fence is escaped. */
+// A line of said text that starts (after up to three spaces or tabs) with one of these would be read as the
+// log's structure, not as text: a heading (`#`, or a line of `=` or `-` under a paragraph), a front matter
+// fence (`---`), git's conflict markers (the log would be refused as unmerged and every later capture with
+// it), an HTML block or a code fence (left open, either swallows every later session), or a backslash
+// (so that the escape below can be undone exactly).
+const STRUCTURE = /^([ \t]{0,3})(?=[#<\\]|>{7}|`{3}|~{3}|-{3}|=+[ \t]*$|-+[ \t]*$)/;
+const ESCAPED = /^([ \t]{0,3})\\/;
+
+/**
+ * A backslash in front makes such a line plain text: CommonMark's own escape, so the Markdown still says
+ * what was said (`\#` reads `#`, `\\` reads `\`), and readBackLine undoes it exactly.
+ */
 function escapeLine(line: string): string {
-  return line.replace(/^(\s*)(#|---)/, '$1\\$2');
+  return line.replace(STRUCTURE, '$1\\');
+}
+
+/** A line of a turn as it was said, from its line in the log. */
+export function readBackLine(line: string): string {
+  return line.replace(ESCAPED, '$1');
+}
+
+/**
+ * A turn's text as a file can hold it: Markdown reads a lone CR as a line break (and the file is read back
+ * with LF only), a NUL byte would make the log a binary file, and UTF-8 has no lone surrogate.
+ */
+function storable(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/\0/g, '\uFFFD')
+    .replace(/[\uD800-\uDFFF]/gu, '\uFFFD');
 }
 
 export function renderSession(turns: Turn[], provenance: { source: string; ingestedAt: Date; hash: string }): string {
@@ -34,7 +61,7 @@ export function renderSession(turns: Turn[], provenance: { source: string; inges
   const note = `_Conversation from ${provenance.source}, ingested ${provenance.ingestedAt.toISOString()}, ${turns.length} turns, sha256 ${provenance.hash}._`;
   const body = turns.map((t) => {
     const when = t.time ? ` (${t.time.slice(11, 16)})` : '';
-    return `**${t.role}**${when}: ${t.content.split('\n').map(escapeLine).join('\n')}`;
+    return `**${t.role}**${when}: ${storable(t.content).split('\n').map(escapeLine).join('\n')}`;
   });
   return [title, '', note, '', body.join('\n\n')].join('\n');
 }
@@ -58,8 +85,18 @@ export function newLogText(user: string, day: string, section: string, now: Date
   return { id, text: serializeMemory(meta, `# Conversations on ${day}${part > 1 ? ` (part ${part})` : ''}\n\n${section}\n`) };
 }
 
+/**
+ * Whether the log holds that transcript: its fingerprint in the provenance line right under a session's
+ * heading. Said text may quote a fingerprint (a pasted log), but never with that heading above it: a turn's
+ * `#` lines are escaped.
+ */
+function holdsTranscript(body: string, hash: string): boolean {
+  const fingerprint = hash.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^## Session .*\\n\\n_Conversation from .*, sha256 ${fingerprint}\\._$`, 'm').test(body);
+}
+
 /** An existing day file with one more session; null when that transcript is already in it. */
 export function appendedLogText(doc: MemoryDoc, section: string, hash: string, now: Date): string | null {
-  if (doc.body.includes(`sha256 ${hash}`)) return null;
+  if (holdsTranscript(doc.body, hash)) return null;
   return serializeMemory({ ...doc.meta, updated: now.toISOString() }, `${doc.body.trimEnd()}\n\n${section}\n`);
 }
