@@ -1,8 +1,6 @@
 // Drives `bin/mem hook` the way a coding agent does (input on stdin, or as Codex's last argument) and reads what the
 // detached capture logged under the root's `.mem/hooks/`.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import type { HookLogEntry } from '../../src/services/ports.js';
 import { eventually } from './eventually.js';
@@ -35,7 +33,6 @@ export function hook(args: string[], payload: unknown, env: Record<string, strin
     child.stdin.end(asArgument ? '' : json);
   });
 }
-
 
 /** Waits for the detached capture a hook started to log its outcome (the n-th entry of that event). */
 export function captured(root: string, event: string, n: number, ms = 180_000): Promise<HookLogEntry> {
