@@ -6,18 +6,7 @@ import { sha256 } from '../../memory/hash.js';
 import type { MemoryStatus } from '../../memory/model.js';
 import type { ChunkRecord } from '../../memory/records.js';
 import { linkChanges, withStatus, type LinkProblem } from './links.js';
-import type {
-  Embedder,
-  FileStat,
-  ManifestEntry,
-  ManifestStore,
-  MemoryFiles,
-  Progress,
-  StateResidue,
-  VectorCache,
-  VectorIndex,
-  WriteLock,
-} from '../ports.js';
+import type { Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, StateResidue, VectorCache, VectorIndex, WriteLock } from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
 import { embedAhead, type AheadVectors } from './embed-ahead.js';
