@@ -1,6 +1,7 @@
 // The composition root: the only place that turns configuration into adapters and wires the services.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { errorMessage } from './errors.js';
 import type { MemConfig } from './config.js';
@@ -241,6 +242,35 @@ async function secondModelOf(
   return { model: { embedder, cache, batchSize: config.embedBatchSize }, start: () => base.embedQuery('ready') };
 }
 
+/** This install's merge driver, as git runs it: this node and the driver's bin by absolute path. */
+const MERGE_DRIVER_BIN = fileURLToPath(new URL('../bin/mem-merge-file.js', import.meta.url));
+
+/**
+ * Registers the merge driver for the root's memory files (src/adapters/git/merge-driver.ts); every opening checks it,
+ * so a fresh clone gets it at its first command and a moved node or install is followed. Versions the driver kept in
+ * a merge are committed here, once no merge or rebase is under way. Best effort: a command never fails for it.
+ */
+export async function setUpMergeDriver(root: string, onLog?: (line: string) => void): Promise<{ wrote: string[]; committed: string[] }> {
+  let setup;
+  try {
+    const { setUpMergeDriver: setUp, driverCommand } = await import('./adapters/git/merge-driver.js');
+    setup = await setUp(root, driverCommand(process.execPath, MERGE_DRIVER_BIN));
+  } catch (err) {
+    onLog?.(`the merge driver for memory files could not be set up: ${errorMessage(err)}`);
+    return { wrote: [], committed: [] };
+  }
+  if (setup.kept.length === 0) return { wrote: setup.wrote, committed: [] };
+  try {
+    const [{ GitAudit }, { commitMessage }] = await Promise.all([import('./adapters/git/git-audit.js'), import('./services/core/commit-message.js')]);
+    await new GitAudit(root, true).commit(setup.kept, commitMessage('MERGE-KEPT', { count: String(setup.kept.length) }));
+    await setup.clearKept();
+    return { wrote: setup.wrote, committed: setup.kept };
+  } catch (err) {
+    onLog?.(`versions kept by a merge (${setup.kept.join(', ')}) are not committed yet: ${errorMessage(err)}`);
+    return { wrote: setup.wrote, committed: [] };
+  }
+}
+
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
   const [
@@ -263,7 +293,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/state-residue.js'),
   ]);
   const layout = stateLayoutOf(config);
-  const connection = await connect(config, options, layout);
+  // Beside the connection (git calls while the servers start): no time of its own.
+  const [connection] = await Promise.all([connect(config, options, layout), config.git ? setUpMergeDriver(config.root, options.onLog) : undefined]);
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;
   const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const embedder = options.wrapEmbedder ? options.wrapEmbedder(baseEmbedder) : baseEmbedder;
