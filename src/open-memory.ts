@@ -9,6 +9,7 @@ import { sha256 } from './memory/hash.js';
 import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
 import type { MemoryDeps } from './services/core/deps.js';
 import type { SecondModel } from './services/core/second-vectors.js';
+import type { SettleReport } from './services/merge/settle.js';
 import type { Memory } from './services/facade.js';
 import type { Embedder, EmbeddingModelIdentity, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
@@ -255,6 +256,11 @@ export async function setUpMergeDriver(root: string, onLog?: (line: string) => v
   try {
     const { setUpMergeDriver: setUp, driverCommand } = await import('./adapters/git/merge-driver.js');
     setup = await setUp(root, driverCommand(process.execPath, MERGE_DRIVER_BIN));
+    if (setup.unmerged.length > 0) {
+      onLog?.(
+        `git left ${setup.unmerged.length} memory file(s) unmerged (${setup.unmerged.slice(0, 5).join(', ')}${setup.unmerged.length > 5 ? ', …' : ''}): \`mem resolve\` settles them by memdir's rules`,
+      );
+    }
   } catch (err) {
     onLog?.(`the merge driver for memory files could not be set up: ${errorMessage(err)}`);
     return { wrote: [], committed: [] };
@@ -269,6 +275,15 @@ export async function setUpMergeDriver(root: string, onLog?: (line: string) => v
     onLog?.(`versions kept by a merge (${setup.kept.join(', ')}) are not committed yet: ${errorMessage(err)}`);
     return { wrote: setup.wrote, committed: [] };
   }
+}
+
+/**
+ * Settles the memory files a git merge, rebase or cherry-pick left unmerged under the root, by memdir's rules
+ * (services/merge/settle.ts); no index or model is opened. `mem resolve` runs it, and so may `mem sync`.
+ */
+export async function settleUnmergedMemory(root: string): Promise<SettleReport> {
+  const [{ GitUnmerged }, { settleUnmerged }] = await Promise.all([import('./adapters/git/unmerged.js'), import('./services/merge/settle.js')]);
+  return settleUnmerged(new GitUnmerged(root));
 }
 
 /** Opens the memory root described by `config`: the library's entry point. */

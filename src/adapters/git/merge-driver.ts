@@ -4,7 +4,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, readFile, rm } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
+
+import { STATE_DIR, isMemoryFileName } from '../../memory/layout.js';
 
 const ATTRIBUTES_LINE = '*.md merge=memdir';
 /** The note the driver leaves in the git folder (src/cli/merge-driver.ts): versions it kept, from the top of the work tree. */
@@ -24,11 +26,13 @@ export interface MergeDriverSetup {
   wrote: string[];
   /** Versions the driver kept in a merge, not yet committed (paths relative to the root). */
   kept: string[];
+  /** Memory files (relative to the root) a merge, rebase or cherry-pick left unmerged. */
+  unmerged: string[];
   /** Forgets the kept versions named (once they are committed). */
   clearKept(): Promise<void>;
 }
 
-const NONE: MergeDriverSetup = { wrote: [], kept: [], clearKept: async () => {} };
+const NONE: MergeDriverSetup = { wrote: [], kept: [], unmerged: [], clearKept: async () => {} };
 
 export async function setUpMergeDriver(root: string, command: string): Promise<MergeDriverSetup> {
   let out: string;
@@ -53,7 +57,18 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
     .split('\n')
     .filter(Boolean)
     .map((p) => resolve(root, p));
-  const configured = await git(root, ['config', '--local', '--get', 'merge.memdir.driver']).catch(() => '');
+  const [configured, staged] = await Promise.all([
+    git(root, ['config', '--local', '--get', 'merge.memdir.driver']).catch(() => ''),
+    git(root, ['ls-files', '-u', '-z', '--', '.']).catch(() => ''),
+  ]);
+  const unmerged = [
+    ...new Set(
+      staged
+        .split('\0')
+        .map((e) => e.split('\t')[1] ?? '')
+        .filter((p) => isMemoryFileName(basename(p)) && !p.split('/').includes(STATE_DIR)),
+    ),
+  ];
   const wrote: string[] = [];
   if (configured.trim() !== command) {
     await git(root, ['config', '--local', 'merge.memdir.name', 'memdir: memory files merged by their rules (day logs united, corrections kept)']);
@@ -80,5 +95,5 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
   const kept = [...new Set(listed)]
     .map((p) => (prefix ? (p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : '') : p))
     .filter((p) => p && existsSync(join(root, p)));
-  return { wrote, kept, clearKept: () => rm(note, { force: true }) };
+  return { wrote, kept, unmerged, clearKept: () => rm(note, { force: true }) };
 }
