@@ -1,14 +1,13 @@
-// Registers memdir's merge driver for a root's memory files: `*.md merge=memdir` in the root's .gitattributes
-// (committed, so every clone merges memory files alike) and the driver's command in the repository's own
-// .git/config (per clone: git never copies config). Idempotent and cheap when done: one git call reads both.
+// Registers memdir's merge driver for a root's memory files, in the clone's own git folder: the attribute
+// (`/<root>/**/*.md merge=memdir`) in .git/info/attributes and the driver's command in .git/config. Neither is
+// committed or in the work tree (docs/decisions/merge-driver.md says why). Idempotent; one git call reads both.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, readFile, rm } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
 
 import { STATE_DIR, isMemoryFileName } from '../../memory/layout.js';
 
-const ATTRIBUTES_LINE = '*.md merge=memdir';
 /** The note the driver leaves in the git folder (src/cli/merge-driver.ts): versions it kept, from the top of the work tree. */
 const KEPT_NOTE = 'memdir-kept';
 
@@ -21,8 +20,17 @@ const shellWord = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** The driver command git runs: this node and this install's driver, by absolute path (%O %A %B %P: git's files). */
 export const driverCommand = (node: string, bin: string) => `${shellWord(node)} ${shellWord(bin)} %O %A %B %P`;
 
+/**
+ * The attributes line for a root at `prefix` (from the top of the work tree; '' for the top itself). Glob characters
+ * are escaped; a prefix with blanks, quotes or a backslash cannot be written as a pattern and gets none.
+ */
+export function attributesLine(prefix: string): string | undefined {
+  if (/[\s"'\\]/.test(prefix)) return undefined;
+  return prefix ? `/${prefix.replace(/[*?[\]!]/g, (c) => `\\${c}`)}/**/*.md merge=memdir` : '*.md merge=memdir';
+}
+
 export interface MergeDriverSetup {
-  /** What this call wrote (`.gitattributes`, `git config merge.memdir.driver`); empty when all was in place. */
+  /** What this call wrote (`info/attributes`, `config`); empty when all was in place. */
   wrote: string[];
   /** Versions the driver kept in a merge, not yet committed (paths relative to the root). */
   kept: string[];
@@ -37,30 +45,32 @@ const NONE: MergeDriverSetup = { wrote: [], kept: [], unmerged: [], clearKept: a
 export async function setUpMergeDriver(root: string, command: string): Promise<MergeDriverSetup> {
   let out: string;
   try {
-    // One call: the top of the work tree, the note's path, the configured driver (missing: git prints nothing for it).
-    out = await git(root, [
-      'rev-parse',
-      '--show-toplevel',
-      '--git-path',
-      KEPT_NOTE,
-      '--git-path',
-      'rebase-merge',
-      '--git-path',
-      'rebase-apply',
-      '--git-path',
-      'MERGE_HEAD',
-    ]);
+    out = await git(root, ['rev-parse', '--show-toplevel', '--git-path', 'info/attributes', '--git-path', KEPT_NOTE]);
   } catch {
     return NONE; // not a repository (yet: the first commit makes one)
   }
-  const [top = '', note = '', ...ops] = out
+  const [top = '', attributes = '', note = ''] = out
     .split('\n')
     .filter(Boolean)
     .map((p) => resolve(root, p));
-  const [configured, staged] = await Promise.all([
+  const [configured, staged, written] = await Promise.all([
     git(root, ['config', '--local', '--get', 'merge.memdir.driver']).catch(() => ''),
     git(root, ['ls-files', '-u', '-z', '--', '.']).catch(() => ''),
+    readFile(attributes, 'utf8').catch(() => ''),
   ]);
+  const wrote: string[] = [];
+  if (configured.trim() !== command) {
+    await git(root, ['config', '--local', 'merge.memdir.name', 'memdir: memory files merged by their rules (day logs united, corrections kept)']);
+    await git(root, ['config', '--local', 'merge.memdir.driver', command]);
+    wrote.push('config');
+  }
+  const prefix = relative(top, root).split(sep).join('/');
+  const line = attributesLine(prefix);
+  if (line && !written.split(/\r?\n/).includes(line)) {
+    await mkdir(dirname(attributes), { recursive: true });
+    await appendFile(attributes, `${written && !written.endsWith('\n') ? '\n' : ''}${line}\n`);
+    wrote.push('info/attributes');
+  }
   const unmerged = [
     ...new Set(
       staged
@@ -69,31 +79,9 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
         .filter((p) => isMemoryFileName(basename(p)) && !p.split('/').includes(STATE_DIR)),
     ),
   ];
-  const wrote: string[] = [];
-  if (configured.trim() !== command) {
-    await git(root, ['config', '--local', 'merge.memdir.name', 'memdir: memory files merged by their rules (day logs united, corrections kept)']);
-    await git(root, ['config', '--local', 'merge.memdir.driver', command]);
-    wrote.push('git config merge.memdir.driver');
-  }
-  const attributes = join(root, '.gitattributes');
-  const text = await readFile(attributes, 'utf8').catch(() => '');
-  if (!text.split(/\r?\n/).some((l) => l.trim() === ATTRIBUTES_LINE)) {
-    await appendFile(attributes, `${text && !text.endsWith('\n') ? '\n' : ''}${ATTRIBUTES_LINE}\n`);
-    wrote.push('.gitattributes');
-    // Committed alone, so it travels; not while a merge or rebase is under way (it would land inside it).
-    if (!ops.some((p) => existsSync(p))) {
-      // Where no identity is configured (CI, a fresh machine), memdir's own, as its other commits.
-      const email = (await git(root, ['config', 'user.email']).catch(() => '')).trim();
-      const identity = email ? [] : ['-c', 'user.name=memdir', '-c', 'user.email=memdir@localhost'];
-      await git(root, ['add', '--', attributes])
-        .then(() => git(root, [...identity, 'commit', '--quiet', '--no-verify', '-m', 'memdir: MERGE-DRIVER\n\naction: MERGE-DRIVER', '--', attributes]))
-        .catch(() => undefined);
-    }
-  }
   const listed = existsSync(note) ? (await readFile(note, 'utf8')).split('\n').filter(Boolean) : [];
-  const prefix = relative(top, root).split(sep).join('/');
   const kept = [...new Set(listed)]
     .map((p) => (prefix ? (p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : '') : p))
-    .filter((p) => p && existsSync(join(root, p)));
+    .filter((p) => p && existsSync(resolve(root, p)));
   return { wrote, kept, unmerged, clearKept: () => rm(note, { force: true }) };
 }
