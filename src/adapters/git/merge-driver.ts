@@ -36,6 +36,8 @@ export interface MergeDriverSetup {
   kept: string[];
   /** Memory files (relative to the root) a merge, rebase or cherry-pick left unmerged. */
   unmerged: string[];
+  /** The commit checked out (undefined before the first commit). */
+  head?: string;
   /** Forgets the kept versions named (once they are committed). */
   clearKept(): Promise<void>;
 }
@@ -53,11 +55,13 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
     .split('\n')
     .filter(Boolean)
     .map((p) => resolve(root, p));
-  const [configured, staged, written] = await Promise.all([
+  const [configured, staged, written, headOut] = await Promise.all([
     git(root, ['config', '--local', '--get', 'merge.memdir.driver']).catch(() => ''),
     git(root, ['ls-files', '-u', '-z', '--', '.']).catch(() => ''),
     readFile(attributes, 'utf8').catch(() => ''),
+    git(root, ['rev-parse', '--verify', '--quiet', 'HEAD']).catch(() => ''),
   ]);
+  const head = headOut.trim() || undefined;
   const wrote: string[] = [];
   if (configured.trim() !== command) {
     await git(root, ['config', '--local', 'merge.memdir.name', 'memdir: memory files merged by their rules (day logs united, corrections kept)']);
@@ -83,5 +87,20 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
   const kept = [...new Set(listed)]
     .map((p) => (prefix ? (p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : '') : p))
     .filter((p) => p && existsSync(resolve(root, p)));
-  return { wrote, kept, unmerged, clearKept: () => rm(note, { force: true }) };
+  return { wrote, kept, unmerged, ...(head ? { head } : {}), clearKept: () => rm(note, { force: true }) };
+}
+
+/**
+ * Whether the work tree may hold changes memdir did not index since `since` (the commit it last saw): any commit
+ * memdir did not make — a pull, merge, rebase, cherry-pick or a person's own — or a HEAD that moved elsewhere.
+ */
+export async function changedSince(root: string, since: string, head: string): Promise<boolean> {
+  if (since === head) return false;
+  const ancestor = await git(root, ['merge-base', '--is-ancestor', since, head]).then(
+    () => true,
+    () => false,
+  );
+  if (!ancestor) return true;
+  const subjects = await git(root, ['log', '--format=%s', `${since}..${head}`]).catch(() => 'unknown');
+  return subjects.split('\n').some((s) => s && !s.startsWith('memdir: '));
 }
