@@ -91,16 +91,17 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
 }
 
 /**
- * Whether the work tree may hold changes memdir did not index since `since` (the commit it last saw): any commit
- * memdir did not make — a pull, merge, rebase, cherry-pick or a person's own — or a HEAD that moved elsewhere.
+ * Whether the work tree may hold changes memdir did not index since `since` (the commit it last saw): HEAD's reflog
+ * since then holds anything but memdir's own commits made here — a pull, merge, rebase, cherry-pick, checkout or a
+ * person's commit (a commit memdir made on another machine arrives by a pull, so it counts). No reflog: assume so.
  */
 export async function changedSince(root: string, since: string, head: string): Promise<boolean> {
   if (since === head) return false;
-  const ancestor = await git(root, ['merge-base', '--is-ancestor', since, head]).then(
-    () => true,
-    () => false,
-  );
-  if (!ancestor) return true;
-  const subjects = await git(root, ['log', '--format=%s', `${since}..${head}`]).catch(() => 'unknown');
-  return subjects.split('\n').some((s) => s && !s.startsWith('memdir: '));
+  const log = await git(root, ['reflog', '-n', '500', '--format=%H%x09%gs', 'HEAD']).catch(() => '');
+  for (const entry of log.split('\n').filter(Boolean)) {
+    const [commit, subject = ''] = entry.split('\t');
+    if (commit === since) return false;
+    if (!/^commit(?: \(initial\))?: memdir: /.test(subject)) return true;
+  }
+  return true;
 }
