@@ -24,7 +24,8 @@ const { values: args } = parseArgs({
   options: { files: { type: 'string', default: '100' }, json: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false } },
 });
 const N = Number(args.files);
-const { setUpMergeDriver } = await import(join(REPO, 'dist', 'open-memory.js'));
+// What any mem command writes into a clone (src/adapters/git/merge-driver.ts): this node and this checkout's driver.
+const DRIVER = `'${process.execPath}' '${join(REPO, 'bin', 'mem-merge-file.js')}' %O %A %B %P`;
 
 const memory = (i, updated, body) =>
   `---\nid: m${i}\nuser: ann\ntype: semantic\ncreated: 2026-11-01T08:00:00.000Z\nupdated: ${updated}\ntags: [t${i}]\n---\n${body}\n`;
@@ -79,8 +80,9 @@ async function scenario(attribute) {
   git('checkout', '-q', 'main');
   await write(files('a'));
   git('commit', '-qam', 'a');
-  if (attribute === 'memdir') await setUpMergeDriver(dir);
-  else await writeFile(join(dir, '.git', 'info', 'attributes'), '*.md merge=union\n');
+  if (attribute === 'memdir') git('config', 'merge.memdir.driver', DRIVER);
+  await mkdir(join(dir, '.git', 'info'), { recursive: true });
+  await writeFile(join(dir, '.git', 'info', 'attributes'), `*.md merge=${attribute}\n`);
   const [start, cpu] = [performance.now(), childCpuMs()];
   git('merge', '--no-edit', '-q', 'b');
   const ms = performance.now() - start;
