@@ -92,9 +92,22 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
     ),
   ];
   const listed = present && existsSync(note) ? (await readFile(note, 'utf8')).split('\n').filter(Boolean) : [];
-  const kept = [...new Set(listed)]
-    .map((p) => (prefix ? (p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : '') : p))
-    .filter((p) => p && existsSync(resolve(root, p)));
+  const kept: string[] = [];
+  for (const p of new Set(listed)) {
+    const rel = prefix ? (p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : '') : p;
+    if (!rel || !existsSync(resolve(root, rel))) continue;
+    // A merge aborted after the driver ran leaves a version nothing supersedes: it goes, it is not committed.
+    const hash = /\.([0-9a-f]{8})\.md$/.exec(rel)?.[1];
+    const merged = await readFile(resolve(root, rel.replace(/\.[0-9a-f]{8}\.md$/, '.md')), 'utf8').catch(() => '');
+    if (hash && merged.includes(`.${hash}`)) kept.push(rel);
+    else {
+      const tracked = await git(root, ['ls-files', '--error-unmatch', '--', rel]).then(
+        () => true,
+        () => false,
+      );
+      if (!tracked) await rm(resolve(root, rel), { force: true });
+    }
+  }
   return { wrote, kept, unmerged, ...(head ? { head } : {}), clearKept: () => rm(note, { force: true }) };
 }
 

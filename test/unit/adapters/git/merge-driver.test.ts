@@ -55,3 +55,28 @@ describe('merge driver registration', () => {
     expect(await changedSince(dir, now, git('rev-parse', 'HEAD'))).toBe(true);
   });
 });
+
+describe('versions the driver kept', () => {
+  let dir: string;
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'memdir-unit-kept-'));
+    git('init', '-q', '-b', 'main');
+    await mkdir(join(dir, 'ann'), { recursive: true });
+    await writeFile(join(dir, 'ann', 'home.md'), '---\nsupersedes: home.0badc0de\n---\nBerlin\n');
+    await writeFile(join(dir, 'ann', 'home.0badc0de.md'), '---\nstatus: superseded\n---\nParis\n');
+    await writeFile(join(dir, 'ann', 'tea.1234abcd.md'), '---\nstatus: superseded\n---\nGreen\n');
+    await writeFile(join(dir, 'ann', 'tea.md'), '---\n---\nBlack\n');
+    git('add', 'ann/home.md', 'ann/tea.md');
+    git('commit', '-qm', 'start');
+    await writeFile(join(dir, '.git', 'memdir-kept'), 'ann/home.0badc0de.md\nann/tea.1234abcd.md\n');
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it('are listed for a commit while the merged file supersedes them, and dropped when the merge was aborted', async () => {
+    const setup = await setUpMergeDriver(dir, driverCommand('/usr/bin/node', '/x/mem-merge-file.js'));
+    expect(setup.kept).toEqual(['ann/home.0badc0de.md']);
+    expect(git('status', '--porcelain', '--untracked-files=all')).toBe('?? ann/home.0badc0de.md');
+  });
+});
