@@ -75,6 +75,7 @@ const PURE = [
   'jsonc-parser',
   '@secretlint/core',
   '@secretlint/secretlint-rule-preset-recommend',
+  'node-diff3',
 ];
 const isOutsideSystem = (spec: string, allowed: string[] = []) => {
   const pkg = packageOf(spec);
