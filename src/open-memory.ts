@@ -152,7 +152,12 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
   const lazyIndex = new LazyMilvusIndex(milvusOptions);
   // A daemon that runs for this configuration takes the small writes (DaemonIndex): no worker is started for them.
   const workerIndex =
-    worker && !daemonMayRun?.(config) ? new worker.WorkerIndex(lazyIndex, { start: () => worker.startIndexThread(milvusOptions) }) : undefined;
+    worker && !daemonMayRun?.(config)
+      ? new worker.WorkerIndex(lazyIndex, {
+          start: () => worker.startIndexThread(milvusOptions),
+          ...(local.milvus ? { reconnect: () => reconnectMilvus(servers, local.milvus!, lazyIndex) } : {}),
+        })
+      : undefined;
   const ownIndex = workerIndex ?? lazyIndex;
   // The daemon's socket is named by the whole configuration (daemon/protocol.ts), as for `mem search`.
   const index = DaemonIndex ? new DaemonIndex(ownIndex, { target: config }) : ownIndex;
@@ -167,6 +172,22 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
     release,
     ...(config.index.kind === 'embedded' ? { sharedIndexData: { dir: servers.milvusData, collection } } : {}),
   };
+}
+
+/**
+ * Points the index at the shared Milvus Lite running now, when it is another than `used` (restarted on another port
+ * since this command connected: its index worker talks to an address nobody answers on): true then. A server that is
+ * gone and not replaced is not started here: the command fails with its clear error, as when a server dies under it.
+ */
+async function reconnectMilvus(servers: ServerLayout, used: ServerRecord, index: { retarget(address: string, token: string): Promise<void> }) {
+  const [{ readRecord, isAlive }, { grpcAnswers }] = await Promise.all([
+    import('./adapters/runtime/managed-server.js'),
+    import('./adapters/runtime/grpc-probe.js'),
+  ]);
+  const now = await readRecord({ stateDir: servers.servers, name: 'milvus-lite' });
+  if (!now || now.pid === used.pid || !isAlive(now.pid) || !(await grpcAnswers(now.port, now.secret, 10_000))) return false;
+  await index.retarget(`127.0.0.1:${now.port}`, now.secret);
+  return true;
 }
 
 /** The embedder the configuration names (the shared local server, or an OpenAI-compatible service). */
