@@ -1,8 +1,9 @@
 // The composition root: the only place that turns configuration into adapters and wires the services.
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { errorMessage } from './errors.js';
+import { RootGoneError, errorMessage } from './errors.js';
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
 import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
@@ -16,7 +17,7 @@ import { SECOND_DENSE_WEIGHT } from './services/retrieval/second-dense.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import type { ServerRecord } from './adapters/runtime/managed-server.js';
 import type { MilvusIndexOptions } from './adapters/milvus/milvus-index.js';
-import { stateDirOf } from './adapters/state/state-dir.js';
+import { ensureStateDir, stateDirOf } from './adapters/state/state-dir.js';
 
 /** Where a root's state lives: its `.mem/`, or under the runtime home for a root that cannot be written. */
 export function stateLayoutOf(config: MemConfig): StateLayout {
@@ -44,6 +45,11 @@ export interface OpenOptions {
    * for this configuration: it takes small writes with its client loaded already.
    */
   prepareIndex?: boolean;
+  /**
+   * The root must be on disk already (a long-lived process opening a root again: the search daemon, `mem mcp`): one
+   * deleted meanwhile fails with RootGoneError instead of being made anew. Otherwise a missing root is created.
+   */
+  existingRoot?: boolean;
 }
 
 interface Connection {
@@ -113,11 +119,20 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
     try {
       // The index holds the memories' text: owner-only, like the root's own `.mem/`.
       if (config.index.kind === 'embedded') await mkdir(servers.milvusData, { recursive: true, mode: 0o700 });
+      const asked = Date.now();
       const [milvus, embedder] = await Promise.all([
         config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime!, servers, config.serverIdleMs)) : undefined,
         config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime!, servers, config.serverIdleMs)) : undefined,
       ]);
       local = { ...(milvus ? { milvus } : {}), ...(embedder ? { embedder } : {}) };
+      // A server this command started drops the collections of roots deleted since (their text would stay in its data).
+      if (milvus && Date.parse(milvus.startedAt) >= asked - 1_000) {
+        const dropped = await pruneOrphans(servers, milvus).catch((err: unknown) => {
+          options.onLog?.(`could not drop the index of deleted roots (see \`mem server status\`): ${errorMessage(err)}`);
+          return [];
+        });
+        if (dropped.length > 0) options.onLog?.(`dropped the index of deleted roots: ${dropped.map((d) => d.root).join(', ')}`);
+      }
     } catch (err) {
       await release();
       throw err;
@@ -138,12 +153,8 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
         }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) };
   if (replacedOf && config.index.kind === 'embedded') {
-    const { MilvusIndex } = await import('./adapters/milvus/milvus-index.js');
     // Best effort: the command goes on if the drop fails (the collection stays listed as an orphan by `mem server status`).
-    const dropped = await replacedOf((name) => {
-      const old = new MilvusIndex({ ...milvusOptions, collection: name });
-      return old.drop().finally(() => old.close());
-    }).catch((err: unknown) => {
+    const dropped = await replacedOf((name) => dropCollection(local.milvus!, name)).catch((err: unknown) => {
       options.onLog?.(`could not drop the index of this root's earlier identity (see \`mem server status\`): ${errorMessage(err)}`);
       return [];
     });
@@ -172,6 +183,23 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
     release,
     ...(config.index.kind === 'embedded' ? { sharedIndexData: { dir: servers.milvusData, collection } } : {}),
   };
+}
+
+/** Drops a collection of the shared Milvus Lite running as `server` (a deleted root's, or a root's earlier identity's). */
+async function dropCollection(server: ServerRecord, collection: string): Promise<void> {
+  const { MilvusIndex } = await import('./adapters/milvus/milvus-index.js');
+  const index = new MilvusIndex({ address: `127.0.0.1:${server.port}`, token: server.secret, collection, embedded: true });
+  await index.drop().finally(() => index.close());
+}
+
+/**
+ * Drops, from the shared Milvus Lite running as `server`, the collections of the roots gone from disk (deleted, moved
+ * away, or their `.mem/` deleted): nothing reaches them again, yet they hold every memory's text. A root moved away
+ * keeps its files; its index is built again from its vector cache at its next command. Returns what was dropped.
+ */
+export async function pruneOrphans(servers: ServerLayout, server: ServerRecord): Promise<{ root: string; collection: string }[]> {
+  const { dropOrphans } = await import('./adapters/runtime/root-registry.js');
+  return dropOrphans(servers, (collection) => dropCollection(server, collection));
 }
 
 /**
@@ -284,6 +312,9 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/state-residue.js'),
   ]);
   const layout = stateLayoutOf(config);
+  // A new root is made at its opening, and only there: a root deleted under a long-lived process stays deleted.
+  if (options.existingRoot && !existsSync(config.root)) throw new RootGoneError(`the memory root ${config.root} is gone (deleted or moved away)`);
+  await ensureStateDir(layout.dir, { createRoot: !options.existingRoot });
   const connection = await connect(config, options, layout);
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;
   const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));

@@ -24,7 +24,7 @@ export class FsHookState implements HookState {
   }
 
   private async dir(): Promise<string> {
-    const dir = join(await ensureStateDir(this.stateDir), 'hooks');
+    const dir = join(await ensureStateDir(this.stateDir, { createRoot: true }), 'hooks');
     await mkdir(join(dir, 'cursors'), { recursive: true });
     return dir;
   }
