@@ -194,6 +194,7 @@ export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<
       describe([...state.servers, daemon]) +
         (daemon.running ? `, ${held.length} root${held.length === 1 ? '' : 's'} open${daemon.warming ? `, warming up (${daemon.warming} left)` : ''}` : ''),
       ...roots,
+      ...(served.some((r) => r.state === 'orphan') ? ['orphan collections hold the memories of roots gone from disk: `mem server prune` drops them'] : []),
     ].join('\n'),
   );
 }
