@@ -44,10 +44,11 @@ export interface WorkerIndexOptions {
 
 const MAX_ROWS = 256;
 /**
- * Far above any one answer of a healthy server (each SDK call has its own 60 s deadline, and the thread answers after
- * every call), yet a bound: a thread left talking to a server that went away must not hold the command for good.
+ * Far above any one answer of a healthy server (each SDK call has its own 60 s deadline, the thread answers after every
+ * call, and its longest, an open that waits for a big collection's load, takes tens of seconds at 50,000 files), yet a
+ * bound: a thread left talking to a server that went away must not hold the command for good.
  */
-const DEADLINE_MS = 180_000;
+const DEADLINE_MS = 300_000;
 const MAX_IDS = 4_096;
 
 interface Pending {
