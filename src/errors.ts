@@ -94,7 +94,7 @@ export class RuntimeSetupError extends MemError {
   override readonly code = 'RUNTIME_SETUP';
 }
 
-/** The memory root's folder was deleted or moved away while a long-running command (`mem watch`) used it. */
+/** The memory root's folder was deleted or moved away while a process used it (`mem watch`, `mem mcp`, the daemon). */
 export class RootGoneError extends MemError {
   override readonly code = 'ROOT_GONE';
 }

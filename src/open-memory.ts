@@ -1,9 +1,10 @@
 // The composition root: the only place that turns configuration into adapters and wires the services.
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { errorMessage } from './errors.js';
+import { RootGoneError, errorMessage } from './errors.js';
 import type { MemConfig } from './config.js';
 import { sha256 } from './memory/hash.js';
 import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
@@ -18,7 +19,7 @@ import { SECOND_DENSE_WEIGHT } from './services/retrieval/second-dense.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 import type { ServerRecord } from './adapters/runtime/managed-server.js';
 import type { MilvusIndexOptions } from './adapters/milvus/milvus-index.js';
-import { ensurePrivateDir, stateDirOf } from './adapters/state/state-dir.js';
+import { ensurePrivateDir, ensureStateDir, stateDirOf } from './adapters/state/state-dir.js';
 
 /** Where a root's state lives: its `.mem/`, or under the runtime home for a root that cannot be written. */
 export function stateLayoutOf(config: MemConfig): StateLayout {
@@ -46,6 +47,11 @@ export interface OpenOptions {
    * for this configuration: it takes small writes with its client loaded already.
    */
   prepareIndex?: boolean;
+  /**
+   * The root must be on disk already (a long-lived process opening a root again: the search daemon, `mem mcp`): one
+   * deleted meanwhile fails with RootGoneError instead of being made anew. Otherwise a missing root is created.
+   */
+  existingRoot?: boolean;
 }
 
 interface Connection {
@@ -115,11 +121,20 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
     try {
       // The index holds the memories' text: owner-only, like the root's own `.mem/`.
       if (config.index.kind === 'embedded') await mkdir(servers.milvusData, { recursive: true, mode: 0o700 });
+      const asked = Date.now();
       const [milvus, embedder] = await Promise.all([
         config.index.kind === 'embedded' ? ensureServer(milvusLiteSpec(runtime!, servers, config.serverIdleMs)) : undefined,
         config.embedding.kind === 'local' ? ensureServer(embeddingServerSpec(runtime!, servers, config.serverIdleMs)) : undefined,
       ]);
       local = { ...(milvus ? { milvus } : {}), ...(embedder ? { embedder } : {}) };
+      // A server this command started drops the collections of roots deleted since (their text would stay in its data).
+      if (milvus && Date.parse(milvus.startedAt) >= asked - 1_000) {
+        const dropped = await pruneOrphans(servers, milvus).catch((err: unknown) => {
+          options.onLog?.(`could not drop the index of deleted roots (see \`mem server status\`): ${errorMessage(err)}`);
+          return [];
+        });
+        if (dropped.length > 0) options.onLog?.(`dropped the index of deleted roots: ${dropped.map((d) => d.root).join(', ')}`);
+      }
     } catch (err) {
       await release();
       throw err;
@@ -140,12 +155,8 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
         }
       : { address: config.index.uri, collection, ...(config.index.token ? { token: config.index.token } : {}), ...secondIdentity(config) };
   if (replacedOf && config.index.kind === 'embedded') {
-    const { MilvusIndex } = await import('./adapters/milvus/milvus-index.js');
     // Best effort: the command goes on if the drop fails (the collection stays listed as an orphan by `mem server status`).
-    const dropped = await replacedOf((name) => {
-      const old = new MilvusIndex({ ...milvusOptions, collection: name });
-      return old.drop().finally(() => old.close());
-    }).catch((err: unknown) => {
+    const dropped = await replacedOf((name) => dropCollection(local.milvus!, name)).catch((err: unknown) => {
       options.onLog?.(`could not drop the index of this root's earlier identity (see \`mem server status\`): ${errorMessage(err)}`);
       return [];
     });
@@ -154,7 +165,12 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
   const lazyIndex = new LazyMilvusIndex(milvusOptions);
   // A daemon that runs for this configuration takes the small writes (DaemonIndex): no worker is started for them.
   const workerIndex =
-    worker && !daemonMayRun?.(config) ? new worker.WorkerIndex(lazyIndex, { start: () => worker.startIndexThread(milvusOptions) }) : undefined;
+    worker && !daemonMayRun?.(config)
+      ? new worker.WorkerIndex(lazyIndex, {
+          start: () => worker.startIndexThread(milvusOptions),
+          ...(local.milvus ? { reconnect: () => reconnectMilvus(servers, local.milvus!, lazyIndex) } : {}),
+        })
+      : undefined;
   const ownIndex = workerIndex ?? lazyIndex;
   // The daemon's socket is named by the whole configuration (daemon/protocol.ts), as for `mem search`.
   const index = DaemonIndex ? new DaemonIndex(ownIndex, { target: config }) : ownIndex;
@@ -169,6 +185,39 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
     release,
     ...(config.index.kind === 'embedded' ? { sharedIndexData: { dir: servers.milvusData, collection } } : {}),
   };
+}
+
+/** Drops a collection of the shared Milvus Lite running as `server` (a deleted root's, or a root's earlier identity's). */
+async function dropCollection(server: ServerRecord, collection: string): Promise<void> {
+  const { MilvusIndex } = await import('./adapters/milvus/milvus-index.js');
+  const index = new MilvusIndex({ address: `127.0.0.1:${server.port}`, token: server.secret, collection, embedded: true });
+  await index.drop().finally(() => index.close());
+}
+
+/**
+ * Drops, from the shared Milvus Lite running as `server`, the collections of the roots gone from disk (deleted, moved
+ * away, or their `.mem/` deleted): nothing reaches them again, yet they hold every memory's text. A root moved away
+ * keeps its files; its index is built again from its vector cache at its next command. Returns what was dropped.
+ */
+export async function pruneOrphans(servers: ServerLayout, server: ServerRecord): Promise<{ root: string; collection: string }[]> {
+  const { dropOrphans } = await import('./adapters/runtime/root-registry.js');
+  return dropOrphans(servers, (collection) => dropCollection(server, collection));
+}
+
+/**
+ * Points the index at the shared Milvus Lite running now, when it is another than `used` (restarted on another port
+ * since this command connected: its index worker talks to an address nobody answers on): true then. A server that is
+ * gone and not replaced is not started here: the command fails with its clear error, as when a server dies under it.
+ */
+async function reconnectMilvus(servers: ServerLayout, used: ServerRecord, index: { retarget(address: string, token: string): Promise<void> }) {
+  const [{ readRecord, isAlive }, { grpcAnswers }] = await Promise.all([
+    import('./adapters/runtime/managed-server.js'),
+    import('./adapters/runtime/grpc-probe.js'),
+  ]);
+  const now = await readRecord({ stateDir: servers.servers, name: 'milvus-lite' });
+  if (!now || now.pid === used.pid || !isAlive(now.pid) || !(await grpcAnswers(now.port, now.secret, 10_000))) return false;
+  await index.retarget(`127.0.0.1:${now.port}`, now.secret);
+  return true;
 }
 
 /** The embedder the configuration names (the shared local server, or an OpenAI-compatible service). */
@@ -331,9 +380,12 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/state-residue.js'),
     import('./adapters/state/turn-ledger.js'),
   ]);
+  if (options.existingRoot && !existsSync(config.root)) throw new RootGoneError(`the memory root ${config.root} is gone (deleted or moved away)`);
   // Personal memory is private as a whole (project memory keeps the repository's modes; its `.mem/` is private).
   if (config.ownerOnly) await ensurePrivateDir(config.root);
   const layout = stateLayoutOf(config);
+  // A new root is made at its opening, and only there: a root deleted under a long-lived process stays deleted.
+  await ensureStateDir(layout.dir, { createRoot: !options.existingRoot });
   // Beside the connection (git calls while the servers start): no time of its own.
   const [connection, driver] = await Promise.all([connect(config, options, layout), config.git ? setUpMergeDriver(config.root, options.onLog) : undefined]);
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;

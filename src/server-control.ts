@@ -3,7 +3,7 @@
 // a root's use of them, or all of them. Kept out of the composition root.
 import type { MemConfig } from './config.js';
 import { serverLayout } from './memory/layout.js';
-import { openMemory, stateLayoutOf, type OpenOptions } from './open-memory.js';
+import { openMemory, pruneOrphans, stateLayoutOf, type OpenOptions } from './open-memory.js';
 
 export interface LocalServerState {
   name: string;
@@ -233,4 +233,25 @@ export async function startLocalServers(config: MemConfig, options: OpenOptions 
   const memory = await openMemory(config, { ...options, startAll: true });
   await memory.close();
   return (await localServerStatus(config)).servers;
+}
+
+/**
+ * `mem server prune`: drops the collections of the roots gone from disk from the shared Milvus Lite (started for it if
+ * it is not running: their data is on disk either way) and forgets them; what was dropped. With `start: false` (the
+ * search daemon, which saw a root go), only a server already running does it.
+ */
+export async function pruneLocalOrphans(config: MemConfig, options: { start?: boolean } = {}): Promise<{ root: string; collection: string }[]> {
+  const [{ listRoots }, { readRecord, isAlive, ensureServer }, { milvusLiteSpec }, { ensureRuntime }] = await Promise.all([
+    import('./adapters/runtime/root-registry.js'),
+    import('./adapters/runtime/managed-server.js'),
+    import('./adapters/runtime/local-servers.js'),
+    import('./adapters/runtime/python-runtime.js'),
+  ]);
+  const layout = serverLayout(config.serverHome);
+  if (!(await listRoots(layout)).some((r) => r.state === 'orphan')) return [];
+  const running = await readRecord({ stateDir: layout.servers, name: 'milvus-lite' });
+  if (running && isAlive(running.pid)) return pruneOrphans(layout, running);
+  if (options.start === false) return [];
+  const runtime = await ensureRuntime({ home: config.runtimeHome, python: config.python });
+  return pruneOrphans(layout, await ensureServer(milvusLiteSpec(runtime, layout, config.serverIdleMs)));
 }

@@ -247,6 +247,10 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .command('status')
     .description('show whether they run, and the roots (collections) they serve')
     .action(run(() => import('./commands/server.js').then((m) => m.serverStatusCommand)));
+  server
+    .command('prune')
+    .description("drop the collections of roots gone from disk (deleted or moved away), which hold their memories' text")
+    .action(run(() => import('./commands/server.js').then((m) => m.serverPruneCommand)));
   return program;
 }
 

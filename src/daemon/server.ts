@@ -32,6 +32,8 @@ export interface DaemonOptions {
   usersOf?: (root: string) => string[];
   /** A warm-up search of another user starts only after this long without a search (default WARM_UP_QUIET_MS). */
   warmQuietMs?: number;
+  /** Called after a root gone from disk was closed (the CLI drops the collections of deleted roots). */
+  onRootGone?: (root: string) => Promise<void>;
   /** Called once per root before it is first opened (the CLI stops that root's daemon of the previous version). */
   onFirstUse?: (root: string) => Promise<void>;
   /** The index of an open root's memory, for index calls of `mem` processes (none: every index call is declined). */
@@ -98,7 +100,8 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     quietMs: options.warmQuietMs ?? WARM_UP_QUIET_MS,
     warm: async (root, user, first) => {
       const opened = roots.get(root);
-      if (!opened) return;
+      // A root deleted since it was opened is not searched: that would write its state folder back.
+      if (!opened || !existsSync(root)) return;
       const started = Date.now();
       await (await opened.memory).search(warmUpSearch(user, first));
       options.onLog(`warmed up ${user} in ${root} (${Date.now() - started} ms)`);
@@ -296,6 +299,9 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   // A daemon whose code was rebuilt (`git pull && npm install`) exits too: searches reset its idle time, so an agent
   // searching every few minutes would otherwise keep the old code answering for good.
   const codeFile = options.codeFile ?? fileURLToPath(import.meta.url);
+  // What the daemon does after closing a deleted root, awaited before it exits.
+  const cleanUps = new Set<Promise<unknown>>();
+  const goneSeen = new Set<string>();
   const builtAt = codeVersion(codeFile);
   const watch = setInterval(() => {
     if (!existsSync(path)) return stop();
@@ -305,12 +311,19 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
     }
     const now = Date.now();
     for (const [root, opened] of roots) {
-      if (!existsSync(root)) void close(root, 'gone from disk');
-      else if (opened.busy === 0 && now - opened.usedAt > options.rootIdleMs) void close(root, 'idle');
+      if (existsSync(root) && opened.busy === 0 && now - opened.usedAt > options.rootIdleMs) void close(root, 'idle');
     }
     // The roots it was started for count as served: one deleted before the daemon listened was never opened, and the
     // daemon would otherwise wait for its idle time holding nothing.
-    const served = [...seen, ...(options.warm ?? []).filter((root) => isAbsolute(root))];
+    const served = [...new Set([...seen, ...(options.warm ?? []).filter((root) => isAbsolute(root))])];
+    // A served root gone from disk, open or not (one deleted as it opened failed to open): closed, then cleaned up once.
+    for (const root of served) {
+      if (existsSync(root)) goneSeen.delete(root);
+      else if (!goneSeen.has(root)) {
+        goneSeen.add(root);
+        cleanUps.add(close(root, 'gone from disk').then(() => options.onRootGone?.(root)));
+      }
+    }
     if (served.length > 0 && served.every((root) => !existsSync(root))) {
       options.onLog('every root served is gone from disk');
       return stop();
@@ -326,4 +339,5 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   server.close();
   rmSync(path, { force: true });
   await Promise.all([...roots.keys()].map((root) => close(root, 'daemon stopping')));
+  await Promise.allSettled(cleanUps);
 }

@@ -1,7 +1,9 @@
 // Preloaded into a `mem` process by the crash tests (node --import): counts the command's steps, one before and
 // one after each Milvus call, embedding request and atomic file replacement, and at step MEMDIR_KILL_AT sends
 // SIGKILL to itself, or to the process recorded in MEMDIR_KILL_PID_FILE (a managed server). Deterministic, unlike
-// killing after a delay; MEMDIR_STEPS_FILE receives the number of steps of a run that was not killed.
+// killing after a delay; MEMDIR_STEPS_FILE receives the number of steps of a run that was not killed. With
+// MEMDIR_RESTART_ROOT, the killed server is started again at once (on another port) by `mem server start` in that root.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { BroadcastChannel, isMainThread } from 'node:worker_threads';
@@ -14,12 +16,15 @@ const killAt = Number(process.env.MEMDIR_KILL_AT ?? Number.POSITIVE_INFINITY);
 const [killOn, killOnUrl] = (process.env.MEMDIR_KILL_ON ?? '').split(' ');
 const pidFile = process.env.MEMDIR_KILL_PID_FILE;
 const stepsFile = process.env.MEMDIR_STEPS_FILE;
-let killed = false;
+const restartRoot = process.env.MEMDIR_RESTART_ROOT;
+const MEM_BIN = new URL('../../bin/mem.js', import.meta.url).pathname;
 
 // One count for the whole process: a `mem reindex` makes its Milvus calls in a worker thread (worker-index.ts), where
 // this hook is preloaded too. The main thread's counter is shared memory; a worker asks for it on a broadcast
 // channel and counts its first call once it has it (calls are async: the wait only delays the call).
-let steps = new Int32Array(new SharedArrayBuffer(4));
+// Slot 0 counts the steps, slot 1 says whether the kill happened (once for all threads: a restarted server reuses
+// the pid file, and a call of the same method on the other thread must not kill the new server).
+let steps = new Int32Array(new SharedArrayBuffer(8));
 const channel = new BroadcastChannel('memdir-kill-at');
 channel.unref();
 let shared = Promise.resolve();
@@ -41,10 +46,12 @@ if (isMainThread) {
 
 function tick(method, url = '') {
   const named = killOn && method === killOn && (!killOnUrl || url.includes(killOnUrl));
-  if ((Atomics.add(steps, 0, 1) + 1 !== killAt && !named) || killed) return;
-  killed = true; // once: a restarted server may reuse the pid file
+  if (Atomics.add(steps, 0, 1) + 1 !== killAt && !named) return;
+  if (Atomics.compareExchange(steps, 1, 0, 1) !== 0) return;
   if (pidFile) {
     process.kill(JSON.parse(fs.readFileSync(pidFile, 'utf8')).pid, 'SIGKILL');
+    // Blocks this thread until the new server answers: the call then goes on to the old server's address.
+    if (restartRoot) execFileSync(process.execPath, [MEM_BIN, '--root', restartRoot, 'server', 'start', '--json'], { stdio: 'ignore' });
   } else {
     process.kill(process.pid, 'SIGKILL');
   }

@@ -11,7 +11,7 @@ const KILL_HOOK = fileURLToPath(new URL('./kill-at.mjs', import.meta.url));
 
 /**
  * Runs `mem <args> --json`; at step `killAt` (or the first call of that Milvus method, or of "fetch <url part>")
- * the root's `server` (milvus-lite or embedder) is killed with SIGKILL.
+ * the root's `server` (milvus-lite or embedder) is killed with SIGKILL; with `restart`, started again at once.
  */
 export function memKillingServer(
   root: string,
@@ -19,12 +19,14 @@ export function memKillingServer(
   args: string[],
   killAt: number | string,
   stepsFile?: string,
+  restart = false,
 ): Promise<MemRun> {
   const env = cleanEnv({
     ...(typeof killAt === 'number' ? { MEMDIR_KILL_AT: String(killAt) } : { MEMDIR_KILL_ON: killAt }),
     // The shared server the root uses (a test that kills one has a server home of its own: server-home.ts).
     MEMDIR_KILL_PID_FILE: join(serverLayout(loadConfig(cleanEnv(), { root }).serverHome).servers, `${server}.json`),
     ...(stepsFile ? { MEMDIR_STEPS_FILE: stepsFile } : {}),
+    ...(restart ? { MEMDIR_RESTART_ROOT: root } : {}),
   });
   const child = spawn(process.execPath, ['--import', KILL_HOOK, MEM_BIN, '--root', root, ...args, '--json'], { env });
   let stdout = '';

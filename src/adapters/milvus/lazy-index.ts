@@ -10,7 +10,7 @@ export class LazyMilvusIndex implements VectorIndex {
   readonly location: string;
   private loaded: Promise<MilvusIndex> | undefined;
 
-  constructor(private readonly options: MilvusIndexOptions) {
+  constructor(private options: MilvusIndexOptions) {
     // The same as MilvusIndex's: the manifest of a remote index is named by it, before anything is loaded.
     this.location = `${options.address} (collection ${options.collection})`;
   }
@@ -33,6 +33,14 @@ export class LazyMilvusIndex implements VectorIndex {
   close = async () => {
     if (this.loaded) await (await this.loaded).close();
   };
+
+  /** Later calls go to another server (the same collection, restarted on another port): the current client is closed. */
+  async retarget(address: string, token: string | undefined): Promise<void> {
+    const loaded = this.loaded;
+    this.loaded = undefined;
+    this.options = { ...this.options, address, ...(token ? { token } : {}) };
+    if (loaded) await (await loaded).close();
+  }
 
   private index(): Promise<MilvusIndex> {
     return (this.loaded ??= import('./milvus-index.js').then(({ MilvusIndex }) => new MilvusIndex(this.options)));

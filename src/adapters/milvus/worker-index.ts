@@ -33,9 +33,22 @@ export interface WorkerIndexOptions {
   start: () => IndexThread | null;
   /** Rows a call may carry to the thread (default 256): a bigger call, and every call after it, runs on this thread. */
   maxRows?: number;
+  /** How long calls may wait for the thread's next answer (default DEADLINE_MS): then the thread is given up. */
+  deadlineMs?: number;
+  /**
+   * Points the own index at the server running now, if it is another than the one the thread was started for (the
+   * shared Milvus Lite restarted on another port): true then, and the thread's calls are made on this thread instead.
+   */
+  reconnect?: () => Promise<boolean>;
 }
 
 const MAX_ROWS = 256;
+/**
+ * Far above any one answer of a healthy server (each SDK call has its own 60 s deadline, the thread answers after every
+ * call, and its longest, an open that waits for a big collection's load, takes tens of seconds at 50,000 files), yet a
+ * bound: a thread left talking to a server that went away must not hold the command for good.
+ */
+const DEADLINE_MS = 300_000;
 const MAX_IDS = 4_096;
 
 interface Pending {
@@ -67,6 +80,8 @@ export class WorkerIndex implements VectorIndex {
   private ownReady: Promise<void> = Promise.resolve();
   /** The answers still awaited from the worker (or, if it stopped, from the own index instead). */
   private readonly answers = new Set<Promise<unknown>>();
+  /** Armed while calls wait for the thread, again at each answer: fires when it has said nothing for the deadline. */
+  private silence: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly index: VectorIndex,
@@ -134,6 +149,7 @@ export class WorkerIndex implements VectorIndex {
     const thread = this.thread;
     this.thread = null;
     this.pending.clear();
+    clearTimeout(this.silence);
     if (thread) await thread.terminate().catch(() => undefined);
     await this.ownReady.catch(() => undefined);
     await this.index.close();
@@ -155,6 +171,7 @@ export class WorkerIndex implements VectorIndex {
     const forget = () => void this.answers.delete(answer);
     answer.then(forget, forget);
     thread.hold(true);
+    if (this.pending.size === 1) this.watch(thread);
     thread.post({ id, method, args });
     return answer;
   }
@@ -162,10 +179,54 @@ export class WorkerIndex implements VectorIndex {
   private settle(reply: WorkerReply): void {
     const pending = this.pending.get(reply.id);
     if (!pending) return;
-    this.pending.delete(reply.id);
+    const thread = this.thread;
+    // The server the thread was started for went away: if another runs now, the calls are made on it from here.
+    if (!reply.ok && reply.error.kind === 'unavailable' && this.options.reconnect && thread) {
+      void this.reconnectOr(thread, () => this.answer(reply, pending));
+      return;
+    }
+    this.answer(reply, pending);
+  }
+
+  private answer(reply: WorkerReply, pending: Pending): void {
+    if (!this.pending.delete(reply.id)) return;
+    clearTimeout(this.silence);
     if (this.pending.size === 0) this.thread?.hold(false);
+    else if (this.thread) this.watch(this.thread);
     if (reply.ok) pending.resolve(reply.result);
     else pending.reject(errorOf(reply.error));
+  }
+
+  /** Gives up the thread if it says nothing for the deadline while calls wait for it. */
+  private watch(thread: IndexThread): void {
+    clearTimeout(this.silence);
+    const ms = this.options.deadlineMs ?? DEADLINE_MS;
+    this.silence = setTimeout(() => {
+      const silent = new IndexUnavailableError(
+        `the index worker did not answer within ${Math.round(ms / 1000)} s (the Milvus server it was started for may have stopped or restarted); ` +
+          'the memory files are unchanged: run the command again',
+      );
+      void this.reconnectOr(thread, () => {
+        // Its calls fail; later ones go to the own index (the thread is ended: it would never answer them either).
+        this.thread = null;
+        const unanswered = [...this.pending.values()];
+        this.pending.clear();
+        for (const p of unanswered) p.reject(silent);
+        void thread.terminate().catch(() => undefined);
+      });
+    }, ms);
+  }
+
+  /**
+   * The thread's calls, and every later one, are made on this thread when the own index could be pointed at the
+   * server running now (the thread is ended, as if it had stopped); otherwise `otherwise` runs.
+   */
+  private async reconnectOr(thread: IndexThread, otherwise: () => void): Promise<void> {
+    const reconnected = this.options.reconnect ? await this.options.reconnect().catch(() => false) : false;
+    if (this.thread !== thread) return; // stopped or left meanwhile: its calls are taken care of
+    if (!reconnected) return otherwise();
+    this.lost(thread);
+    void thread.terminate().catch(() => undefined);
   }
 
   /** Ends the worker once its calls are answered; later calls run on the own index, opened first as the worker's was. */
@@ -185,6 +246,7 @@ export class WorkerIndex implements VectorIndex {
   private lost(thread: IndexThread): void {
     const leaving = this.thread !== thread;
     this.thread = null;
+    clearTimeout(this.silence);
     const unanswered = [...this.pending.entries()].sort(([a], [b]) => a - b).map(([, p]) => p);
     this.pending.clear();
     // Opened first as the worker's was (a failed open is the unanswered calls' to report: they fail the same way).

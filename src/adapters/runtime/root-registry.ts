@@ -1,6 +1,7 @@
 // The roots the shared servers serve: one small JSON file each under the servers folder, written when a root is
 // opened, marked released by `mem server stop`. The servers stop once no root in use remains (owner-only.ts), and
-// `mem server status` lists them, including the collections of roots deleted or moved away on disk (orphans).
+// `mem server status` lists them, including the collections of roots deleted or moved away on disk (orphans), which
+// `mem server prune`, a fresh start of the servers and the search daemon drop.
 import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -93,6 +94,22 @@ export async function dropReplacedCollections(
     await removeRoot(servers, e.collection);
   }
   return replaced.map((e) => e.collection);
+}
+
+/**
+ * The collections of the roots gone from disk (orphans), dropped (by `drop`) and unregistered; returns them. Each is
+ * looked at again just before its drop: a root opened at its new place meanwhile (moved) is registered there again.
+ */
+export async function dropOrphans(servers: ServerLayout, drop: (collection: string) => Promise<void>): Promise<{ root: string; collection: string }[]> {
+  const dropped: { root: string; collection: string }[] = [];
+  for (const { collection } of (await listRoots(servers)).filter((e) => e.state === 'orphan')) {
+    const entry = await readRootEntry(servers, collection);
+    if (!entry || rootState(entry) !== 'orphan') continue;
+    await drop(collection);
+    await removeRoot(servers, collection);
+    dropped.push({ root: entry.root, collection });
+  }
+  return dropped;
 }
 
 /**

@@ -1,7 +1,7 @@
 // WriteLock across processes: proper-lockfile on a lock folder, retried while another holder works;
 // a lock whose holder died (killed, crashed) is taken over at once instead of after the 30 s staleness.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,7 @@ import lockfile from 'proper-lockfile';
 
 import { LockTimeoutError } from '../../errors.js';
 import type { WriteLock } from '../../services/ports.js';
+import { makeStateFolder } from './state-dir.js';
 import { isAlive } from './process-alive.js';
 
 // proper-lockfile refreshes a held lock's mtime every UPDATE_MS; one not refreshed for STALE_MS is abandoned.
@@ -47,7 +48,7 @@ export class FileLock implements WriteLock {
   }
 
   private async acquireAndRun<T>(fn: () => Promise<T>): Promise<T> {
-    await mkdir(this.dir, { recursive: true });
+    await makeStateFolder(this.dir);
     const release = await this.acquire();
     try {
       return await fn();

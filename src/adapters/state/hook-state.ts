@@ -46,7 +46,7 @@ export class FsHookState implements HookState {
   }
 
   private async dir(): Promise<string> {
-    const dir = join(await ensureStateDir(this.stateDir), 'hooks');
+    const dir = join(await ensureStateDir(this.stateDir, { createRoot: true }), 'hooks');
     await mkdir(join(dir, 'cursors'), { recursive: true, mode: 0o700 });
     return dir;
   }

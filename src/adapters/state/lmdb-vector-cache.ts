@@ -1,6 +1,6 @@
 // VectorCache in one LMDB file per embedding model under `.mem/vectors/`, read and written in bulk; a removal
 // rewrites the live vectors into a new file (a generation), so no removed vector's bytes stay in freed pages.
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 import type { RootDatabase } from 'lmdb';
@@ -10,7 +10,7 @@ import type { VectorCache } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
 import { importLegacyVectors } from './legacy-vector-files.js';
 import { inodeOf } from './inode.js';
-import { ensureStateDir, ownerOnlyFiles } from './state-dir.js';
+import { ensureStateDir, makeStateFolder, ownerOnlyFiles } from './state-dir.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
 
@@ -173,7 +173,7 @@ export class LmdbVectorCache implements VectorCache {
     if (!this.db || this.generation !== generation || this.inode !== inode || inode === -1) {
       await this.close();
       await ensureStateDir(this.stateDir);
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await makeStateFolder(this.dir);
       this.db = (await lmdb()).open<Buffer, Buffer>({ path: file, ...OPTIONS });
       await ownerOnlyFiles(file, `${file}-lock`);
       this.generation = generation;

@@ -4,8 +4,9 @@
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
+import { RootGoneError } from '../../errors.js';
 import { STATE_DIR } from '../../memory/layout.js';
 
 function writable(path: string): boolean {
@@ -47,7 +48,33 @@ export async function ownerOnlyFiles(...paths: string[]): Promise<void> {
   for (const path of paths) await chmod(path, 0o600).catch(() => undefined); // not there (no lock file yet)
 }
 
-export async function ensureStateDir(dir: string): Promise<string> {
+/** The root a `<root>/.mem` folder (or a folder inside one) belongs to; undefined for state kept under the runtime home. */
+function rootOfState(dir: string): string | undefined {
+  for (let at = dir; dirname(at) !== at; at = dirname(at)) if (basename(at) === STATE_DIR) return dirname(at);
+  return undefined;
+}
+
+/**
+ * A root deleted (or moved away) under a process that had it open (the search daemon, `mem mcp`, `mem watch`, a
+ * command still running) stays deleted, instead of coming back as a folder holding only `.mem/`, which that process
+ * would then go on serving: no state is written into it.
+ */
+function assertRootPresent(dir: string): void {
+  const root = rootOfState(dir);
+  if (root !== undefined && !existsSync(root)) {
+    throw new RootGoneError(`the memory root ${root} is gone (deleted or moved away): nothing is written there`);
+  }
+}
+
+/** Creates a folder of a root's state (owner-only), but never the root itself. */
+export async function makeStateFolder(dir: string): Promise<void> {
+  assertRootPresent(dir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+}
+
+/** The root's state folder, made if missing (owner-only); `createRoot`: a root that does not exist yet is made too (opening a new root). */
+export async function ensureStateDir(dir: string, options: { createRoot?: boolean } = {}): Promise<string> {
+  if (!options.createRoot) assertRootPresent(dir);
   const ignore = join(dir, '.gitignore');
   // A folder deleted since this process checked it is made again, owner-only.
   if (!existsSync(ignore)) privateDirs.delete(dir);

@@ -3,6 +3,7 @@ import {
   forgetDaemonRecord,
   localServerStatus,
   openInDaemon,
+  pruneLocalOrphans,
   recordedDaemons,
   servedRoots,
   startLocalServers,
@@ -39,7 +40,13 @@ export async function daemonCommand(opts: GlobalOptions & { warmUser?: string },
   const open = async (root: string) => {
     let index: VectorIndex | undefined;
     // Its own calls go to its own client, never to a daemon (itself).
-    const memory = await openMemory(configFrom({ ...opts, root }), { onLog: (l) => io.note(l), indexThroughDaemon: false, wrapIndex: (i) => (index = i) });
+    // A root deleted before or while it opens is not made anew (the daemon would then serve an empty ghost of it).
+    const memory = await openMemory(configFrom({ ...opts, root }), {
+      onLog: (l) => io.note(l),
+      indexThroughDaemon: false,
+      existingRoot: true,
+      wrapIndex: (i) => (index = i),
+    });
     if (index) indexes.set(memory, index);
     return memory;
   };
@@ -67,6 +74,14 @@ export async function daemonCommand(opts: GlobalOptions & { warmUser?: string },
       // Each root's user folders, and the owner of its files outside them.
       usersOf: (root) => rootUsers(root, [configFrom({ ...opts, root }).defaultOwner]),
       onLog: (l) => io.note(l),
+      // A deleted root's collection holds its memories' text: dropped from the running Milvus Lite once it is closed.
+      onRootGone: async (root) => {
+        const dropped = await pruneLocalOrphans(config, { start: false }).catch((err: unknown) => {
+          io.note(`could not drop the index of ${root} (gone from disk): ${err instanceof Error ? err.message : String(err)}`);
+          return [];
+        });
+        if (dropped.length > 0) io.note(`dropped the index of deleted roots: ${dropped.map((d) => d.collection).join(', ')}`);
+      },
       // A root's own daemon of the previous version would otherwise keep its memory open until its idle time.
       onFirstUse: async (root) => {
         const pid = await stopLegacyDaemon({ ...config, root });
@@ -179,6 +194,16 @@ export async function serverStatusCommand(opts: GlobalOptions, io: Io): Promise<
       describe([...state.servers, daemon]) +
         (daemon.running ? `, ${held.length} root${held.length === 1 ? '' : 's'} open${daemon.warming ? `, warming up (${daemon.warming} left)` : ''}` : ''),
       ...roots,
+      ...(served.some((r) => r.state === 'orphan') ? ['orphan collections hold the memories of roots gone from disk: `mem server prune` drops them'] : []),
     ].join('\n'),
+  );
+}
+
+export async function serverPruneCommand(opts: GlobalOptions, io: Io): Promise<void> {
+  const dropped = await pruneLocalOrphans(configFrom(opts));
+  io.result({ dropped }, () =>
+    dropped.length === 0
+      ? 'no collection of a deleted root to drop'
+      : dropped.map((d) => `dropped ${d.collection} (root ${d.root}, gone from disk)`).join('\n'),
   );
 }

@@ -1,7 +1,9 @@
 // Covers the worker-thread index's choices with a fake thread that runs calls on an in-memory index: after start,
 // calls go to the thread in order (the open first, on its own), errors keep their class, big calls and scans move
 // every later call to the own index once the thread's calls are answered (opened first), and a thread that stops
-// has its unanswered calls made by the own index (an insert as an upsert). Without start it is the own index.
+// has its unanswered calls made by the own index (an insert as an upsert). Without start it is the own index. A thread
+// silent past the deadline, or one whose server went away while another runs at the recorded address, never holds a
+// call for good: the own index makes the calls on the current server, or they fail with a clear error.
 import { describe, expect, it } from 'vitest';
 
 import { WorkerIndex, type IndexThread } from '../../../../src/adapters/milvus/worker-index.js';
@@ -175,5 +177,53 @@ describe('WorkerIndex', () => {
     index.start(model);
     await index.upsert([row(1)]);
     expect([...own.rows.keys()]).toEqual(['c1']);
+  });
+
+  it('fails the calls of a thread silent past the deadline with a clear error, and ends the thread', async () => {
+    const fake = fakeThread();
+    const index = new WorkerIndex(new InMemoryIndex(), { start: () => fake.thread, deadlineMs: 50 });
+    index.start(model);
+    fake.stall();
+    const flushed = index.flush().then(
+      () => 'answered',
+      (err: unknown) => err,
+    );
+    const outcome = await Promise.race([flushed, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 2_000))]);
+    expect(outcome).toBeInstanceOf(IndexUnavailableError);
+    expect(String(outcome)).toMatch(/did not answer within/);
+    expect(fake.terminated).toBe(true);
+  });
+
+  it('makes the calls of a silent thread on the own index when the server now runs at another address', async () => {
+    const own = new InMemoryIndex();
+    const fake = fakeThread();
+    let reconnects = 0;
+    const index = new WorkerIndex(own, { start: () => fake.thread, deadlineMs: 50, reconnect: async () => ++reconnects > 0 });
+    index.start(model);
+    fake.stall();
+    const upserted = index.upsert([row(1)]);
+    await Promise.race([upserted, new Promise((_, reject) => setTimeout(() => reject(new Error('still waiting')), 2_000))]);
+    expect(reconnects).toBe(1);
+    expect([...own.rows.keys()]).toEqual(['c1']);
+    expect(own.calls.open).toBe(1);
+    expect(fake.terminated).toBe(true);
+  });
+
+  it('reconnects when a call finds the server gone and another runs at the recorded address; otherwise keeps the error', async () => {
+    const own = new InMemoryIndex();
+    const fake = fakeThread();
+    let restarted = false;
+    const index = new WorkerIndex(own, { start: () => fake.thread, reconnect: async () => restarted });
+    index.start(model);
+    await index.open(model);
+    fake.failWith(new IndexUnavailableError('server gone'));
+    await expect(index.flush()).rejects.toBeInstanceOf(IndexUnavailableError);
+    expect(own.calls.flush).toBe(0);
+    restarted = true;
+    await index.upsert([row(1)]);
+    expect([...own.rows.keys()]).toEqual(['c1']);
+    expect(own.calls.open).toBe(1);
+    expect(fake.terminated).toBe(true);
+    expect(index.throughWorker).toBe(false);
   });
 });

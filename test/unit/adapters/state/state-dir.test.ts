@@ -20,7 +20,7 @@ describe('ensureStateDir', () => {
 
   it('makes .mem/ 0700 with a 0600 .gitignore, and leaves the root above it as the umask makes it', async () => {
     const root = join(base, 'memories');
-    const dir = await ensureStateDir(join(root, '.mem'));
+    const dir = await ensureStateDir(join(root, '.mem'), { createRoot: true });
     expect(await modeOf(dir)).toBe('700');
     expect(await modeOf(join(dir, '.gitignore'))).toBe('600');
     expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('*\n');
@@ -29,12 +29,12 @@ describe('ensureStateDir', () => {
 
   it('closes a .mem/ that others could read, and makes one deleted since again', async () => {
     const dir = join(base, 'root', '.mem');
-    await ensureStateDir(dir);
+    await ensureStateDir(dir, { createRoot: true });
     await rm(dir, { recursive: true });
     await ensureStateDir(dir);
     expect(await modeOf(dir)).toBe('700');
     const other = join(base, 'older', '.mem');
-    await ensureStateDir(other);
+    await ensureStateDir(other, { createRoot: true });
     await chmod(other, 0o755);
     await rm(join(other, '.gitignore'));
     await ensureStateDir(other);
