@@ -252,6 +252,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     { JsonAccessStats },
     { JsonWriteJournal },
     { FileStateResidue },
+    { GitMemoryRepository },
   ] = await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
@@ -261,6 +262,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/json-access-stats.js'),
     import('./adapters/state/json-write-journal.js'),
     import('./adapters/state/state-residue.js'),
+    import('./adapters/git/memory-repository.js'),
   ]);
   const layout = stateLayoutOf(config);
   const connection = await connect(config, options, layout);
@@ -290,6 +292,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${indexed}`).slice(0, 12)),
     lock: new FileLock(layout.dir),
     audit: new GitAudit(config.root, config.git),
+    ...(config.git ? { repository: new GitMemoryRepository(config.root) } : {}),
     journal: new JsonWriteJournal(layout.dir),
     access: new JsonAccessStats(layout.dir),
     residue: new FileStateResidue(layout.dir, sharedIndexData),
