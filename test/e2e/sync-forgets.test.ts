@@ -69,14 +69,14 @@ describe('forgets travel between machines', () => {
     expect((await m.mem('laptop', ['forget', ids[FORGET]!, '--json'])).code).toBe(0);
     const out = await m.mem('laptop', ['sync', '--json']);
     expect(out.json.outgoing.commits).toBe(1);
-    for (const machine of ['desk', 'server']) {
-      const inc = await m.mem(machine, ['sync', '--json']);
+    const synced = [await m.mem('desk', ['sync', '--json']), await m.mem('server', ['sync', '--json'])];
+    // A plain forget keeps history: git still has the text (that is what --purge-history is for).
+    await expectGoneEverywhere(FORGET, false);
+    for (const inc of synced) {
       expect(inc.code).toBe(0);
       expect(inc.json.incoming).toMatchObject({ commits: 1, forgets: 1, added: [], deleted: [expect.stringContaining(ids[FORGET]!)] });
       expect(inc.json.index).toMatchObject({ embedded: 0, deleted: 1, purged: expect.stringMatching(/rebuilt|compacted/) });
     }
-    // A plain forget keeps history: git still has the text (that is what --purge-history is for).
-    await expectGoneEverywhere(FORGET, false);
     await expectDoctorsClean();
   });
 
