@@ -1,6 +1,7 @@
 // The composition root: the only place that turns configuration into adapters and wires the services.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { errorMessage } from './errors.js';
 import type { MemConfig } from './config.js';
@@ -8,6 +9,7 @@ import { sha256 } from './memory/hash.js';
 import { serverLayout, stateLayoutAt, type ServerLayout, type StateLayout } from './memory/layout.js';
 import type { MemoryDeps } from './services/core/deps.js';
 import type { SecondModel } from './services/core/second-vectors.js';
+import type { SettleReport } from './services/merge/settle.js';
 import type { Memory } from './services/facade.js';
 import type { Embedder, EmbeddingModelIdentity, HookState, MemoryFiles, TextFiles, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
@@ -241,6 +243,56 @@ async function secondModelOf(
   return { model: { embedder, cache, batchSize: config.embedBatchSize }, start: () => base.embedQuery('ready') };
 }
 
+/** This install's merge driver, as git runs it: this node and the driver's bin by absolute path. */
+const MERGE_DRIVER_BIN = fileURLToPath(new URL('../bin/mem-merge-file.js', import.meta.url));
+
+/**
+ * Registers the merge driver for the root's memory files (src/adapters/git/merge-driver.ts); every opening checks it,
+ * so a fresh clone gets it at its first command and a moved node or install is followed. Versions the driver kept in
+ * a merge are committed here, once no merge or rebase is under way. Best effort: a command never fails for it.
+ */
+export async function setUpMergeDriver(root: string, onLog?: (line: string) => void): Promise<{ wrote: string[]; committed: string[] }> {
+  let setup;
+  try {
+    const { setUpMergeDriver: setUp, driverCommand } = await import('./adapters/git/merge-driver.js');
+    setup = await setUp(root, driverCommand(process.execPath, MERGE_DRIVER_BIN));
+    if (setup.unmerged.length > 0) {
+      onLog?.(
+        `git left ${setup.unmerged.length} memory file(s) unmerged (${setup.unmerged.slice(0, 5).join(', ')}${setup.unmerged.length > 5 ? ', …' : ''}): \`mem resolve\` settles them by memdir's rules`,
+      );
+    }
+  } catch (err) {
+    onLog?.(`the merge driver for memory files could not be set up: ${errorMessage(err)}`);
+    return { wrote: [], committed: [] };
+  }
+  if (setup.kept.length === 0) return { wrote: setup.wrote, committed: [] };
+  try {
+    const [{ GitAudit }, { commitMessage }] = await Promise.all([import('./adapters/git/git-audit.js'), import('./services/core/commit-message.js')]);
+    await new GitAudit(root, true).commit(setup.kept, commitMessage('MERGE-KEPT', { count: String(setup.kept.length) }));
+    await setup.clearKept();
+    return { wrote: setup.wrote, committed: setup.kept };
+  } catch (err) {
+    onLog?.(`versions kept by a merge (${setup.kept.join(', ')}) are not committed yet: ${errorMessage(err)}`);
+    return { wrote: setup.wrote, committed: [] };
+  }
+}
+
+/**
+ * Settles the memory files a git merge, rebase or cherry-pick left unmerged under the root, by memdir's rules
+ * (services/merge/settle.ts); no index or model is opened. `mem resolve` runs it, and so may `mem sync`.
+ */
+export async function settleUnmergedMemory(root: string): Promise<SettleReport> {
+  const [{ GitUnmerged }, { settleUnmerged }] = await Promise.all([import('./adapters/git/unmerged.js'), import('./services/merge/settle.js')]);
+  return settleUnmerged(new GitUnmerged(root));
+}
+
+/** For `mem sync`: the unmerged paths memdir's rules did not settle (other files, and memory files it cannot read). */
+async function settleOnSync(root: string, paths: string[]): Promise<string[]> {
+  const report = await settleUnmergedMemory(root);
+  const settled = new Set(report.settled.map((s) => s.path));
+  return paths.filter((p) => !settled.has(p));
+}
+
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
   const [
@@ -265,7 +317,8 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/git/memory-repository.js'),
   ]);
   const layout = stateLayoutOf(config);
-  const connection = await connect(config, options, layout);
+  // Beside the connection (git calls while the servers start): no time of its own.
+  const [connection] = await Promise.all([connect(config, options, layout), config.git ? setUpMergeDriver(config.root, options.onLog) : undefined]);
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;
   const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const embedder = options.wrapEmbedder ? options.wrapEmbedder(baseEmbedder) : baseEmbedder;
@@ -292,7 +345,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${indexed}`).slice(0, 12)),
     lock: new FileLock(layout.dir),
     audit: new GitAudit(config.root, config.git),
-    ...(config.git ? { repository: new GitMemoryRepository(config.root) } : {}),
+    ...(config.git ? { repository: new GitMemoryRepository(config.root), mergeDriver: { settle: (paths) => settleOnSync(config.root, paths) } } : {}),
     journal: new JsonWriteJournal(layout.dir),
     access: new JsonAccessStats(layout.dir),
     residue: new FileStateResidue(layout.dir, sharedIndexData),

@@ -64,7 +64,7 @@ const isRelative = (spec: string) => !spec.startsWith('node:') && packageOf(spec
 
 // Libraries that compute without touching an outside system; every other dependency in package.json
 // (an index, model, VCS, file-watch, terminal or protocol client) counts as an outside system.
-const PURE = ['gray-matter', 'mdast-util-from-markdown', 'zod', 'stemmer', 'ms', 'chrono-node'];
+const PURE = ['gray-matter', 'mdast-util-from-markdown', 'zod', 'stemmer', 'ms', 'chrono-node', 'node-diff3'];
 const isOutsideSystem = (spec: string, allowed: string[] = []) => {
   const pkg = packageOf(spec);
   return pkg !== null && !PURE.includes(pkg) && !allowed.includes(pkg);

@@ -28,6 +28,7 @@ const ROOT_USE: Record<string, RootUse> = {
   show: 'read',
   status: 'read',
   doctor: 'read',
+  resolve: 'write',
 };
 
 function commandPath(command: Command): string {
@@ -211,6 +212,11 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .description('check that files, manifest and index agree (missing, stale, orphaned rows, model); exit 1 if not')
     .option('--fix', 'repair what can be repaired (re-sync the affected files, or rebuild for another model)')
     .action(run(() => import('./commands/doctor.js').then((m) => m.doctorCommand)));
+
+  program
+    .command('resolve')
+    .description("settle the memory files a git merge, rebase or cherry-pick left unmerged, by memdir's rules")
+    .action(run(() => import('./commands/resolve.js').then((m) => m.resolveCommand)));
 
   program
     .command('setup')

@@ -36,6 +36,8 @@ export type ProblemKind =
   | 'uncommitted'
   /** A memory file git ignores: indexed, but outside the audit trail (may be deliberate, so never force-added). */
   | 'ignored'
+  /** A memory file a git merge, rebase or cherry-pick left unmerged (`mem resolve` settles it by memdir's rules). */
+  | 'unmerged'
   /** Two files of one user carry the same id: lookups by that id cannot tell them apart. */
   | 'duplicate-id'
   /** Two active memories of one user fill the same key: the slot should hold one value. */
@@ -245,7 +247,19 @@ async function gitProblems(deps: MemoryDeps, invalid: Set<string>): Promise<Doct
       fixable: true,
     });
   }
+  const unmerged = new Set((await deps.audit.unmerged?.()) ?? []);
+  for (const path of unmerged) {
+    problems.push({
+      kind: 'unmerged',
+      path,
+      detail: invalid.has(path)
+        ? 'git left it unmerged, with conflict markers memdir cannot settle: keep the right text, delete the marker lines, then git add it'
+        : "git left it unmerged (changed on one side, deleted or changed on the other): `mem resolve` settles it by memdir's rules, then finish the merge",
+      fixable: false,
+    });
+  }
   for (const path of await deps.audit.uncommitted()) {
+    if (unmerged.has(path)) continue;
     // An invalid file may be a merge conflict: `git add` would mark it resolved with its markers in.
     problems.push(
       invalid.has(path)

@@ -277,6 +277,8 @@ export interface AuditLog {
   author(): Promise<string>;
   /** How many git objects (any reachable or not, packed or loose) contain any of these byte strings. */
   objectsContaining(needles: string[]): Promise<{ objects: number; hits: number }>;
+  /** Memory files (relative paths) under the root that git left unmerged; absent where the log cannot tell. */
+  unmerged?(): Promise<string[]>;
   /** Does nothing when disabled. */
   readonly enabled: boolean;
 }
@@ -472,10 +474,31 @@ export interface MemoryRepository {
   clearPurged(trackingRef: string): Promise<void>;
 }
 
-/** The merge driver's part in a sync (installed, and settling what git leaves unmerged); absent: plain git. */
+/** The merge driver's part in a sync: settling what git leaves unmerged (the driver itself is registered by every opening). */
 export interface MergeSettler {
-  /** Registers the driver for the root's files (idempotent). */
-  install(): Promise<void>;
   /** Resolves unmerged memory files by memdir's rules and stages them; returns the paths still unmerged. */
   settle(paths: string[]): Promise<string[]>;
+}
+
+/** A memory file git left unmerged (both changed it and no driver ran, or one side deleted it): each side's text. */
+export interface UnmergedFile {
+  /** Relative to the root. */
+  path: string;
+  /** Undefined: no common ancestor (both added it). */
+  base?: string;
+  /** Undefined: that side deleted it. */
+  ours?: string;
+  theirs?: string;
+}
+
+/** The git merge, rebase, cherry-pick or revert a person (or `mem sync`) left with memory files unmerged. */
+export interface UnmergedFiles {
+  /** What is under way ('merge', 'rebase', 'cherry-pick', 'revert'), or undefined. */
+  operation(): Promise<string | undefined>;
+  /** The memory files under the root git left unmerged. */
+  list(): Promise<UnmergedFile[]>;
+  /** The full message of the commit on that side that deleted the path, if one did. */
+  deletion(path: string, side: 'ours' | 'theirs'): Promise<string | undefined>;
+  /** Writes the settled text (null: removes the file) and marks the path resolved in git's index. */
+  resolve(path: string, text: string | null): Promise<void>;
 }

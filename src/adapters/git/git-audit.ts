@@ -94,7 +94,7 @@ export class GitAudit implements AuditLog {
     if (unmerged.length === 0 && !op) return;
     const what = op ? `a git ${ops[op]} is in progress` : 'git has unresolved conflicts';
     throw new MemError(
-      `nothing committed: ${what} in the repository of ${this.root}${unmerged.length > 0 ? ` (${paths.filter((p) => unmerged.some((u) => u.endsWith(p))).join(', ')} conflicted)` : ''}; memdir stages and commits nothing until it is finished (resolve and git commit, or abort it); then run the command again (\`mem doctor --fix\` commits memory files left uncommitted)`,
+      `nothing committed: ${what} in the repository of ${this.root}${unmerged.length > 0 ? ` (${paths.filter((p) => unmerged.some((u) => u.endsWith(p))).join(', ')} conflicted)` : ''}; memdir stages and commits nothing until it is finished (\`mem resolve\` settles memory files by memdir's rules; resolve the rest and git commit, or abort it); then run the command again (\`mem doctor --fix\` commits memory files left uncommitted)`,
     );
   }
 
@@ -128,6 +128,17 @@ export class GitAudit implements AuditLog {
       if (isMemoryFileName(basename(rel)) && !rel.split('/').includes(STATE_DIR)) found.add(rel);
     }
     return [...found].sort();
+  }
+
+  async unmerged(): Promise<string[]> {
+    if (!this.enabled || !(await this.insideRepo())) return [];
+    // Paths relative to the working folder (the root); each stage of a path is one line.
+    const out = await (await this.repo()).raw(['ls-files', '-u', '-z', '--', this.root]).catch(() => '');
+    const paths = out
+      .split('\0')
+      .map((entry) => entry.split('\t')[1] ?? '')
+      .filter((rel) => rel && isMemoryFileName(basename(rel)) && !rel.split('/').includes(STATE_DIR));
+    return [...new Set(paths)].sort();
   }
 
   async ignored(): Promise<string[]> {

@@ -11,6 +11,8 @@ import { FALLBACK_IDENTITY, gitRun, type GitOutcome } from './git-run.js';
 // Files under .git/ (git keeps its own state there too): a sync under way, and the remote tips a purge rewrote.
 const SYNC_RECORD = 'memdir-sync.json';
 const PURGED_RECORD = 'memdir-purged.json';
+/** The merge driver's note of the versions it kept beside merged files (paths from the top of the work tree). */
+const DRIVER_KEPT_NOTE = 'memdir-kept';
 
 /** A remote that does not answer in this time is reported as unreachable rather than waited for. */
 const NETWORK_TIMEOUT_MS = 120_000;
@@ -207,6 +209,12 @@ export class GitMemoryRepository implements MemoryRepository {
     else await this.must(['update-ref', '-d', 'HEAD'], 'put HEAD back');
     // The staged state: as HEAD, or the tree that was staged.
     await this.must(['read-tree', record.indexTree ?? record.head ?? '--empty'], 'put the staged state back');
+    // Versions the merge driver wrote beside a merged file are untracked once the merge is undone: they go with it.
+    const note = await this.gitPath(DRIVER_KEPT_NOTE);
+    for (const path of existsSync(note) ? (await readFile(note, 'utf8')).split('\n').filter(Boolean) : []) {
+      if ((await this.run(['ls-files', '--error-unmatch', '--', path])).code !== 0) await rm(resolve(this.root, path), { force: true });
+    }
+    await rm(note, { force: true });
     if (record.tracking) await this.must(['update-ref', record.trackingRef, record.tracking], 'put the remote-tracking ref back');
     else await this.run(['update-ref', '-d', record.trackingRef]);
   }

@@ -12,3 +12,12 @@ export function commitMessage(action: string, fields: Record<string, string | un
     .map(([k, v]) => `${k}: ${v}`);
   return maskSecrets([subject, '', ...lines, ...(body ? ['', body] : [])].join('\n'));
 }
+
+/**
+ * Whether a commit's message is one of forget's (by id, user or query): a deletion it made is meant to reach every
+ * copy, so a merge lets it win over a change made elsewhere. Its `action:` line says so; a person's commit does not
+ * carry memdir's subject and action line both.
+ */
+export function isForgetMessage(message: string): boolean {
+  return /^memdir: FORGET(?:-USER|-QUERY)?\b/.test(message) && /^action: FORGET(?:-USER|-QUERY)?$/m.test(message);
+}

@@ -66,7 +66,6 @@ export async function syncWithRemote(deps: MemoryDeps, options: RemoteSyncOption
   const settled = await repo.pendingSync().then((r) => (r ? (r.phase === 'index' ? 'finished' : 'rolled-back') : null));
   return writeLocked(deps, async () => {
     await refuseDuringOperation(repo, root);
-    await deps.mergeDriver?.install();
     let record: SyncRecord = { phase: 'git', started: deps.now().toISOString(), remote, ...(await repo.snapshot(remote, remoteBranch)) };
     step(`asking ${remote} for ${remoteBranch}`);
     // Nothing is changed before the remote has answered: an unreachable one leaves everything as it was.
@@ -122,6 +121,8 @@ export async function syncWithRemote(deps: MemoryDeps, options: RemoteSyncOption
           }
           unmerged = await repo.continueOperation(`memdir: SYNC merge ${remote}/${remoteBranch}\n\naction: SYNC`);
         }
+        // Versions the merge driver kept beside a file both sides changed are new files: they travel with this sync.
+        await repo.commitAll((files) => commitMessage('MERGE-KEPT', { count: String(files.length) }, files.join('\n')));
       }
       const after = await repo.head();
       if (after) {
