@@ -54,7 +54,9 @@ export async function machines(names: string[], first: { user: string; text: str
       const root = roots[machine]!;
       const entries = await readdir(root, { recursive: true, withFileTypes: true });
       const files = entries.filter((e) => e.isFile() && e.name.endsWith('.md') && !/[/\\]\.(git|mem)([/\\]|$)/.test(e.parentPath + '/'));
-      return (await Promise.all(files.map((e) => readFile(join(e.parentPath, e.name), 'utf8')))).join('\n');
+      // In path order, so that two machines holding the same files give the same text.
+      const paths = files.map((e) => join(e.parentPath, e.name)).sort();
+      return (await Promise.all(paths.map((p) => readFile(p, 'utf8')))).join('\n');
     },
     async dispose() {
       for (const name of names) await runMem(['server', 'stop'], { root: roots[name]! });
