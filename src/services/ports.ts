@@ -467,6 +467,12 @@ export interface MemoryRepository {
   changes(from: string | null, to: string): Promise<TreeChanges>;
   /** How many commits `to` has that `from` lacks, and how many of them are memdir's forgets. */
   commitsBetween(from: string | null, to: string): Promise<{ commits: number; forgets: number }>;
+  /**
+   * When `tip` carries a purge (`forget --purge-history`) that `head` lacks, the commit of the old history this clone's own
+   * commits start from: the newest value the remote-tracking ref had that `head` contains and `tip` does not (a `git
+   * fetch` run by hand moves the ref, its log keeps the old value). Null when there is no such purge or value.
+   */
+  oldHistoryBase(trackingRef: string, head: string, tip: string): Promise<string | null>;
   /** Drops what only old history held: reflogs expired, unreachable objects pruned here and, for a remote that is a folder, there. */
   prune(remote: string): Promise<void>;
   /** The commit a local `forget --purge-history` rewrote this remote-tracking ref from (null: none). */

@@ -238,6 +238,16 @@ export class GitMemoryRepository implements MemoryRepository {
     return { commits: messages.length, forgets: messages.filter((m) => FORGET_ACTION.test(m)).length };
   }
 
+  async oldHistoryBase(trackingRef: string, head: string, tip: string): Promise<string | null> {
+    const purges = await this.run(['log', '--format=%H', '--extended-regexp', '--grep=^action: PURGE-HISTORY$', `${head}..${tip}`]);
+    if (purges.code !== 0 || !purges.stdout.trim()) return null;
+    const earlier = (await this.run(['reflog', 'show', '--format=%H', trackingRef])).stdout.split('\n').filter(Boolean);
+    for (const commit of earlier) {
+      if ((await this.has(commit)) && (await this.contains(commit, head)) && !(await this.contains(commit, tip))) return commit;
+    }
+    return null;
+  }
+
   async prune(remote: string): Promise<void> {
     // ORIG_HEAD and FETCH_HEAD may still name a commit of the old history.
     for (const ref of ['ORIG_HEAD', 'FETCH_HEAD']) await rm(await this.gitPath(ref), { force: true });

@@ -101,12 +101,20 @@ export async function syncWithRemote(deps: MemoryDeps, options: RemoteSyncOption
         await repo.fetch(remote, remoteBranch);
         const head = await repo.head();
         let unmerged: string[] = [];
-        if (record.tracking && !(await repo.contains(record.tracking, tip))) {
+        // The remote's old history as this clone last saw it: the ref's value before this fetch, or (a purge arrived by
+        // a `git fetch` run by hand) the value before that.
+        const oldBase =
+          record.tracking && !(await repo.contains(record.tracking, tip))
+            ? record.tracking
+            : head
+              ? await repo.oldHistoryBase(record.trackingRef, head, tip)
+              : null;
+        if (oldBase) {
           // The remote's history was rewritten (a purge made elsewhere): only this clone's own commits, those the
           // old history lacks, go onto the new one; the old commits are never merged, so never pushed back.
           step('moving this clone’s commits onto the rewritten history');
           rewritten = 'remote';
-          unmerged = await repo.rebase(tip, record.tracking);
+          unmerged = await repo.rebase(tip, oldBase);
         } else if (!head || !(await repo.contains(tip, head))) {
           step(`merging ${remote}/${remoteBranch}`);
           unmerged = await repo.merge(tip, `memdir: SYNC merge ${remote}/${remoteBranch}\n\naction: SYNC`);
