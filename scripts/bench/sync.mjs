@@ -4,18 +4,15 @@
 //
 // Usage: node scripts/bench/sync.mjs [--files 100] [--json] [--keep]   (or `npm run bench:sync -- --files 200`)
 // Real parts throughout: git, a bare remote in a temporary folder, the shared Milvus Lite and the local model.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { defaultsEnv } from './local.mjs';
+import { defaultsEnv, memJson } from './local.mjs';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MEM = join(REPO, 'bin', 'mem.js');
 const { values: args } = parseArgs({
   options: {
     files: { type: 'string', default: '100' },
@@ -30,21 +27,7 @@ const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 const git = (cwd, ...a) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...a], { cwd, encoding: 'utf8', stdio: 'pipe' });
 
 /** Runs `mem --root <root> --json ...args`; returns the parsed result and the wall time in ms. */
-function mem(root, cliArgs) {
-  return new Promise((done, fail) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, [MEM, '--root', root, '--json', ...cliArgs], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      const ms = performance.now() - t0;
-      if (code !== 0) return fail(new Error(`mem ${cliArgs.join(' ')} exited ${code}: ${err || out}`));
-      done({ result: JSON.parse(out.trim().split('\n').pop()), ms });
-    });
-  });
-}
+const mem = (root, cliArgs) => memJson(root, cliArgs, childEnv);
 
 const TOPICS = ['the garden', 'the ferry', 'the cello', 'the bakery', 'the bike', 'the library', 'the harbour', 'the orchard', 'the studio', 'the market'];
 const path = (i) => `alice/semantic/note-${String(i).padStart(4, '0')}.md`;
@@ -86,7 +69,9 @@ async function main() {
     // The other machine changes every file: half get a new sentence (a text never embedded here), half only new tags.
     git(dir, 'clone', '-q', remote, there);
     await writeFiles(there, (i) =>
-      i % 2 === 0 ? memory(i, ['notes'], [...firstLines(i), `Later Alice added detail ${i} about ${TOPICS[(i + 5) % TOPICS.length]}.`]) : memory(i, ['notes', 'reviewed'], firstLines(i)),
+      i % 2 === 0
+        ? memory(i, ['notes'], [...firstLines(i), `Later Alice added detail ${i} about ${TOPICS[(i + 5) % TOPICS.length]}.`])
+        : memory(i, ['notes', 'reviewed'], firstLines(i)),
     );
     git(there, 'commit', '-qam', `change ${FILES} files`);
     git(there, 'push', '-q', 'origin', 'main');
