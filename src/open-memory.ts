@@ -251,7 +251,7 @@ const MERGE_DRIVER_BIN = fileURLToPath(new URL('../bin/mem-merge-file.js', impor
  * so a fresh clone gets it at its first command and a moved node or install is followed. Versions the driver kept in
  * a merge are committed here, once no merge or rebase is under way. Best effort: a command never fails for it.
  */
-export async function setUpMergeDriver(root: string, onLog?: (line: string) => void): Promise<{ wrote: string[]; committed: string[] }> {
+export async function setUpMergeDriver(root: string, onLog?: (line: string) => void): Promise<{ wrote: string[]; committed: string[]; head?: string }> {
   let setup;
   try {
     const { setUpMergeDriver: setUp, driverCommand } = await import('./adapters/git/merge-driver.js');
@@ -265,16 +265,38 @@ export async function setUpMergeDriver(root: string, onLog?: (line: string) => v
     onLog?.(`the merge driver for memory files could not be set up: ${errorMessage(err)}`);
     return { wrote: [], committed: [] };
   }
-  if (setup.kept.length === 0) return { wrote: setup.wrote, committed: [] };
+  const head = setup.head ? { head: setup.head } : {};
+  if (setup.kept.length === 0) return { wrote: setup.wrote, committed: [], ...head };
   try {
     const [{ GitAudit }, { commitMessage }] = await Promise.all([import('./adapters/git/git-audit.js'), import('./services/core/commit-message.js')]);
     await new GitAudit(root, true).commit(setup.kept, commitMessage('MERGE-KEPT', { count: String(setup.kept.length) }));
     await setup.clearKept();
-    return { wrote: setup.wrote, committed: setup.kept };
+    // memdir's own commit: what it changes is indexed by the sync that follows it.
+    return { wrote: setup.wrote, committed: setup.kept, ...head };
   } catch (err) {
     onLog?.(`versions kept by a merge (${setup.kept.join(', ')}) are not committed yet: ${errorMessage(err)}`);
-    return { wrote: setup.wrote, committed: [] };
+    return { wrote: setup.wrote, committed: [], ...head };
   }
+}
+
+/**
+ * After a pull, merge, rebase or cherry-pick made by hand, the first command to open the root brings its index in
+ * step (incrementally: unchanged files are skipped), as a running `mem watch` does; memdir's own commits do not
+ * count. The commit last seen is kept in the state folder.
+ */
+async function followGit(memory: Memory, root: string, layout: StateLayout, head: string | undefined, manifestExists: () => Promise<boolean>): Promise<void> {
+  if (!head) return;
+  const [{ readFile, writeFile }, { changedSince }, { ensureStateDir }] = await Promise.all([
+    import('node:fs/promises'),
+    import('./adapters/git/merge-driver.js'),
+    import('./adapters/state/state-dir.js'),
+  ]);
+  const file = join(layout.dir, 'git-head');
+  const seen = (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (seen === head) return;
+  if (seen && (await changedSince(root, seen, head)) && (await manifestExists())) await memory.reindex();
+  await ensureStateDir(layout.dir);
+  await writeFile(file, `${head}\n`);
 }
 
 /**
@@ -318,7 +340,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   ]);
   const layout = stateLayoutOf(config);
   // Beside the connection (git calls while the servers start): no time of its own.
-  const [connection] = await Promise.all([connect(config, options, layout), config.git ? setUpMergeDriver(config.root, options.onLog) : undefined]);
+  const [connection, driver] = await Promise.all([connect(config, options, layout), config.git ? setUpMergeDriver(config.root, options.onLog) : undefined]);
   const { indexIdentity, local, rebuild, release, sharedIndexData } = connection;
   const baseEmbedder = await embedderOf(config, local, serverLayout(config.serverHome));
   const embedder = options.wrapEmbedder ? options.wrapEmbedder(baseEmbedder) : baseEmbedder;
@@ -377,6 +399,11 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
   });
   // A root migrated from its own server (or copied) is re-indexed here, from its vector cache, before any use.
   if (rebuild) await memory.reindex();
+  else {
+    await followGit(memory, config.root, layout, driver?.head, () => deps.manifest.exists()).catch((err: unknown) =>
+      options.onLog?.(`the index could not follow the last git merge (\`mem reindex\` brings it up to date): ${errorMessage(err)}`),
+    );
+  }
   return memory;
 }
 

@@ -120,6 +120,8 @@ describe('a memory folder in a git workflow', () => {
     git('checkout', '-q', 'main');
     await writeFile(TEA, '---\nid: tea\n---\nAnn drinks mint tea every morning.\n');
     git('commit', '-qam', 'mint');
+    // As in a clone no mem command ran in yet: no merge driver, git's own conflict markers.
+    git('config', '--remove-section', 'merge.memdir');
     expect(() => git('merge', 'other')).toThrow();
     const unmerged = git('ls-files', '-u');
     expect(unmerged).toContain('ann/semantic/tea.md');
@@ -129,7 +131,7 @@ describe('a memory folder in a git workflow', () => {
     const tea = fixed.json.problems.filter((p: Problem) => p.path === 'ann/semantic/tea.md');
     expect(tea.map((p: Problem) => [p.kind, p.fixable])).toEqual([
       ['invalid-file', false],
-      ['uncommitted', false],
+      ['unmerged', false],
     ]);
     expect(git('ls-files', '-u')).toBe(unmerged); // still a conflict for git: no markers staged as a resolution
     const status = await runMem(['status', '--json'], { root });
@@ -148,6 +150,7 @@ describe('a memory folder in a git workflow', () => {
   it('during a rebase stopped on a conflict, mem add commits nothing between the rebased commits', async () => {
     const TEA = join(root, 'ann/semantic/tea.md');
     git('checkout', '-q', 'other');
+    git('config', '--remove-section', 'merge.memdir');
     expect(() => git('rebase', 'main')).toThrow();
     const head = git('rev-parse', 'HEAD');
     const add = await runMem(['add', 'Ann walks the dog at noon', '--user', 'ann', '--json'], { root });

@@ -46,7 +46,7 @@ describe('a merge conflict left in a memory file', () => {
 
   it('is reported by path and line, and the last good version stays the one found', async () => {
     // As in a clone no mem command ran in yet: no merge driver, git's own conflict markers.
-    git('config', '--unset', 'merge.memdir.driver');
+    git('config', '--remove-section', 'merge.memdir');
     expect(() => git('merge', 'other')).toThrow();
     const conflicted = await readFile(join(root, HOME), 'utf8');
     expect(conflicted).toContain('<<<<<<< HEAD');

@@ -3,8 +3,8 @@
 // committed or in the work tree (docs/decisions/merge-driver.md says why). Idempotent; one git call reads both.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { appendFile, mkdir, readFile, realpath, rm } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 
 import { STATE_DIR, isMemoryFileName } from '../../memory/layout.js';
 
@@ -36,6 +36,8 @@ export interface MergeDriverSetup {
   kept: string[];
   /** Memory files (relative to the root) a merge, rebase or cherry-pick left unmerged. */
   unmerged: string[];
+  /** The commit checked out (undefined before the first commit). */
+  head?: string;
   /** Forgets the kept versions named (once they are committed). */
   clearKept(): Promise<void>;
 }
@@ -43,28 +45,38 @@ export interface MergeDriverSetup {
 const NONE: MergeDriverSetup = { wrote: [], kept: [], unmerged: [], clearKept: async () => {} };
 
 export async function setUpMergeDriver(root: string, command: string): Promise<MergeDriverSetup> {
+  // A root not made yet (`mem integrate` before the first capture) is registered from the folder that holds it.
+  let cwd = root;
+  while (!existsSync(cwd) && dirname(cwd) !== cwd) cwd = dirname(cwd);
+  const present = cwd === root;
   let out: string;
   try {
-    out = await git(root, ['rev-parse', '--show-toplevel', '--git-path', 'info/attributes', '--git-path', KEPT_NOTE]);
+    out = await git(cwd, ['rev-parse', '--show-toplevel', '--git-path', 'info/attributes', '--git-path', KEPT_NOTE]);
   } catch {
     return NONE; // not a repository (yet: the first commit makes one)
   }
   const [top = '', attributes = '', note = ''] = out
     .split('\n')
     .filter(Boolean)
-    .map((p) => resolve(root, p));
-  const [configured, staged, written] = await Promise.all([
-    git(root, ['config', '--local', '--get', 'merge.memdir.driver']).catch(() => ''),
-    git(root, ['ls-files', '-u', '-z', '--', '.']).catch(() => ''),
+    .map((p) => resolve(cwd, p));
+  const [configured, staged, written, headOut, real] = await Promise.all([
+    git(cwd, ['config', '--local', '--get', 'merge.memdir.driver']).catch(() => ''),
+    present ? git(root, ['ls-files', '-u', '-z', '--', '.']).catch(() => '') : '',
     readFile(attributes, 'utf8').catch(() => ''),
+    git(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD']).catch(() => ''),
+    realpath(cwd),
   ]);
+  const head = headOut.trim() || undefined;
   const wrote: string[] = [];
   if (configured.trim() !== command) {
-    await git(root, ['config', '--local', 'merge.memdir.name', 'memdir: memory files merged by their rules (day logs united, corrections kept)']);
-    await git(root, ['config', '--local', 'merge.memdir.driver', command]);
+    await git(cwd, ['config', '--local', 'merge.memdir.name', 'memdir: memory files merged by their rules (day logs united, corrections kept)']);
+    await git(cwd, ['config', '--local', 'merge.memdir.driver', command]);
     wrote.push('config');
   }
-  const prefix = relative(top, root).split(sep).join('/');
+  // git names the top by its real path: the root's is taken the same way (a symlinked temp folder, a bind mount).
+  const prefix = relative(top, join(real, relative(cwd, root)))
+    .split(sep)
+    .join('/');
   const line = attributesLine(prefix);
   if (line && !written.split(/\r?\n/).includes(line)) {
     await mkdir(dirname(attributes), { recursive: true });
@@ -79,9 +91,38 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
         .filter((p) => isMemoryFileName(basename(p)) && !p.split('/').includes(STATE_DIR)),
     ),
   ];
-  const listed = existsSync(note) ? (await readFile(note, 'utf8')).split('\n').filter(Boolean) : [];
-  const kept = [...new Set(listed)]
-    .map((p) => (prefix ? (p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : '') : p))
-    .filter((p) => p && existsSync(resolve(root, p)));
-  return { wrote, kept, unmerged, clearKept: () => rm(note, { force: true }) };
+  const listed = present && existsSync(note) ? (await readFile(note, 'utf8')).split('\n').filter(Boolean) : [];
+  const kept: string[] = [];
+  for (const p of new Set(listed)) {
+    const rel = prefix ? (p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : '') : p;
+    if (!rel || !existsSync(resolve(root, rel))) continue;
+    // A merge aborted after the driver ran leaves a version nothing supersedes: it goes, it is not committed.
+    const hash = /\.([0-9a-f]{8})\.md$/.exec(rel)?.[1];
+    const merged = await readFile(resolve(root, rel.replace(/\.[0-9a-f]{8}\.md$/, '.md')), 'utf8').catch(() => '');
+    if (hash && merged.includes(`.${hash}`)) kept.push(rel);
+    else {
+      const tracked = await git(root, ['ls-files', '--error-unmatch', '--', rel]).then(
+        () => true,
+        () => false,
+      );
+      if (!tracked) await rm(resolve(root, rel), { force: true });
+    }
+  }
+  return { wrote, kept, unmerged, ...(head ? { head } : {}), clearKept: () => rm(note, { force: true }) };
+}
+
+/**
+ * Whether the work tree may hold changes memdir did not index since `since` (the commit it last saw): HEAD's reflog
+ * since then holds anything but memdir's own commits made here — a pull, merge, rebase, cherry-pick, checkout or a
+ * person's commit (a commit memdir made on another machine arrives by a pull, so it counts). No reflog: assume so.
+ */
+export async function changedSince(root: string, since: string, head: string): Promise<boolean> {
+  if (since === head) return false;
+  const log = await git(root, ['reflog', '-n', '500', '--format=%H%x09%gs', 'HEAD']).catch(() => '');
+  for (const entry of log.split('\n').filter(Boolean)) {
+    const [commit, subject = ''] = entry.split('\t');
+    if (commit === since) return false;
+    if (!/^commit(?: \(initial\))?: memdir: /.test(subject)) return true;
+  }
+  return true;
 }

@@ -37,7 +37,7 @@ export async function integrateCommand(agentName: string, opts: IntegrateOptions
   if (opts.promptRecall && agent !== 'claude-code') throw new UsageError('--prompt-recall is for claude-code (the only agent here with a per-prompt hook)');
   const agentConfig = agentConfigFromEnvironment();
   const user = assertUserId(opts.user ?? agentConfig.user);
-  const { openTextFiles, projectMemoryRoot } = await import('../../open-memory.js');
+  const { openTextFiles, projectMemoryRoot, setUpMergeDriver } = await import('../../open-memory.js');
   const { root: projectRoot, project } = await projectMemoryRoot(opts.dir ?? process.cwd());
   const { integrateAgent } = await import('../../services/integrate/integrate.js');
   const result = await integrateAgent(await openTextFiles(), {
@@ -52,5 +52,7 @@ export async function integrateCommand(agentName: string, opts: IntegrateOptions
     stateRoot: opts.scope === 'project' ? projectRoot : agentConfig.personalRoot,
     ...(opts.uninstall ? { uninstall: true } : {}),
   });
+  // The memory it points the agent at merges by memdir's rules from now on (a no-op outside a git repository).
+  if (!opts.uninstall) await setUpMergeDriver(opts.scope === 'project' ? projectRoot : agentConfig.personalRoot, (line) => io.note(line));
   io.result(result, () => describe(result));
 }

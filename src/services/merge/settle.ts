@@ -1,6 +1,9 @@
 // Use case: settle the memory files a git merge, rebase or cherry-pick left unmerged, by memdir's rules — a file
 // both sides changed is merged as the merge driver would; a file one side deleted goes if `mem forget` deleted it
 // and stays (reported) if anything else did. Stages the results; finishing the merge is the person's (or sync's).
+// API for other use cases: settleUnmerged(git) here, with the UnmergedFiles port (services/ports.ts); from outside
+// services, settleUnmergedMemory(root) in open-memory.ts wires it to git. isForgetMessage (core/commit-message.ts)
+// tells a forget's commit; mergeMemoryFile (memory/merge/file.ts) is the driver's pure rule for one file.
 import { mergeMemoryFile, type KeptVersion } from '../../memory/merge/file.js';
 import { isForgetMessage } from '../core/commit-message.js';
 import type { UnmergedFile, UnmergedFiles } from '../ports.js';
