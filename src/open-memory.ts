@@ -357,6 +357,13 @@ export async function settleUnmergedMemory(root: string): Promise<SettleReport> 
   return settleUnmerged(new GitUnmerged(root));
 }
 
+/** For `mem sync`: the unmerged paths memdir's rules did not settle (other files, and memory files it cannot read). */
+async function settleOnSync(root: string, paths: string[]): Promise<string[]> {
+  const report = await settleUnmergedMemory(root);
+  const settled = new Set(report.settled.map((s) => s.path));
+  return paths.filter((p) => !settled.has(p));
+}
+
 /** Opens the memory root described by `config`: the library's entry point. */
 export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
   const [
@@ -369,6 +376,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     { JsonWriteJournal },
     { FileStateResidue },
     { FsTurnLedger },
+    { GitMemoryRepository },
   ] = await Promise.all([
     import('./adapters/files/fs-memory-files.js'),
     import('./adapters/state/json-manifest.js'),
@@ -379,6 +387,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     import('./adapters/state/json-write-journal.js'),
     import('./adapters/state/state-residue.js'),
     import('./adapters/state/turn-ledger.js'),
+    import('./adapters/git/memory-repository.js'),
   ]);
   if (options.existingRoot && !existsSync(config.root)) throw new RootGoneError(`the memory root ${config.root} is gone (deleted or moved away)`);
   // Personal memory is private as a whole (project memory keeps the repository's modes; its `.mem/` is private).
@@ -414,6 +423,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     manifest: new JsonManifest(layout.dir, sha256(`${indexIdentity}|${indexed}`).slice(0, 12)),
     lock: new FileLock(layout.dir),
     audit: new GitAudit(config.root, config.git),
+    ...(config.git ? { repository: new GitMemoryRepository(config.root), mergeDriver: { settle: (paths) => settleOnSync(config.root, paths) } } : {}),
     journal: new JsonWriteJournal(layout.dir),
     access: new JsonAccessStats(layout.dir),
     residue: new FileStateResidue(layout.dir, sharedIndexData),

@@ -4,21 +4,16 @@
 // Usage: node scripts/bench/forget.mjs [--files 1000] [--forgets 3] [--json] [--keep]   (or `npm run bench:forget -- --files 200`)
 // Vectors are synthetic (random unit vectors put in the cache, as `npm run bench -- --synthetic-vectors`): no step
 // measured here embeds anything, so the model's speed does not enter the figures.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, unlink } from 'node:fs/promises';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { generateCorpus } from './corpus.mjs';
-import { defaultsEnv } from './local.mjs';
+import { defaultsEnv, memJson } from './local.mjs';
 import { machine, round, stats } from './stats.mjs';
 import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MEM = join(REPO, 'bin', 'mem.js');
 const { values: args } = parseArgs({
   options: {
     files: { type: 'string', default: '1000' },
@@ -32,22 +27,8 @@ const FORGETS = Number(args.forgets);
 const childEnv = { ...defaultsEnv(), MEM_DAEMON: 'off' };
 const log = (msg) => process.stderr.write(`[bench:forget] ${msg}\n`);
 
-/** Runs `mem --root <root> --json ...args`; returns the parsed result and wall time in ms. */
-function mem(root, cliArgs) {
-  return new Promise((done, fail) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, [MEM, '--root', root, '--json', ...cliArgs], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      const ms = performance.now() - t0;
-      if (code !== 0) return fail(new Error(`mem ${cliArgs.join(' ')} exited ${code}: ${err || out}`));
-      done({ result: JSON.parse(out.trim().split('\n').pop()), ms });
-    });
-  });
-}
+/** Runs `mem --root <root> --json ...args`; returns the parsed result and the wall time in ms. */
+const mem = (root, cliArgs) => memJson(root, cliArgs, childEnv);
 
 async function main() {
   const root = await mkdtemp(join(os.tmpdir(), 'memdir-bench-forget-'));

@@ -1,7 +1,10 @@
 // Shared by the benchmark scripts: the environment of the mem processes they run, calls to the local
 // embedding server and disk usage of a folder. A support module: measures nothing itself.
+import { spawn } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Variables that would point memdir elsewhere or change its settings: the benchmarks measure the embedded
@@ -60,4 +63,23 @@ export async function du(dir) {
   };
   await walk(dir);
   return { bytes, files };
+}
+
+const MEM = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'bin', 'mem.js');
+
+/** Runs `mem --root <root> --json ...args` with this environment; returns the parsed result and the wall time in ms. */
+export function memJson(root, cliArgs, env) {
+  return new Promise((done, fail) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [MEM, '--root', root, '--json', ...cliArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      const ms = performance.now() - t0;
+      if (code !== 0) return fail(new Error(`mem ${cliArgs.join(' ')} exited ${code}: ${err || out}`));
+      done({ result: JSON.parse(out.trim().split('\n').pop()), ms });
+    });
+  });
 }

@@ -24,6 +24,7 @@ const ROOT_USE: Record<string, RootUse> = {
   gc: 'write',
   consolidate: 'write',
   watch: 'write',
+  sync: 'write',
   search: 'read',
   show: 'read',
   status: 'read',
@@ -157,6 +158,13 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .addOption(new Option('--format <format>', 'transcript format (default: JSON if it starts with [ or {)').choices(['json', 'markdown']))
     .option('--allow-secrets', 'store the conversation even if it looks like it contains an API key, private key or password')
     .action(run(() => import('./commands/ingest.js').then((m) => m.ingestCommand)));
+
+  program
+    .command('sync')
+    .description(
+      "exchange memories with the root's git remote: commit what is uncommitted, fetch, merge, push, index what came in (a project's memory travels with its own git flow)",
+    )
+    .action(run(() => import('./commands/sync.js').then((m) => m.syncCommand)));
 
   program
     .command('watch')

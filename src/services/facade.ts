@@ -17,6 +17,7 @@ import type { ReindexOptions } from './reindex.js';
 import type { StatusReport } from './status.js';
 import type { ReindexReport } from './core/sync.js';
 import type { WatchOptions, Watching } from './watch.js';
+import type { RemoteSyncOptions, RemoteSyncResult } from './git-sync/remote-sync.js';
 
 export interface Memory {
   readonly root: string;
@@ -40,6 +41,8 @@ export interface Memory {
   /** Keeps the index in step with edits to the files until the returned handle is closed. */
   watch(options?: WatchOptions): Promise<Watching>;
   doctor(options?: DoctorOptions): Promise<DoctorReport>;
+  /** Exchanges commits with the remote of a root that is its own repository (`mem sync`), then brings the index in step. */
+  syncRemote(options?: RemoteSyncOptions): Promise<RemoteSyncResult>;
   close(): Promise<void>;
 }
 
@@ -59,6 +62,7 @@ export function createMemory(deps: MemoryDeps, close: () => Promise<void>): Memo
     status: async () => (await import('./status.js')).memoryStatus(deps),
     watch: async (options) => (await import('./watch.js')).watchMemory(deps, options),
     doctor: async (options) => (await import('./doctor.js')).doctor(deps, options),
+    syncRemote: async (options) => (await import('./git-sync/remote-sync.js')).syncWithRemote(deps, options),
     close,
   };
 }

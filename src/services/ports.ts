@@ -424,6 +424,97 @@ export interface TurnLedger {
   forget(paths: string[]): Promise<string[]>;
 }
 
+/** Where a memory root sits in git, as `mem sync` sees it. */
+export type RepositoryPlace =
+  | { kind: 'none' }
+  /** A folder of a larger repository (a project's code): its memory travels with that repository's own git flow. */
+  | { kind: 'project'; repository: string }
+  /** The root is its own repository; remote is null when none is configured. */
+  | { kind: 'own'; branch: string; remote: string | null; remoteBranch: string; url: string | null };
+
+/** What a sync in progress changed, recorded before each change: enough to put the repository back, or to finish. */
+export interface SyncRecord {
+  /** git: the repository may be mid-merge (put back on settling); index: git is done, the index is still to follow. */
+  phase: 'git' | 'index';
+  started: string;
+  /** HEAD before the sync (null: no commit yet). */
+  head: string | null;
+  /** The staged state before the sync, as a tree (null: nothing staged beyond HEAD, or no commit yet). */
+  indexTree: string | null;
+  /** The remote synced with, its remote-tracking ref, and the ref's value before the fetch. */
+  remote: string;
+  trackingRef: string;
+  tracking: string | null;
+  /** The commit the sync made of what was left uncommitted. */
+  committed?: string;
+  /** With phase index: HEAD before the incoming commits, and after. */
+  from?: string | null;
+  to?: string;
+  /** The history was rewritten (a purge): objects left only in old commits must go from this clone. */
+  rewritten?: boolean;
+}
+
+/** What changed between two commits among the root's files (paths relative to the root). */
+export interface TreeChanges {
+  added: string[];
+  changed: string[];
+  deleted: string[];
+}
+
+/** The memory root's own git repository and its remote: what `mem sync` does with git. */
+export interface MemoryRepository {
+  place(): Promise<RepositoryPlace>;
+  /** The record of a sync that did not finish (killed), or null. */
+  pendingSync(): Promise<SyncRecord | null>;
+  saveSync(record: SyncRecord): Promise<void>;
+  endSync(): Promise<void>;
+  /** HEAD, the staged state and the remote-tracking ref of this branch, as they are now. */
+  snapshot(remote: string, branch: string): Promise<Omit<SyncRecord, 'phase' | 'started' | 'remote'>>;
+  /** The remote branch's commit (null: the remote has no such branch yet); throws when the remote cannot be reached. */
+  remoteTip(remote: string, branch: string): Promise<string | null>;
+  /** Fetches the branch into its remote-tracking ref (forced: a rewritten history is taken as it is). */
+  fetch(remote: string, branch: string): Promise<void>;
+  /** Commits every change under the root (added, changed, deleted; not what git ignores); null when there was none. */
+  commitAll(message: (files: string[]) => Promise<string>): Promise<{ commit: string; files: string[] } | null>;
+  /** Whether `ancestor` is `descendant` or one of its ancestors. */
+  contains(ancestor: string, descendant: string): Promise<boolean>;
+  /** Whether the commit is in this clone's object store. */
+  has(commit: string): Promise<boolean>;
+  head(): Promise<string | null>;
+  /** The merge, rebase, cherry-pick or revert under way in the repository (null: none). */
+  operationInProgress(): Promise<string | null>;
+  /** Merges the commit; returns the paths left unmerged ([] once merged and committed). */
+  merge(commit: string, message: string): Promise<string[]>;
+  /** Replays the commits of HEAD that `upstream` lacks onto `onto`; returns the paths left unmerged at the first stop. */
+  rebase(onto: string, upstream: string): Promise<string[]>;
+  /** Goes on with the merge or rebase once its unmerged paths are settled; returns the paths unmerged at the next stop. */
+  continueOperation(message: string): Promise<string[]>;
+  /** Pushes HEAD to the remote branch; `lease`: only if the remote branch is still that commit (a rewritten history). */
+  push(remote: string, branch: string, lease?: string | null): Promise<void>;
+  /** Puts HEAD, the staged state, the files and the remote-tracking ref back as the record says they were. */
+  restore(record: SyncRecord): Promise<void>;
+  changes(from: string | null, to: string): Promise<TreeChanges>;
+  /** How many commits `to` has that `from` lacks, and how many of them are memdir's forgets. */
+  commitsBetween(from: string | null, to: string): Promise<{ commits: number; forgets: number }>;
+  /**
+   * When `tip` carries a purge (`forget --purge-history`) that `head` lacks, the commit of the old history this clone's own
+   * commits start from: the newest value the remote-tracking ref had that `head` contains and `tip` does not (a `git
+   * fetch` run by hand moves the ref, its log keeps the old value). Null when there is no such purge or value.
+   */
+  oldHistoryBase(trackingRef: string, head: string, tip: string): Promise<string | null>;
+  /** Drops what only old history held: reflogs expired, unreachable objects pruned here and, for a remote that is a folder, there. */
+  prune(remote: string): Promise<void>;
+  /** The commit a local `forget --purge-history` rewrote this remote-tracking ref from (null: none). */
+  purgedFrom(trackingRef: string): Promise<string | null>;
+  clearPurged(trackingRef: string): Promise<void>;
+}
+
+/** The merge driver's part in a sync: settling what git leaves unmerged (the driver itself is registered by every opening). */
+export interface MergeSettler {
+  /** Resolves unmerged memory files by memdir's rules and stages them; returns the paths still unmerged. */
+  settle(paths: string[]): Promise<string[]>;
+}
+
 /** A memory file git left unmerged (both changed it and no driver ran, or one side deleted it): each side's text. */
 export interface UnmergedFile {
   /** Relative to the root. */

@@ -3,50 +3,19 @@
 // every git object, after `mem forget`, after a hand deletion + `mem gc`, and after `mem watch` picks up a deletion;
 // the commit is an audit record without the text; a history rewrite never reaches a project's files.
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, unlink } from 'node:fs/promises';
+import { mkdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cachedVectors } from '../support/cached-vectors.js';
-import { loadConfig } from '../../src/config.js';
-import { serverLayout } from '../../src/memory/layout.js';
+import { objectsHolding, stateHolding } from '../support/byte-scan.js';
 import { eventually } from '../support/eventually.js';
-import { cleanEnv, runMem } from '../support/harness.js';
+import { runMem } from '../support/harness.js';
 import { tempRoot } from '../support/temp-root.js';
 import { spawnWatch } from '../support/watch-process.js';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-
-/** Files under a folder holding any of the needles (relative paths): read byte by byte, as a copy of the folder would be. */
-async function holding(dir: string, needles: Buffer[]): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  const hits: string[] = [];
-  for (const e of entries.filter((x) => x.isFile())) {
-    const bytes = await readFile(join(e.parentPath, e.name)).catch(() => null);
-    if (bytes && needles.some((n) => bytes.includes(n))) hits.push(join(e.parentPath, e.name).slice(dir.length + 1));
-  }
-  return hits;
-}
-
-/** Files of the root's state holding any needle: under `.mem/`, and (as `milvus/...`) anywhere in the shared Milvus Lite data. */
-async function stateHolding(root: string, needles: Buffer[]): Promise<string[]> {
-  const shared = serverLayout(loadConfig(cleanEnv(), { root }).serverHome).milvusData;
-  return [...(await holding(join(root, '.mem'), needles)), ...(await holding(shared, needles)).map((f) => `milvus/${f}`)];
-}
-
-/** How many objects of the repository's store (loose, packed, reachable or not) contain the needle. */
-function objectsHolding(repo: string, needle: string): number {
-  const out = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch', '--unordered'], { cwd: repo, maxBuffer: 1 << 28 });
-  let hits = 0;
-  for (let at = 0; at < out.length;) {
-    const eol = out.indexOf(0x0a, at);
-    const size = Number(out.subarray(at, eol).toString('latin1').split(' ')[2]);
-    if (out.subarray(eol + 1, eol + 1 + size).includes(Buffer.from(needle))) hits++;
-    at = eol + 1 + size + 1;
-  }
-  return hits;
-}
 
 /** The first 16 floats of every vector cached since `before`: what the memory's dense row holds. */
 async function vectorsOf(root: string, before: Set<string>): Promise<Buffer[]> {

@@ -10,6 +10,7 @@ import { inheritedEnvironment } from '../../config.js';
 import { MemError, errorMessage } from '../../errors.js';
 import { SKIPPED_DIRS, STATE_DIR, isMemoryFileName } from '../../memory/layout.js';
 import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
+import { recordPurgedRemotes, remoteTrackingTips } from './memory-repository.js';
 import { printedPath } from './project.js';
 
 /** simple-git (~100 ms of loading) is loaded by the first git call: a command that commits nothing makes none. */
@@ -231,6 +232,7 @@ export class GitAudit implements AuditLog {
       // A minimal environment: simple-git refuses to pass editor/pager variables on, and filter-branch needs none.
       const inherited = inheritedEnvironment();
       const env = Object.fromEntries(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER'].filter((k) => inherited[k]).map((k) => [k, inherited[k]!]));
+      const tracking = await remoteTrackingTips(top);
       // filter-branch runs from the top of the work tree only (the root may be a project's subfolder).
       await (
         await simpleGit()
@@ -239,6 +241,8 @@ export class GitAudit implements AuditLog {
         .raw(['filter-branch', '--force', '--index-filter', indexFilter, '--msg-filter', msgFilter, '--prune-empty', '--', '--all']);
       const backups = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/original/'])).split('\n').filter(Boolean);
       for (const ref of backups) await git.raw(['update-ref', '-d', ref]);
+      // `mem sync` then replaces the remote's old history with this one (and only that history).
+      await recordPurgedRemotes(top, tracking);
       await git.raw(['reflog', 'expire', '--expire=now', '--all']);
       await git.raw(['gc', '--prune=now', '--quiet']);
       // Commits that only touched the forgotten files are gone with their messages; this one records that

@@ -1,5 +1,17 @@
 // Everything the use cases need, assembled once by the composition root.
-import type { AccessStats, AuditLog, Embedder, Llm, QueryRewriter, Reranker, TurnLedger, WatchFiles, WriteJournal } from '../ports.js';
+import type {
+  AccessStats,
+  AuditLog,
+  Embedder,
+  Llm,
+  MemoryRepository,
+  MergeSettler,
+  QueryRewriter,
+  Reranker,
+  TurnLedger,
+  WatchFiles,
+  WriteJournal,
+} from '../ports.js';
 import type { LifecycleConfig } from '../../memory/lifecycle.js';
 import type { FusionOptions, ScoringConfig } from './ranking-settings.js';
 import type { SyncDeps } from './sync.js';
@@ -27,6 +39,10 @@ export interface MemoryDeps extends SyncDeps {
   secondDenseWeight?: number;
   /** Watches the root's files for `watch` (absent: watching is not available). */
   watchFiles?: WatchFiles;
+  /** The root's own repository and its remote, for `mem sync` (absent: git is off). */
+  repository?: MemoryRepository;
+  /** The merge driver for memory files, when installed by this build (absent: plain git merges). */
+  mergeDriver?: MergeSettler;
   /** Injected so tests can move time (expiry). */
   now: () => Date;
 }

@@ -1,0 +1,63 @@
+// A `mem sync` killed in the middle of its merge (by a git hook that runs while the merge is under way), with real
+// git, the real `bin/mem`, Milvus Lite and the model: the repository is left mid-merge; the next command puts it
+// back as the sync found it, and the next sync then does the whole exchange: no conflict markers, nothing lost,
+// both doctors clean.
+import { existsSync } from 'node:fs';
+import { chmod, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { gitIn, machines, type Machines } from '../support/git-clones.js';
+
+describe('a mem sync killed mid-merge', () => {
+  let m: Machines;
+
+  beforeAll(async () => {
+    m = await machines(['laptop', 'desk'], { user: 'ann', text: 'Ann lives in Lyon with her two cats' });
+    expect((await m.mem('laptop', ['add', 'Ann swims in the lake every morning in summer', '-u', 'ann'])).code).toBe(0);
+    expect((await m.mem('laptop', ['sync', '--json'])).code).toBe(0);
+    // The desk has a commit of its own and a file left uncommitted: the sync commits it, then merges.
+    expect((await m.mem('desk', ['add', 'Ann plays the cello in an amateur orchestra', '-u', 'ann'])).code).toBe(0);
+    await writeFile(join(m.roots.desk!, 'ann/semantic/by-hand.md'), '---\nid: by-hand\n---\nAnn bakes sourdough bread on Saturdays.\n');
+  });
+  afterAll(async () => {
+    await m?.dispose();
+  });
+
+  it('is put back by the next command, and the next sync completes it', async () => {
+    const desk = m.roots.desk!;
+    const before = m.gitState('desk');
+    // Runs inside `git merge`, before the merge commit: kills the `mem` that started the merge (git's parent).
+    const hook = join(desk, '.git', 'hooks', 'pre-merge-commit');
+    await writeFile(hook, '#!/bin/sh\nkill -9 "$(ps -o ppid= -p "$PPID" | tr -d " ")"\nexit 1\n');
+    await chmod(hook, 0o755);
+    const killed = await m.mem('desk', ['sync', '--json']);
+    await rm(hook);
+    expect(killed.code).not.toBe(0);
+    expect(killed.stdout).toBe('');
+    // Killed mid-merge: git holds a merge under way, and the file left uncommitted is in the sync's commit.
+    expect(existsSync(join(desk, '.git', 'MERGE_HEAD'))).toBe(true);
+    expect(m.gitState('desk')).not.toBe(before);
+
+    // Any writing command settles it first: the repository as the sync found it, then its own write.
+    const added = await m.mem('desk', ['add', 'Ann reads crime novels on the train', '-u', 'ann', '--json']);
+    expect(added.code).toBe(0);
+    expect(existsSync(join(desk, '.git', 'MERGE_HEAD'))).toBe(false);
+    expect(gitIn(desk, 'status', '--porcelain', '--untracked-files=all')).toBe('?? ann/semantic/by-hand.md\n');
+    expect(gitIn(desk, 'log', '-1', '--format=%s')).toContain('crime-novels');
+
+    const synced = await m.mem('desk', ['sync', '--json']);
+    expect(synced.code).toBe(0);
+    expect(synced.json.committed).toEqual(['ann/semantic/by-hand.md']);
+    expect(synced.json.incoming.added).toEqual([expect.stringMatching(/swims/)]);
+    expect((await m.mem('laptop', ['sync', '--json'])).code).toBe(0);
+    for (const machine of ['laptop', 'desk']) {
+      const texts = await m.texts(machine);
+      expect(texts).not.toMatch(/^(<{7}|>{7}|={7})/m);
+      for (const text of ['Lyon', 'swims in the lake', 'cello', 'sourdough', 'crime novels']) expect(texts, machine).toContain(text);
+      const doctor = await m.mem(machine, ['doctor', '--json']);
+      expect(doctor.json.problems, machine).toEqual([]);
+    }
+  });
+});
