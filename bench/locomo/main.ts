@@ -8,7 +8,7 @@ import type { Metrics } from './metrics.js';
 import { ABLATIONS, LAYOUTS, runLocomo, type Layout, type LocomoReport } from './run.js';
 
 const USAGE = `usage: npm run bench:locomo -- [--data FILE] [--k N] [--work-dir DIR] [--ablations a,b] [--layouts ingest,turns]
-       [--pooled] [--incremental] [--window N|chunks] [--json]
+       [--pooled] [--incremental] [--window N|chunks] [--searched-before] [--json]
 ablations: ${Object.keys(ABLATIONS).join(', ')}`;
 
 const list = (value: string) =>
@@ -71,6 +71,7 @@ async function main(argv: string[]): Promise<void> {
       layouts: { type: 'string' },
       pooled: { type: 'boolean', default: false },
       incremental: { type: 'boolean', default: false },
+      'searched-before': { type: 'boolean', default: false },
       window: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -92,6 +93,7 @@ async function main(argv: string[]): Promise<void> {
     ...(layouts ? { layouts: layouts as Layout[] } : {}),
     pooled: opts.pooled === true,
     incremental: opts.incremental === true,
+    searchedBefore: opts['searched-before'] === true,
     onProgress: (m) => process.stderr.write(`${m}\n`),
   });
   process.stdout.write(`${opts.json ? JSON.stringify(report, null, 2) : table(report)}\n`);

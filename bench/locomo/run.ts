@@ -54,6 +54,8 @@ export const ABLATIONS: Record<string, AblationSettings> = {
 const STATE =
   "ranked from the state this run's indexing left: these searches record no access, and access recorded by earlier searches of the work folder is ignored (recency counts from each memory's own date)";
 
+const SEARCHED_BEFORE = 'ranked after every question was asked once as `mem search` asks it: recency counts from the access those searches recorded';
+
 /** turns: one `## D3:7 Speaker` section per turn (no user's memory looks like it); ingest: `mem ingest`'s day logs. */
 export type Layout = 'ingest' | 'turns';
 export const LAYOUTS: Layout[] = ['ingest', 'turns'];
@@ -76,6 +78,11 @@ export interface LocomoOptions {
    * bulk sync of everything): Milvus Lite computes BM25 statistics per segment, so the two can rank apart.
    */
   incremental?: boolean;
+  /**
+   * What recorded access does in use: before measuring, each question is asked once as `mem search` asks it (one
+   * result per memory, k 8, its access recorded), and the ranking then reads that access. Off: the state indexing left.
+   */
+  searchedBefore?: boolean;
   onProgress?: (message: string) => void;
 }
 
@@ -224,29 +231,39 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
     const rows = await rowsOf(root, files, { maxChars: config.chunkMaxChars, ...(config.chunkWindow !== undefined ? { window: config.chunkWindow } : {}) });
     const names = options.ablations ?? Object.keys(ABLATIONS);
     const runs: LocomoReport['runs'] = {};
+    // Judge recency the day after the last session (of any conversation when pooled), as an agent would.
+    const lastOf = (convs: Conversation[]) => Math.max(...convs.map((c) => Date.parse(c.sessions[c.sessions.length - 1]?.date ?? '2024-01-01T00:00:00Z')));
+    const pooledAt = new Date(lastOf(conversations) + 86_400_000);
+    const atOf = (scope: Scope, conv: Conversation) => (scope === 'pooled' ? pooledAt : new Date(lastOf([conv]) + 86_400_000));
+    const questionsOf = (conv: Conversation): Question[] => [...scoredQuestions(conv), ...adversarialQuestions(conv)];
     for (const layout of layouts) {
       for (const scope of scopes) {
+        if (options.searchedBefore) {
+          log(`${layout}/${scope}: asking every question once as \`mem search\` does, recording access`);
+          for (const conv of conversations)
+            for (const q of questionsOf(conv)) {
+              await memory.search({ query: q.question, user: userFor(layout, scope, conv), at: atOf(scope, conv) });
+              // Each search's record written before the next: a busy lock would skip one (access is best effort).
+              await deps!.access.settle();
+            }
+        }
         const ablations: Record<string, Metrics> = {};
         for (const name of names) {
           const settings = ABLATIONS[name];
           if (!settings) throw new Error(`unknown ablation ${name}`);
           const outcomes: QuestionOutcome[] = [];
-          // Judge recency the day after the last session (of any conversation when pooled), as an agent would.
-          const lastOf = (convs: Conversation[]) =>
-            Math.max(...convs.map((c) => Date.parse(c.sessions[c.sessions.length - 1]?.date ?? '2024-01-01T00:00:00Z')));
-          const pooledAt = new Date(lastOf(conversations) + 86_400_000);
           for (const conv of conversations) {
-            const at = scope === 'pooled' ? pooledAt : new Date(lastOf([conv]) + 86_400_000);
-            const questions: Question[] = [...scoredQuestions(conv), ...adversarialQuestions(conv)];
+            const at = atOf(scope, conv);
+            const questions = questionsOf(conv);
             for (const q of questions) {
               const t0 = performance.now();
               const { tuning, ...search } = settings;
-              // Neither recorded by this search nor ranked by what earlier searches of the work folder recorded:
-              // the figures are those of the state this run's indexing left.
+              // Never recorded; ranked by what earlier searches of the work folder recorded only when asked to
+              // (searchedBefore): else the figures are those of the state this run's indexing left.
               const results = await searchMemories(
                 deps!,
                 { query: q.question, user: userFor(layout, scope, conv), k: options.k, unit: 'chunk', track: false, at, ...search },
-                { ...tuning, recordedAccess: false },
+                { ...tuning, recordedAccess: options.searchedBefore === true },
               );
               const latencyMs = performance.now() - t0;
               outcomes.push({
@@ -271,7 +288,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
       conversations: conversations.length,
       k: options.k,
       layout: layouts[0]!,
-      state: STATE,
+      state: options.searchedBefore ? SEARCHED_BEFORE : STATE,
       index: { files: indexed.files, chunks: indexed.chunks, embedded: indexed.embedded, errors: indexed.errors, seconds, ...rows },
       ablations: runs[`${layouts[0]!}/conversation`]!,
       runs,
