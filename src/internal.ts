@@ -11,6 +11,7 @@ export { UsageError, errorMessage } from './errors.js';
 export { searchMemories, eligibilityScope, type SearchInput, type SearchResult } from './services/search.js';
 export type { RankingTuning } from './services/retrieval/tuning.js';
 export { NO_CONTEXT } from './services/retrieval/neighbours.js';
+export { formatContext } from './services/retrieval/context.js';
 export { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 export { DEFAULT_SCORING } from './services/retrieval/rescore.js';
 export type { MemoryDeps } from './services/core/deps.js';

@@ -4,8 +4,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { errorMessage, loadConfig, UsageError } from '../../dist/internal.js';
+import { BUDGETS } from './budget.js';
 import type { Metrics } from './metrics.js';
-import { ABLATIONS, LAYOUTS, runLocomo, type Layout, type LocomoReport } from './run.js';
+import { ABLATIONS, LAYOUTS, runLocomo, type AblationMetrics, type Layout, type LocomoReport } from './run.js';
 
 const USAGE = `usage: npm run bench:locomo -- [--data FILE] [--k N] [--work-dir DIR] [--ablations a,b] [--layouts ingest,turns]
        [--pooled] [--incremental] [--window N|chunks] [--searched-before] [--json]
@@ -43,6 +44,15 @@ function categories(ablations: Record<string, Metrics>): string[] {
   );
 }
 
+function budgets(ablations: Record<string, AblationMetrics>): string[] {
+  return Object.entries(ablations).map(
+    ([name, m]) =>
+      `| ${name} | ${BUDGETS.map((b) => m.budget[String(b)]!)
+        .map((f) => `${pct(f.turn)} / ${pct(f.session)} / ${f.tokens.toFixed(0)}`)
+        .join(' | ')} |`,
+  );
+}
+
 function table(report: LocomoReport): string {
   const head = `LoCoMo: ${report.conversations} conversations, ${report.index.chunks} rows (${report.index.units} units, ${report.index.windows} windows; ${report.index.texts} distinct texts) indexed in ${report.index.seconds.toFixed(1)} s (${report.index.embedded} embedded), k=${report.k}`;
   const out = [head, report.state];
@@ -56,6 +66,14 @@ function table(report: LocomoReport): string {
       ...rows(ablations),
     );
     out.push('', '| ablation | by category: turn R@10 / session R@5 |', '|---|---|', ...categories(ablations));
+    out.push(
+      '',
+      `inside the context block (\`mem search --format context --budget N\`): evidence turns / sessions / tokens used`,
+      '',
+      `| ablation | ${BUDGETS.join(' | ')} |`,
+      `|---|${BUDGETS.map(() => '---').join('|')}|`,
+      ...budgets(ablations),
+    );
   }
   return out.join('\n');
 }

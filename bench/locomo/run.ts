@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import {
+  formatContext,
   NO_CONTEXT,
   openMemory,
   parseMemory,
@@ -25,6 +26,13 @@ import { loadLocomo, type Conversation, type Question } from './dataset.js';
 import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js';
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
+import { BUDGETS, budgetFigures, turnsInside, type BudgetFigures, type BudgetOutcome } from './budget.js';
+
+/** An ablation's figures: recall of the ranked list, and what the context block holds at each budget ("500", ...). */
+export type AblationMetrics = Metrics & { budget: Record<string, BudgetFigures> };
+
+/** `mem search --format context`'s own search: one result per memory, its default k. */
+const CONTEXT_K = 8;
 
 /** A row of the table: the search's own mode, fusion and rescoring, and the ranking's knobs moved off their defaults. */
 export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore'> & { tuning?: RankingTuning };
@@ -94,11 +102,11 @@ export interface LocomoReport {
   layout: Layout;
   /** chunks: index rows, of which units and windows; texts: the distinct texts they embed (each embedded once). */
   index: Pick<ReindexReport, 'files' | 'chunks' | 'embedded' | 'errors'> & { seconds: number; units: number; windows: number; texts: number };
-  ablations: Record<string, Metrics>;
+  ablations: Record<string, AblationMetrics>;
   /** What the ranking started from: the state this run's indexing left, whatever earlier searches recorded. */
   state: string;
   /** Every layout and scope measured, keyed "ingest/conversation", "turns/pooled", ... */
-  runs: Record<string, Record<string, Metrics>>;
+  runs: Record<string, Record<string, AblationMetrics>>;
 }
 
 function memoQueries(embedder: Embedder): Embedder {
@@ -235,6 +243,9 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
     const lastOf = (convs: Conversation[]) => Math.max(...convs.map((c) => Date.parse(c.sessions[c.sessions.length - 1]?.date ?? '2024-01-01T00:00:00Z')));
     const pooledAt = new Date(lastOf(conversations) + 86_400_000);
     const atOf = (scope: Scope, conv: Conversation) => (scope === 'pooled' ? pooledAt : new Date(lastOf([conv]) + 86_400_000));
+    const turnText = new Map<string, string>(
+      conversations.flatMap((c) => c.sessions.flatMap((s) => s.turns.map((t) => [`${c.id}/${t.dia_id}`, t.text] as const))),
+    );
     const questionsOf = (conv: Conversation): Question[] => [...scoredQuestions(conv), ...adversarialQuestions(conv)];
     for (const layout of layouts) {
       for (const scope of scopes) {
@@ -247,11 +258,12 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
               await deps!.access.settle();
             }
         }
-        const ablations: Record<string, Metrics> = {};
+        const ablations: Record<string, AblationMetrics> = {};
         for (const name of names) {
           const settings = ABLATIONS[name];
           if (!settings) throw new Error(`unknown ablation ${name}`);
           const outcomes: QuestionOutcome[] = [];
+          const blocks: BudgetOutcome[] = [];
           for (const conv of conversations) {
             const at = atOf(scope, conv);
             const questions = questionsOf(conv);
@@ -273,9 +285,24 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
                 latencyMs,
                 conversation: conv.id,
               });
+              if (q.category === ADVERSARIAL) continue;
+              // The block the agent reads: `mem search --format context --budget N` over the same ranking.
+              const user = userFor(layout, scope, conv);
+              const memories = await searchMemories(
+                deps!,
+                { query: q.question, user, k: CONTEXT_K, track: false, at, ...search },
+                { ...tuning, recordedAccess: options.searchedBefore === true },
+              );
+              const evidence = q.evidence.map((e) => `${conv.id}/${e}`);
+              const inside: BudgetOutcome['inside'] = {};
+              for (const budget of BUDGETS) {
+                const block = formatContext(memories, user, budget);
+                inside[budget] = { turns: turnsInside(block.text, evidence, (t) => turnText.get(t)), tokens: block.tokens };
+              }
+              blocks.push({ evidence, inside });
             }
           }
-          ablations[name] = computeMetrics(outcomes);
+          ablations[name] = { ...computeMetrics(outcomes), budget: budgetFigures(blocks) };
           log(
             `${layout}/${scope} ${name}: turn R@10 ${ablations[name]!.turn['recall@10'].toFixed(3)}, session R@5 ${ablations[name]!.session['recall@5'].toFixed(3)}`,
           );

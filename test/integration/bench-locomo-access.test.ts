@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { runLocomo } from '../../bench/locomo/run.js';
-import type { Metrics } from '../../bench/locomo/metrics.js';
+import type { AblationMetrics } from '../../bench/locomo/run.js';
 import { loadConfig, type MemConfig } from '../../src/config.js';
 import { openMemory } from '../../src/open-memory.js';
 import { stopLocalServers } from '../../src/server-control.js';
@@ -35,10 +35,7 @@ const CONVERSATION = {
       turn(2, 3, 'Ben', 'A lopsided bowl for olives.'),
     ],
     session_3_date_time: '8:00 am on 14 April, 2023',
-    session_3: [
-      turn(3, 1, 'Ann', 'We booked a train to Porto for the long weekend.'),
-      turn(3, 2, 'Ben', 'Try the bakery near the river.'),
-    ],
+    session_3: [turn(3, 1, 'Ann', 'We booked a train to Porto for the long weekend.'), turn(3, 2, 'Ben', 'Try the bakery near the river.')],
     session_4_date_time: '11:00 am on 1 June, 2023',
     session_4: [
       turn(4, 1, 'Ann', 'Miso the cat was at the vet again, this time for her vaccine.'),
@@ -57,7 +54,7 @@ const CONVERSATION = {
 };
 
 /** The figures that must not move (latency does, with the machine). */
-const figures = (m: Metrics) => ({ turn: m.turn, session: m.session, mrr: m.mrr, by_category: m.by_category });
+const figures = (m: AblationMetrics) => ({ turn: m.turn, session: m.session, mrr: m.mrr, by_category: m.by_category, budget: m.budget });
 
 describe('npm run bench:locomo on a work folder where searches ran', () => {
   let config: MemConfig | undefined;
@@ -75,6 +72,12 @@ describe('npm run bench:locomo on a work folder where searches ran', () => {
     const fresh = await runLocomo(config, options);
     expect(fresh.state).toMatch(/state this run's indexing left/);
     expect(fresh.ablations.default!.questions).toBe(5);
+    // What the agent reads: the context block at each budget holds evidence, within the budget.
+    const budget = fresh.ablations.default!.budget;
+    expect(Object.keys(budget)).toEqual(['500', '1200', '2000']);
+    for (const [n, f] of Object.entries(budget)) expect(f.tokens, n).toBeLessThanOrEqual(Number(n));
+    expect(budget['2000']!.turn).toBeGreaterThan(0.5);
+    expect(budget['2000']!.turn).toBeGreaterThanOrEqual(budget['500']!.turn);
 
     // What a user's searches leave: each records access to what it returned (the January log, asked about again and again).
     const memory = await openMemory(config);
