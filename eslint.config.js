@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'memories/', 'scripts/model-eval/'] },
+  { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'coverage/', 'memories/', 'scripts/model-eval/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

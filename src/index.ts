@@ -1,7 +1,11 @@
 // The library entry: open a memory root and use it, as the CLI and the MCP server do.
 export { loadConfig, type MemConfig } from './config.js';
-export { openMemory, type OpenOptions } from './open-memory.js';
-export type { Memory } from './services/facade.js';
+import type { MemConfig } from './config.js';
+import { openMemory as openWired, type OpenOptions } from './open-memory.js';
+import type { Memory } from './services/facade.js';
+export type { OpenOptions, Memory };
+/** Opens the memory root described by `config` (what a user sets: OpenOptions; memdir's own wiring hooks stay inside). */
+export const openMemory: (config: MemConfig, options?: OpenOptions) => Promise<Memory> = openWired;
 export type { AddInput, AddResult, ReconcileAction } from './services/add.js';
 export type { SearchInput, SearchResult, SearchResults, SearchDegraded, ScoreComponents, SearchMode } from './services/search.js';
 export type { GetInput } from './services/get.js';

@@ -29,10 +29,6 @@ export function stateLayoutOf(config: MemConfig): StateLayout {
 export interface OpenOptions {
   /** Progress and set-up messages (provisioning the runtime, starting servers). */
   onLog?: (line: string) => void;
-  /** Wraps the configured embedder (the LoCoMo benchmark embeds each question once for all its ablations). */
-  wrapEmbedder?: (embedder: Embedder) => Embedder;
-  /** Wraps the index (the search-latency benchmark times each call). */
-  wrapIndex?: (index: VectorIndex) => VectorIndex;
   /**
    * Small index calls go through the running search daemon of this configuration when it has the root open (default
    * true; see adapters/milvus/daemon-index.ts). The daemon itself opens its roots with false.
@@ -52,6 +48,16 @@ export interface OpenOptions {
    * deleted meanwhile fails with RootGoneError instead of being made anew. Otherwise a missing root is created.
    */
   existingRoot?: boolean;
+}
+
+/** What memdir's own callers may add to OpenOptions; the library API (src/index.ts) offers OpenOptions alone. */
+export interface WiringOptions extends OpenOptions {
+  /** Wraps the configured embedder (the LoCoMo benchmark embeds each question once for all its ablations). */
+  wrapEmbedder?: (embedder: Embedder) => Embedder;
+  /** Wraps the index (the daemon keeps each root's own; the search-latency benchmark times each call). */
+  wrapIndex?: (index: VectorIndex) => VectorIndex;
+  /** Receives the wired dependencies (the benchmarks search through them with the ranking tuned). */
+  onDeps?: (deps: MemoryDeps) => void;
 }
 
 interface Connection {
@@ -256,7 +262,7 @@ async function embedderOf(config: MemConfig, local: { embedder?: ServerRecord },
 async function secondModelOf(
   config: MemConfig,
   layout: StateLayout,
-  options: OpenOptions,
+  options: WiringOptions,
 ): Promise<{ model: SecondModel; start: () => Promise<unknown> } | undefined> {
   const second = config.secondModel;
   if (!second) return undefined;
@@ -365,7 +371,7 @@ async function settleOnSync(root: string, paths: string[]): Promise<string[]> {
 }
 
 /** Opens the memory root described by `config`: the library's entry point. */
-export async function openMemory(config: MemConfig, options: OpenOptions = {}): Promise<Memory> {
+export async function openMemory(config: MemConfig, options: WiringOptions = {}): Promise<Memory> {
   const [
     { FsMemoryFiles },
     { JsonManifest },
@@ -445,6 +451,7 @@ export async function openMemory(config: MemConfig, options: OpenOptions = {}): 
     ...(connection.prepare ? { prepareIndex: () => connection.prepare!(embedder.identity) } : {}),
     now: () => new Date(),
   };
+  options.onDeps?.(deps);
   // Loaded here, not at the top: the light exports below (agents' hooks, server status) skip every use case.
   const { createMemory } = await import('./services/facade.js');
   const memory = createMemory(deps, async () => {

@@ -1,8 +1,10 @@
 // Covers the layer rules: what each folder and top-level file of src/ may import (services/core/ below the use
 // cases, each adapter apart from the others but the local state one), that the import graph has no cycles, that no
-// comment cites the project's history instead of saying why, that only config.ts reads process.env, that only cli/ talks to the console or exits,
-// that every package src/ imports is a declared dependency, and that the benchmark scripts use the package's public
-// entry points (`memdir`, `memdir/bench`) only. Each rule is also shown to catch a planted violation.
+// comment cites the project's history instead of saying why, that only config.ts reads process.env, that only cli/
+// talks to the console or exits, that every package src/ imports is a declared dependency, that the shipped product
+// (src/) never imports the dev-only benchmarks (bench/) nor its own internal door (src/internal.ts), and that the
+// benchmarks reach the product only through its entry points (`memdir`, dist/internal.js). Each rule is also shown to
+// catch a planted violation.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,8 +86,8 @@ const isOutsideSystem = (spec: string, allowed: string[] = []) => {
 
 // ---- layers ---------------------------------------------------------------------------------------
 
-const FOLDERS = ['memory', 'services', 'adapters', 'cli', 'mcp', 'daemon', 'bench'] as const;
-const TOP_LEVEL = ['config.ts', 'errors.ts', 'index.ts', 'open-memory.ts', 'server-control.ts'];
+const FOLDERS = ['memory', 'services', 'adapters', 'cli', 'mcp', 'daemon'] as const;
+const TOP_LEVEL = ['config.ts', 'errors.ts', 'index.ts', 'internal.ts', 'open-memory.ts', 'server-control.ts'];
 
 const under = (prefix: string) => (i: string) => i.startsWith(`${prefix}/`);
 const is =
@@ -97,9 +99,11 @@ const any =
   (i: string) =>
     checks.some((c) => c(i));
 
-const ENTRY_POINTS = any(under('cli'), under('mcp'), under('daemon'), under('bench'));
-/** The benchmark kit, `memdir/bench`: scripts/bench/'s entry point, re-exports only. */
-const KIT = 'bench/kit.ts';
+const ENTRY_POINTS = any(under('cli'), under('mcp'), under('daemon'));
+/** The internal door: what the dev-only benchmarks reach beyond the library API; re-exports only, not in "exports". */
+const KIT = 'internal.ts';
+/** An import that leaves src/ (resolved against it, "../bench/locomo/run.ts"): the shipped product never does. */
+const outsideSrc = (i: string) => i.startsWith('../');
 const ROOTS = is('open-memory.ts', 'server-control.ts', 'index.ts');
 
 /** Each folder of adapters/ holds one outside system (state/: memdir's local state files and locks). */
@@ -148,31 +152,30 @@ const RULES: Rule[] = [
     ),
   },
   {
-    // The `mem` command line dispatches to the other entry points (mem mcp, mem daemon, mem bench).
-    name: 'cli/ imports no adapters (nor the benchmark kit, which re-exports some) and neither the Milvus nor the OpenAI SDK',
+    // The `mem` command line dispatches to the other entry points (mem mcp, mem daemon).
+    name: 'cli/ imports no adapters (nor the internal door, which re-exports some) and neither the Milvus nor the OpenAI SDK',
     applies: under('cli'),
     forbidden: any(under('adapters'), is(KIT), (i) => ['@zilliz/milvus2-sdk-node', 'openai'].includes(packageOf(i) ?? '')),
   },
   {
     name: 'mcp/ is a thin shell: services and types only, no adapters, composition root, config, other entry points or SDKs but its own',
     applies: under('mcp'),
-    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('daemon'), under('bench'), (i) =>
-      isOutsideSystem(i, ['@modelcontextprotocol/sdk']),
-    ),
+    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('daemon'), (i) => isOutsideSystem(i, ['@modelcontextprotocol/sdk'])),
   },
   {
     name: 'daemon/ is a thin shell like mcp/: no adapters, composition root, config, other entry points or SDKs',
     applies: under('daemon'),
-    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('mcp'), under('bench'), (i) => isOutsideSystem(i)),
+    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('mcp'), (i) => isOutsideSystem(i)),
   },
   {
-    name: 'bench/ (but the kit) uses the library like a user: no adapters, benchmark kit, other entry points or SDKs',
-    applies: (p) => under('bench')(p) && p !== KIT,
-    forbidden: any(under('adapters'), is(KIT), under('cli'), under('mcp'), under('daemon'), (i) => isOutsideSystem(i)),
+    // The benchmarks live in bench/ at the repository's root, compiled apart (dist-bench/), and the package does not ship them.
+    name: 'src/ (the shipped product) imports nothing outside src/ (the dev-only bench/ least of all), nor its internal door',
+    applies: () => true,
+    forbidden: any(outsideSrc, is(KIT)),
   },
   {
-    // What scripts/bench/ needs beyond the library API (server control, the raw index, parser and chunker, LoCoMo).
-    name: 'bench/kit.ts (memdir/bench) re-exports for scripts/bench/: no cli/, mcp/, daemon/, and no package directly',
+    // What the benchmarks need beyond the library API (server control, the raw index, parser and chunker, tuned search).
+    name: 'internal.ts (the internal door) re-exports for bench/ and scripts/bench/: no cli/, mcp/, daemon/, and no package directly',
     applies: is(KIT),
     forbidden: any(under('cli'), under('mcp'), under('daemon'), (i) => packageOf(i) !== null),
   },
@@ -197,6 +200,8 @@ const RULES: Rule[] = [
     forbidden: any(under('adapters'), ENTRY_POINTS, (i) => packageOf(i) !== null),
   },
 ];
+
+const PRODUCT_RULE = RULES.find((r) => r.name.startsWith('src/ (the shipped product)'))!;
 
 /** Imports that break a rule, as "file -> import" strings (empty when clean). */
 function violations(rule: Rule, files: SourceFile[] = FILES): string[] {
@@ -277,11 +282,11 @@ function historyCitations(file: SourceFile): string[] {
   return [...found];
 }
 
-// ---- benchmark scripts ----------------------------------------------------------------------------
+// ---- benchmarks (scripts/bench/, bench/) -----------------------------------------------------------
 
 const SCRIPTS_DIR = join(REPO, 'scripts', 'bench');
-/** The public entry points a script may import, by package name or (if self-reference ever fails) by path. */
-const PUBLIC = ['memdir', 'memdir/bench', 'dist/index.js', 'dist/bench/kit.js'];
+/** What a benchmark may import of the product: the library (by package name or path) and the internal door. */
+const PUBLIC = ['memdir', 'dist/index.js', 'dist/internal.js'];
 
 /** A script's imports: relative ones resolved to repo-relative paths ("dist/index.js", "scripts/bench/corpus.mjs"). */
 const plantedScript = (path: string, text: string): SourceFile => ({
@@ -298,11 +303,15 @@ const plantedScript = (path: string, text: string): SourceFile => ({
 const SCRIPTS: SourceFile[] = readdirSync(SCRIPTS_DIR)
   .filter((n) => n.endsWith('.mjs') || n.endsWith('.js'))
   .map((n) => plantedScript(`scripts/bench/${n}`, readFileSync(join(SCRIPTS_DIR, n), 'utf8')));
+/** The LoCoMo benchmark's sources (bench/, compiled apart into dist-bench/). */
+const BENCH: SourceFile[] = readdirSync(join(REPO, 'bench'), { recursive: true, encoding: 'utf8' })
+  .filter((n) => n.endsWith('.ts'))
+  .map((n) => plantedScript(`bench/${n.split('\\').join('/')}`, readFileSync(join(REPO, 'bench', n), 'utf8')));
 
-/** Imports of dist/ or of the package other than its public entry points, and computed import() calls (which hide them). */
+/** Imports of src/, dist/ or the package other than its entry points, and computed import() calls (which hide them). */
 function scriptViolations(file: SourceFile): string[] {
   const bad = file.imports
-    .filter((i) => (i.startsWith('dist/') || i === 'memdir' || i.startsWith('memdir/')) && !PUBLIC.includes(i))
+    .filter((i) => (i.startsWith('src/') || i.startsWith('dist/') || i === 'memdir' || i.startsWith('memdir/')) && !PUBLIC.includes(i))
     .map((i) => `${file.path} -> ${i}`);
   const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.ES2022, true);
   const visit = (node: ts.Node) => {
@@ -366,14 +375,13 @@ describe('architecture', () => {
       'cli/': planted('cli/probe.ts', "import OpenAI from 'openai';"),
       'mcp/': planted('mcp/probe.ts', "import { openMemory } from '../open-memory.js';"),
       'daemon/': planted('daemon/probe.ts', "import { loadConfig } from '../config.js';"),
-      'bench/': planted('bench/probe.ts', "import { FileLock } from '../adapters/state/file-lock.js';"),
-      'bench/kit.ts': planted('bench/kit.ts', "export { main } from '../cli/main.js';"),
+      'internal.ts': planted('internal.ts', "export { main } from './cli/main.js';"),
       'errors.ts': planted('errors.ts', "import { x } from './memory/ids.js';"),
       'config.ts': planted('config.ts', "import { DEFAULT_FUSION } from './services/retrieval/fuse.js';"),
       'open-memory.ts': planted('open-memory.ts', "import { main } from './cli/main.js';"),
       'index.ts': planted('index.ts', "export { FileLock } from './adapters/state/file-lock.js';"),
     };
-    for (const rule of RULES) {
+    for (const rule of RULES.filter((r) => r !== PRODUCT_RULE)) {
       const plant = Object.entries(plants).find(([prefix]) => rule.applies(prefix.endsWith('/') ? `${prefix}probe.ts` : prefix));
       expect(plant, rule.name).toBeDefined();
       expect(violations(rule, [plant![1]]), rule.name).toHaveLength(1);
@@ -381,38 +389,51 @@ describe('architecture', () => {
     // A new dependency counts as an outside system until it is named pure.
     expect(violations(RULES[1]!, [planted('services/probe.ts', "import got from 'got';")])).toEqual(['services/probe.ts -> got']);
     expect(violations(RULES[1]!, [planted('services/probe.ts', "import { z } from 'zod';")])).toEqual([]);
-    // The kit is no way around the rules: neither the CLI nor the LoCoMo runner may import it.
-    const rule = (prefix: string) => RULES.find((r) => r.applies(`${prefix}probe.ts`))!;
-    expect(violations(rule('cli/'), [planted('cli/probe.ts', "import { MilvusIndex } from '../bench/kit.js';")])).toHaveLength(1);
-    expect(violations(rule('bench/'), [planted('bench/locomo/probe.ts', "import { MilvusIndex } from '../kit.js';")])).toHaveLength(1);
+    // The door is no way around the rules: the CLI may not import it.
+    const rule = (prefix: string) => RULES.find((r) => r !== PRODUCT_RULE && r.applies(`${prefix}probe.ts`))!;
+    expect(violations(rule('cli/'), [planted('cli/probe.ts', "import { MilvusIndex } from '../internal.js';")])).toHaveLength(1);
+    // No file of the product imports the benchmarks or the door, in any layer, statically or not.
+    expect(
+      violations(PRODUCT_RULE, [
+        planted('cli/probe.ts', "const { runLocomo } = await import('../../bench/locomo/run.js');"),
+        planted('services/probe.ts', "import type { RankingTuning } from '../internal.js';"),
+        planted('open-memory.ts', "import { ABLATIONS } from '../bench/locomo/run.js';"),
+      ]),
+    ).toEqual(['cli/probe.ts -> ../bench/locomo/run.ts', 'services/probe.ts -> internal.ts', 'open-memory.ts -> ../bench/locomo/run.ts']);
+    expect(violations(PRODUCT_RULE, [planted('cli/probe.ts', "import { x } from '../services/search.js';")])).toEqual([]);
     // An adapter may be a client of the daemon (its socket client and wire format), never reach into the daemon itself.
     expect(violations(rule('adapters/x/'), [planted('adapters/x/probe.ts', "import { askDaemon } from '../../daemon/client.js';")])).toEqual([]);
     expect(violations(rule('adapters/x/'), [planted('adapters/x/probe.ts', "import { runDaemon } from '../../daemon/server.js';")])).toHaveLength(1);
   });
 
-  it('the benchmark kit only re-exports (no logic of its own), and package.json exports it as memdir/bench', () => {
+  it('the internal door only re-exports (no logic of its own), and package.json exports the library alone', () => {
     const kit = FILES.find((f) => f.path === KIT)!;
     expect(kit).toBeDefined();
     expect(nonReExports(kit)).toEqual([]);
     expect(nonReExports(planted(KIT, "export { a } from '../memory/ids.js';\nexport const b = 1;\nimport { c } from './x.js';"))).toEqual([
-      'bench/kit.ts:2',
-      'bench/kit.ts:3',
+      'internal.ts:2',
+      'internal.ts:3',
     ]);
-    expect(PACKAGE.exports['./bench']).toEqual({ types: './dist/bench/kit.d.ts', import: './dist/bench/kit.js' });
+    expect(Object.keys(PACKAGE.exports)).toEqual(['.']);
   });
 
-  it('scripts/bench/ import the package (memdir, memdir/bench) and no other dist/ module', () => {
+  it('scripts/bench/ and bench/ reach the product through memdir and the internal door only (no src/, no other dist/ module)', () => {
     expect(SCRIPTS.length).toBeGreaterThan(5);
-    expect(SCRIPTS.flatMap(scriptViolations)).toEqual([]);
-    // They do use the public entry points (the rule is not vacuous).
-    const used = new Set(SCRIPTS.flatMap((f) => f.imports));
+    expect(BENCH.map((f) => f.path)).toContain('bench/locomo/run.ts');
+    expect([...SCRIPTS, ...BENCH].flatMap(scriptViolations)).toEqual([]);
+    // They do use the entry points (the rule is not vacuous).
+    const used = new Set([...SCRIPTS, ...BENCH].flatMap((f) => f.imports));
     expect(used).toContain('memdir');
-    expect(used).toContain('memdir/bench');
+    expect(used).toContain('dist/internal.js');
+    expect(scriptViolations(plantedScript('bench/locomo/probe.ts', "import { searchMemories } from '../../src/services/search.js';"))).toEqual([
+      'bench/locomo/probe.ts -> src/services/search.js',
+    ]);
     const plant = (text: string) => scriptViolations(plantedScript('scripts/bench/probe.mjs', text));
     expect(plant("import { resolveLinks } from '../../dist/services/core/links.js';")).toEqual(['scripts/bench/probe.mjs -> dist/services/core/links.js']);
     expect(plant("const dist = (p) => import(join(REPO, 'dist', p));")).toEqual(['scripts/bench/probe.mjs:1 computed import()']);
     expect(plant("import { x } from 'memdir/dist/memory/parse.js';")).toEqual(['scripts/bench/probe.mjs -> memdir/dist/memory/parse.js']);
-    expect(plant("import { openMemory } from '../../dist/index.js';\nimport { runLocomo } from '../../dist/bench/kit.js';")).toEqual([]);
+    expect(plant("import { openMemory } from '../../dist/index.js';\nimport { MilvusIndex } from '../../dist/internal.js';")).toEqual([]);
+    expect(plant("import { runLocomo } from '../../dist-bench/locomo/run.js';")).toEqual([]);
     expect(plant("import { prng } from './corpus.mjs';\nimport { spawn } from 'node:child_process';")).toEqual([]);
   });
 

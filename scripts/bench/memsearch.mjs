@@ -20,19 +20,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { loadConfig, openMemory } from 'memdir';
-import {
-  RUNTIME_PACKAGES,
-  computeMetrics,
-  loadLocomo,
-  parseMemory,
-  runLocomo,
-  scoredQuestions,
-  sessionMarkdown,
-  sessionPath,
-  stopLocalServers,
-  toChunkRecords,
-  turnOfHeading,
-} from 'memdir/bench';
+import { RUNTIME_PACKAGES, parseMemory, stopLocalServers, toChunkRecords } from '../../dist/internal.js';
+// The LoCoMo benchmark, built by `npm run build:bench` (dev-only: bench/, not in the package).
+import { loadLocomo } from '../../dist-bench/locomo/dataset.js';
+import { sessionMarkdown, sessionPath, turnOfHeading } from '../../dist-bench/locomo/ingest.js';
+import { computeMetrics } from '../../dist-bench/locomo/metrics.js';
+import { runLocomo, scoredQuestions } from '../../dist-bench/locomo/run.js';
 
 import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
 import { defaultsEnv, du, embed } from './local.mjs';

@@ -19,7 +19,7 @@ import {
   milvusLiteSpec,
   serverLayout,
   stopServer,
-} from 'memdir/bench';
+} from '../../dist/internal.js';
 
 import { machine, round, stats } from './stats.mjs';
 const { values: args } = parseArgs({ options: { calls: { type: 'string', default: '200' }, json: { type: 'boolean', default: false } } });

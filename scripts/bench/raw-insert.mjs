@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 
 import { loadConfig } from 'memdir';
-import { LOCAL_EMBEDDING, MilvusIndex, ensureRuntime, ensureServer, milvusLiteSpec, serverLayout } from 'memdir/bench';
+import { LOCAL_EMBEDDING, MilvusIndex, ensureRuntime, ensureServer, milvusLiteSpec, serverLayout } from '../../dist/internal.js';
 
 import { prng } from './corpus.mjs';
 import { round } from './stats.mjs';

@@ -39,7 +39,7 @@ import {
   serverLayout,
   stopServer,
   toChunkRecords,
-} from 'memdir/bench';
+} from '../../dist/internal.js';
 
 import { QUERIES, USERS, generateCorpus, prng } from './corpus.mjs';
 import { machine, round, stats } from './stats.mjs';
@@ -337,7 +337,7 @@ async function main() {
     // 5. Warm-up, then the timed queries: one user each, rotating.
     log(`${WARMUP} warm-up queries, then ${QUERY_COUNT} timed`);
     for (const [i, q] of queryList(WARMUP, QUERY_COUNT).entries()) {
-      await searchMemories(deps, { query: q, user: users[i % users.length], k: K, ...WINDOWS });
+      await searchMemories(deps, { query: q, user: users[i % users.length], k: K }, WINDOWS);
       await embedder.embedQuery(q);
     }
     out.loadAverageBeforeQueries = os.loadavg().map((x) => round(x, 2));
@@ -353,7 +353,7 @@ async function main() {
       const user = users[i % users.length];
       timingOn.on = true;
       let t0 = performance.now();
-      const results = await searchMemories(deps, { query: q, user, k: K, ...WINDOWS });
+      const results = await searchMemories(deps, { query: q, user, k: K }, WINDOWS);
       full.push(performance.now() - t0);
       timingOn.on = false;
       hits.push(results.length);

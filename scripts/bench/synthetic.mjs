@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-import { LmdbVectorCache, LOCAL_EMBEDDING, parseMemory, sha256, stateLayout, toChunkRecords } from 'memdir/bench';
+import { LmdbVectorCache, LOCAL_EMBEDDING, parseMemory, sha256, stateLayout, toChunkRecords } from '../../dist/internal.js';
 
 import { prng } from './corpus.mjs';
 import { round } from './stats.mjs';

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import { LmdbVectorCache } from 'memdir/bench';
+import { LmdbVectorCache } from '../../dist/internal.js';
 
 import { prng } from './corpus.mjs';
 import { machine, round } from './stats.mjs';

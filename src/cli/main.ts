@@ -12,7 +12,7 @@ import { SEARCH_OPTIONS } from './search-options.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler declares its own argument types.
 type Handler = (...args: any[]) => Promise<void>;
 
-// What each command needs of its root; commands not listed (server stop/status, the daemon, bench) are not checked.
+// What each command needs of its root; commands not listed (server stop/status, the daemon) are not checked.
 const ROOT_USE: Record<string, RootUse> = {
   add: 'create',
   ingest: 'create',
@@ -218,22 +218,6 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .command('setup')
     .description('install the embedded runtime (Milvus Lite, local model) and start its servers')
     .action(run(() => import('./commands/server.js').then((m) => m.serverStartCommand)));
-
-  const bench = program.command('bench').description('measure retrieval on a benchmark data set');
-  bench
-    .command('locomo')
-    .description(
-      'evidence recall, MRR and latency on LoCoMo-format data (ablations: bm25, dense, hybrid-rrf, hybrid, hybrid+rescore, +neighbours, +file, +names, default)',
-    )
-    .requiredOption('--data <file>', 'LoCoMo JSON file')
-    .option('--k <n>', 'results per question', '10')
-    .option('--work-dir <dir>', 'keep the ingested root here and reuse it (and its vector cache) next time')
-    .option('--ablations <a,b>', 'only these ablations')
-    .option('--layouts <a,b>', "ingest (mem ingest's day logs; the one reported first) and/or turns (one section per turn)")
-    .option('--pooled', "also search all conversations in one user's scope")
-    .option('--incremental', 'index file by file, one sync per file (default: one bulk sync)')
-    .option('--window <n|chunks>', 'context windows indexed beside the units: units per window, chunks, or 0 (use a work dir of its own)')
-    .action(run(() => import('./commands/bench.js').then((m) => m.benchLocomoCommand)));
 
   program
     .command('daemon', { hidden: true })

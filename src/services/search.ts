@@ -16,11 +16,12 @@ import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from
 import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { askSecond, DEFAULT_SECOND_SHARE, withSecondDense } from './retrieval/second-dense.js';
-import { DEFAULT_CONTEXT, withContext, type ContextOptions } from './retrieval/neighbours.js';
-import { DEFAULT_PRIOR, withSectionPrior, type PriorOptions } from './retrieval/prior.js';
+import { DEFAULT_CONTEXT, withContext } from './retrieval/neighbours.js';
+import { DEFAULT_PRIOR, withSectionPrior } from './retrieval/prior.js';
 import { DEFAULT_RERANK_DEPTH, rerankRanked, type Ranked } from './retrieval/rerank.js';
-import { DEFAULT_DIVERSITY, diversify, type DiversityOptions } from './retrieval/diversity.js';
-import { DEFAULT_FILE_SCORE, fileRelevances, type FileScoreOptions } from './retrieval/file-score.js';
+import { DEFAULT_DIVERSITY, diversify } from './retrieval/diversity.js';
+import { DEFAULT_FILE_SCORE, fileRelevances } from './retrieval/file-score.js';
+import { NO_TUNING, type RankingTuning } from './retrieval/tuning.js';
 import { blendScore } from './retrieval/rescore.js';
 import { retrievalText } from './retrieval/rewrite.js';
 import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
@@ -41,36 +42,6 @@ export interface SearchInput {
   k?: number;
   mode?: SearchMode;
   fusion?: Fusion;
-  /** Shares of adjacent chunks' and of the file's relevance (default DEFAULT_CONTEXT; NO_CONTEXT turns them off). */
-  context?: ContextOptions;
-  /** Share of the best containing window's relevance (default DEFAULT_WINDOW_SHARE; 0 searches no windows). */
-  windows?: number;
-  /** Units of this many best windows join the candidates when neither list found them (default DEFAULT_EXPAND). */
-  expand?: number;
-  /**
-   * Share of the best containing window's relevance every unit gains on top of its own (default SECOND_WINDOW_TERM
-   * when the second dense field answered, else DEFAULT_WINDOW_TERM; 0 turns it off).
-   */
-  windowTerm?: number;
-  /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
-  names?: number;
-  /** Share of relevance for a date in a period the query names (default DEFAULT_DATE_SHARE; 0 turns it off). */
-  dates?: number;
-  /** Share of the section's relevance (mean of its best candidates) a unit gains (default DEFAULT_PRIOR). */
-  prior?: PriorOptions;
-  /** Share of the dense signal in weighted fusion (default: the configured one). */
-  denseWeight?: number;
-  /** Share of the second dense field in a unit's relevance (default DEFAULT_SECOND_SHARE when one is configured; 0 turns it off). */
-  second?: number;
-  /** How the top k is spread over sections (default DEFAULT_DIVERSITY; NO_DIVERSITY keeps the ranking). */
-  diversity?: DiversityOptions;
-  /**
-   * Per memory only: shares of a file's second and third best units in its relevance (default
-   * DEFAULT_FILE_SCORE; NO_FILE_SCORE ranks a file by its best unit alone).
-   */
-  files?: FileScoreOptions;
-  /** Candidates per signal before fusion (default MIN_CANDIDATES, or 5·k when larger). */
-  candidates?: number;
   /** Send the best results to the configured reranker and rewrite the query with the configured model (default true; only when configured). */
   rerank?: boolean;
   rewrite?: boolean;
@@ -209,6 +180,7 @@ const secondDegraded = (err: unknown) =>
 async function retrieve(
   deps: MemoryDeps,
   input: SearchInput,
+  tuning: RankingTuning,
   scope: IndexScope,
   limit: number,
   at: Date,
@@ -217,7 +189,7 @@ async function retrieve(
 ): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
   const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
-  const share = input.windows ?? DEFAULT_WINDOW_SHARE;
+  const share = tuning.windows ?? DEFAULT_WINDOW_SHARE;
   const queryVector = mode === 'bm25' ? null : deps.embedder.embedQuery(text);
   const signals = (kind: 'unit' | 'window') =>
     Promise.all([
@@ -226,7 +198,7 @@ async function retrieve(
     ]);
   // The second dense field: one more request, units only, in parallel with the others; when its model
   // does not answer, the search ranks without it and says so (retrieval/second-dense.ts).
-  const secondShare = deps.second && mode === 'hybrid' ? (input.second ?? DEFAULT_SECOND_SHARE) : 0;
+  const secondShare = deps.second && mode === 'hybrid' ? (tuning.second ?? DEFAULT_SECOND_SHARE) : 0;
   const secondHits = secondShare > 0 ? askSecond(deps.second!, text, (v) => deps.index.search({ mode: 'second', scope, queryVector: v, limit })) : null;
   const [units, windows, second] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []], secondHits]);
   const seconds = second && 'hits' in second ? second.hits : [];
@@ -237,7 +209,7 @@ async function retrieve(
     ...(deps.fusion ?? DEFAULT_FUSION),
     ...(answered && deps.secondDenseWeight !== undefined ? { denseWeight: deps.secondDenseWeight } : {}),
     ...(input.fusion ? { fusion: input.fusion } : {}),
-    ...(input.denseWeight !== undefined ? { denseWeight: input.denseWeight } : {}),
+    ...(tuning.denseWeight !== undefined ? { denseWeight: tuning.denseWeight } : {}),
   };
   // Units and windows are fused together, so a window's relevance is on the units' scale: normalised
   // apart, the only window of a small scope would score 1 however poorly it matched.
@@ -251,7 +223,7 @@ async function retrieve(
   const windowHits = all.filter((c) => c.hit.record.kind === 'window');
   const spans = windowHits.map(spanOf);
   // A unit that matches nothing itself (the reply after the question) still joins through its best windows.
-  const top = windowHits.slice(0, input.expand ?? DEFAULT_EXPAND).map((c) => c.hit.record);
+  const top = windowHits.slice(0, tuning.expand ?? DEFAULT_EXPAND).map((c) => c.hit.record);
   const extra =
     top.length > 0
       ? unseenUnits(
@@ -259,14 +231,18 @@ async function retrieve(
           (await unitsIn(deps, scope, top, (w) => w, readUnits, 8)).filter((r) => isEligible({ record: r, score: 0 }, scope)),
         )
       : [];
-  const term = input.windowTerm ?? (answered ? SECOND_WINDOW_TERM : DEFAULT_WINDOW_TERM);
+  const term = tuning.windowTerm ?? (answered ? SECOND_WINDOW_TERM : DEFAULT_WINDOW_TERM);
   const lifted = withWindowTerm(withWindows([...fused, ...extra], spans, share), spans, term);
   // Names and dates first, so a unit's neighbours lend it their lifted relevance.
-  const named = withDates(withNames(lifted, input.query, input.names ?? DEFAULT_NAME_SHARE), input.query, at, input.dates ?? DEFAULT_DATE_SHARE);
-  return withContext(withSectionPrior(named, input.prior ?? DEFAULT_PRIOR), input.context ?? DEFAULT_CONTEXT);
+  const named = withDates(withNames(lifted, input.query, tuning.names ?? DEFAULT_NAME_SHARE), input.query, at, tuning.dates ?? DEFAULT_DATE_SHARE);
+  return withContext(withSectionPrior(named, tuning.prior ?? DEFAULT_PRIOR), tuning.context ?? DEFAULT_CONTEXT);
 }
 
-export async function searchMemories(deps: MemoryDeps, input: SearchInput): Promise<SearchResults> {
+/**
+ * `tuning` moves the ranking's knobs off their defaults: for the benchmarks that measure each signal (the library's
+ * callers leave it out).
+ */
+export async function searchMemories(deps: MemoryDeps, input: SearchInput, tuning: RankingTuning = NO_TUNING): Promise<SearchResults> {
   const k = validate(input);
   const at = input.at ?? deps.now();
   const scope = eligibilityScope(input, at);
@@ -278,8 +254,11 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
   // The expansion and the excerpts read the same few files: each is read and parsed once per search.
   const readUnits = fileUnitsReader(deps);
   let degraded: SearchDegraded | undefined;
-  const candidates = await retrieve(deps, input, scope, Math.max(input.candidates ?? MIN_CANDIDATES, k * 5), at, readUnits, (d) => (degraded = d));
-  const access = input.rescore === false ? new Map() : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
+  const candidates = await retrieve(deps, input, tuning, scope, Math.max(tuning.candidates ?? MIN_CANDIDATES, k * 5), at, readUnits, (d) => (degraded = d));
+  const access =
+    input.rescore === false || tuning.recordedAccess === false
+      ? new Map()
+      : await deps.access.get(candidates.map((c) => accessKey(c.hit.record.user, c.hit.record.memoryId)));
 
   const partsOf = (relevance: number, c: FusedCandidate) => {
     const r = c.hit.record;
@@ -298,14 +277,14 @@ export async function searchMemories(deps: MemoryDeps, input: SearchInput): Prom
     if (!seen || s.parts.score > seen.parts.score) best.set(key, s);
   }
   // Per memory, a file is ranked by its best units together (retrieval/file-score.ts), not by its best alone.
-  const files = unit === 'memory' ? fileRelevances(candidates, input.files ?? DEFAULT_FILE_SCORE) : null;
+  const files = unit === 'memory' ? fileRelevances(candidates, tuning.files ?? DEFAULT_FILE_SCORE) : null;
   const ranked = [...best.values()]
     .map((s) => (files ? { ...s, parts: partsOf(files.get(s.c.hit.record.path)!, s.c) } : s))
     .sort((a, b) => b.parts.score - a.parts.score);
   const reranker = input.rerank === false ? undefined : deps.reranker;
   const reranked = await rerankRanked(reranker, input.query, ranked, Math.max(k, deps.rerankDepth ?? DEFAULT_RERANK_DEPTH), (rel, t) => partsOf(rel, t.c));
   // Only reorders: one result per file makes every result its own section, so it matters most per unit.
-  const top = diversify(reranked, k, input.query, input.diversity ?? DEFAULT_DIVERSITY).slice(0, k);
+  const top = diversify(reranked, k, input.query, tuning.diversity ?? DEFAULT_DIVERSITY).slice(0, k);
   if (input.track !== false && top.length > 0) {
     deps.access.touch([...new Set(top.map((t) => accessKey(t.c.hit.record.user, t.c.hit.record.memoryId)))], at.getTime());
   }

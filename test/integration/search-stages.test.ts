@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DATE_SHARE } from '../../src/services/retrieval/dates.js';
+import { searchMemories } from '../../src/services/search.js';
 import { startFakeLlm, type FakeLlmServer } from '../support/fake-llm-server.js';
 import { startFakeRerank, type FakeRerankServer } from '../support/fake-rerank-server.js';
 import { openTestMemory, type TestMemory } from '../support/harness.js';
@@ -48,9 +49,9 @@ describe('search stages', () => {
   it('a date in the query lifts the day log of that day over an equal one of another day', async () => {
     const at = new Date('2023-06-01T00:00:00Z');
     const query = 'what did Alice practise on 8 May?';
-    const withDates = await staged.memory.search({ ...NO_STAGES, query, user: 'alice', at, dates: DATE_SHARE, rescore: false, track: false });
+    const withDates = await searchMemories(staged.deps, { ...NO_STAGES, query, user: 'alice', at, rescore: false, track: false }, { dates: DATE_SHARE });
     expect(withDates[0]!.path).toBe('alice/episodic/2023-05-08.md');
-    const without = await staged.memory.search({ ...NO_STAGES, query, user: 'alice', at, dates: 0, rescore: false, track: false });
+    const without = await searchMemories(staged.deps, { ...NO_STAGES, query, user: 'alice', at, rescore: false, track: false }, { dates: 0 });
     const scoreOf = (results: typeof without, path: string) => results.find((r) => r.path === path)!.score;
     expect(scoreOf(withDates, 'alice/episodic/2023-05-08.md') - scoreOf(withDates, 'alice/episodic/2023-03-02.md')).toBeGreaterThan(
       scoreOf(without, 'alice/episodic/2023-05-08.md') - scoreOf(without, 'alice/episodic/2023-03-02.md'),
@@ -60,8 +61,8 @@ describe('search stages', () => {
   it('a `mem add` fact created in the month the query names is lifted by its `created`', async () => {
     const at = new Date('2023-06-01T00:00:00Z');
     const query = 'what did Alice practise in May 2023?';
-    const on = await staged.memory.search({ ...NO_STAGES, query, user: 'alice', at, dates: DATE_SHARE, rescore: false, track: false });
-    const off = await staged.memory.search({ ...NO_STAGES, query, user: 'alice', at, dates: 0, rescore: false, track: false });
+    const on = await searchMemories(staged.deps, { ...NO_STAGES, query, user: 'alice', at, rescore: false, track: false }, { dates: DATE_SHARE });
+    const off = await searchMemories(staged.deps, { ...NO_STAGES, query, user: 'alice', at, rescore: false, track: false }, { dates: 0 });
     const bike = (rs: typeof on) => rs.find((r) => r.path === 'alice/semantic/bike.md')!;
     const other = (rs: typeof on) => rs.find((r) => r.path === 'alice/episodic/2023-03-02.md')!;
     expect(bike(on).score - other(on).score).toBeGreaterThan(bike(off).score - other(off).score);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type MemConfig } from '../../src/config.js';
 import { openMemory } from '../../src/open-memory.js';
 import { stopLocalServers } from '../../src/server-control.js';
+import type { MemoryDeps } from '../../src/services/core/deps.js';
 import type { Memory } from '../../src/services/facade.js';
 import { tempRoot } from './temp-root.js';
 
@@ -26,6 +27,8 @@ export interface TestMemory {
   root: string;
   config: MemConfig;
   memory: Memory;
+  /** Its wired dependencies: a search with the ranking tuned (searchMemories' third argument) goes through them. */
+  deps: MemoryDeps;
   /** Closes the client, stops the root's servers and removes the root. */
   cleanup(): Promise<void>;
 }
@@ -33,11 +36,13 @@ export interface TestMemory {
 export async function openTestMemory(files: Record<string, string | Uint8Array> = {}, env: Record<string, string> = {}): Promise<TestMemory> {
   const root = await tempRoot(files, 'memdir-it-');
   const config = loadConfig(cleanEnv(env), { root });
-  const memory = await openMemory(config);
+  let deps: MemoryDeps | undefined;
+  const memory = await openMemory(config, { onDeps: (d) => (deps = d) });
   return {
     root,
     config,
     memory,
+    deps: deps!,
     async cleanup() {
       await memory.close();
       await stopLocalServers(config);

@@ -32,7 +32,7 @@ async function searchable() {
   const deps = unitDeps(root, { index: new InMemoryIndex() });
   await syncIndex(deps);
   return (unit: 'chunk' | 'memory', diversity: DiversityOptions, k = 3) =>
-    searchMemories(deps, { query: 'garden roses', user: 'alice', mode: 'bm25', unit, k, windows: 0, rescore: false, track: false, diversity });
+    searchMemories(deps, { query: 'garden roses', user: 'alice', mode: 'bm25', unit, k, rescore: false, track: false }, { windows: 0, diversity });
 }
 
 describe('search with diversity', () => {

@@ -19,17 +19,11 @@ async function searchable() {
   const deps = unitDeps(root, { index: new InMemoryIndex() });
   await syncIndex(deps);
   return (unit: 'chunk' | 'memory', files?: FileScoreOptions) =>
-    searchMemories(deps, {
-      query: 'garden roses water',
-      user: 'alice',
-      mode: 'bm25',
-      unit,
-      k: 10,
-      windows: 0,
-      rescore: false,
-      track: false,
-      ...(files ? { files } : {}),
-    });
+    searchMemories(
+      deps,
+      { query: 'garden roses water', user: 'alice', mode: 'bm25', unit, k: 10, rescore: false, track: false },
+      { windows: 0, ...(files ? { files } : {}) },
+    );
 }
 
 describe('search with file scores', () => {

@@ -18,7 +18,7 @@ async function searchable() {
   const deps = unitDeps(root, { index });
   await syncIndex(deps);
   const search = (windows?: number) =>
-    searchMemories(deps, { query: 'spare key', user: 'alice', mode: 'bm25', unit: 'chunk', track: false, ...(windows !== undefined ? { windows } : {}) });
+    searchMemories(deps, { query: 'spare key', user: 'alice', mode: 'bm25', unit: 'chunk', track: false }, windows !== undefined ? { windows } : {});
   return { index, search };
 }
 

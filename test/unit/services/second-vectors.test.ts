@@ -71,7 +71,7 @@ describe('the second dense field', () => {
     await syncIndex(deps);
     const query = bareTextOf('- It hangs under the blue flower pot by the door', '');
     const ask = (share?: number) =>
-      searchMemories(deps, { query, user: 'alice', unit: 'chunk', track: false, rescore: false, ...(share !== undefined ? { second: share } : {}) });
+      searchMemories(deps, { query, user: 'alice', unit: 'chunk', track: false, rescore: false }, share !== undefined ? { second: share } : {});
     const before = second.queryCalls;
     const withIt = await ask();
     expect(second.queryCalls).toBe(before + 1);
@@ -96,7 +96,7 @@ describe('the second dense field', () => {
     expect(degraded.degraded?.second).toContain('ECONNREFUSED');
     expect(degraded.every((r) => r.scores.second === undefined)).toBe(true);
     // Exactly the two-field ranking: the share off, and the first field's own weight (not the one it has beside the second).
-    const twoFields = await searchMemories(deps, { ...input, second: 0 });
+    const twoFields = await searchMemories(deps, input, { second: 0 });
     expect(twoFields.degraded).toBeUndefined();
     expect(degraded.map((r) => [r.path, r.lines, r.score])).toEqual(twoFields.map((r) => [r.path, r.lines, r.score]));
     second.up = true;
@@ -108,7 +108,7 @@ describe('the second dense field', () => {
     await syncIndex(deps);
     const input = { query: 'where is the spare key', user: 'alice', unit: 'chunk' as const, track: false, rescore: false };
     const own = await searchMemories({ ...deps, secondDenseWeight: 0.2 }, input);
-    expect(own).toEqual(await searchMemories(deps, { ...input, denseWeight: 0.2 }));
+    expect(own).toEqual(await searchMemories(deps, input, { denseWeight: 0.2 }));
   });
 
   it('with the second model answering, units gain the window term by default; without it, they do not', async () => {
@@ -117,16 +117,15 @@ describe('the second dense field', () => {
     const input = { query: 'where is the spare key', user: 'alice', unit: 'chunk' as const, track: false, rescore: false };
     const ranked = (results: SearchResult[]) => results.map((r) => [r.path, r.lines, r.score]);
     const byDefault = await searchMemories(deps, input);
-    expect(ranked(byDefault)).toEqual(ranked(await searchMemories(deps, { ...input, windowTerm: SECOND_WINDOW_TERM })));
+    expect(ranked(byDefault)).toEqual(ranked(await searchMemories(deps, input, { windowTerm: SECOND_WINDOW_TERM })));
     // The term only adds: every unit of the day log scores higher with it than without.
-    const without = await searchMemories(deps, { ...input, windowTerm: 0 });
+    const without = await searchMemories(deps, input, { windowTerm: 0 });
     const log = (results: SearchResult[]) => new Map(results.filter((r) => r.path.includes('episodic')).map((r) => [r.lines.join('-'), r.score]));
     const [on, off] = [log(byDefault), log(without)];
     expect(on.size).toBeGreaterThan(0);
     for (const [lines, score] of on) expect(score).toBeGreaterThan(off.get(lines)!);
     // The second field off (its share 0): no term unless asked for.
-    const twoFields = { ...input, second: 0 };
-    expect(ranked(await searchMemories(deps, twoFields))).toEqual(ranked(await searchMemories(deps, { ...twoFields, windowTerm: 0 })));
+    expect(ranked(await searchMemories(deps, input, { second: 0 }))).toEqual(ranked(await searchMemories(deps, input, { second: 0, windowTerm: 0 })));
   });
 
   it('a sync whose second model cannot embed fails naming the setting, loses nothing, and the next sync retries', async () => {

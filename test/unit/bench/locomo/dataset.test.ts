@@ -1,8 +1,8 @@
 // LoCoMo parsing: dates, evidence quirks, and turning sessions into memdir files whose chunks map back to turns.
 import { describe, expect, it } from 'vitest';
 
-import { normaliseEvidence, parseLocomo, parseLocomoDate, sessionOfTurn } from '../../../../src/bench/locomo/dataset.js';
-import { sessionMarkdown, sessionPath, turnOfHeading } from '../../../../src/bench/locomo/ingest.js';
+import { normaliseEvidence, parseLocomo, parseLocomoDate, sessionOfTurn } from '../../../../bench/locomo/dataset.js';
+import { sessionMarkdown, sessionPath, turnOfHeading } from '../../../../bench/locomo/ingest.js';
 import { toChunkRecords } from '../../../../src/memory/records.js';
 import { parseMemory } from '../../../../src/memory/parse.js';
 

@@ -1,9 +1,9 @@
 // LoCoMo in `mem ingest`'s format: day logs written by the ingest code itself, and chunks mapped back to every turn they cover.
 import { describe, expect, it } from 'vitest';
 
-import { parseLocomo } from '../../../../src/bench/locomo/dataset.js';
-import { conversationLogs, turnsOfLines } from '../../../../src/bench/locomo/ingest-log.js';
-import { rankedTurnsOf } from '../../../../src/bench/locomo/run.js';
+import { parseLocomo } from '../../../../bench/locomo/dataset.js';
+import { conversationLogs, turnsOfLines } from '../../../../bench/locomo/ingest-log.js';
+import { rankedTurnsOf } from '../../../../bench/locomo/run.js';
 import { parseMemory } from '../../../../src/memory/parse.js';
 import { toChunkRecords } from '../../../../src/memory/records.js';
 

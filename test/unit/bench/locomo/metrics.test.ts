@@ -1,7 +1,7 @@
 // LoCoMo retrieval metrics: recall at k, session ranking, MRR, percentiles, per-category means.
 import { describe, expect, it } from 'vitest';
 
-import { allAt, computeMetrics, percentile, rankedSessions, recallAt, reciprocalRank, sessionKey } from '../../../../src/bench/locomo/metrics.js';
+import { allAt, computeMetrics, percentile, rankedSessions, recallAt, reciprocalRank, sessionKey } from '../../../../bench/locomo/metrics.js';
 
 describe('LoCoMo metrics', () => {
   it('recall@k is the share of evidence found in the first k', () => {

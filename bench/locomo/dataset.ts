@@ -1,7 +1,7 @@
 // LoCoMo's JSON format: conversations of dated sessions of turns, and questions with evidence turn ids.
 import { readFile } from 'node:fs/promises';
 
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../dist/internal.js';
 
 export interface Turn {
   speaker: string;
