@@ -7,7 +7,7 @@ import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { loadDoc } from './core/documents.js';
 import { handEditsBefore } from './core/hand-edits.js';
-import { writeLocked } from './core/interrupted-write.js';
+import { writeLocked } from './write-locked.js';
 import type { ManifestEntry } from './ports.js';
 import { syncIndex } from './core/sync.js';
 import { groupBySimilarity, meanVector } from './consolidate/group.js';

@@ -6,7 +6,7 @@ import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { handEditsBefore } from './core/hand-edits.js';
 import { resolveId, sameId } from './core/duplicates.js';
-import { writeLocked } from './core/interrupted-write.js';
+import { writeLocked } from './write-locked.js';
 import type { ManifestEntry } from './ports.js';
 import { loadDoc } from './core/documents.js';
 import { purgeLocked, type PurgeReport } from './core/purge.js';

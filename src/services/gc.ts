@@ -5,7 +5,7 @@ import { commitMessage } from './core/commit-message.js';
 import type { MemoryDeps } from './core/deps.js';
 import { handEditsBefore } from './core/hand-edits.js';
 import type { ManifestEntry } from './ports.js';
-import { writeLocked } from './core/interrupted-write.js';
+import { writeLocked } from './write-locked.js';
 import { purgeLocked, type PurgeReport } from './core/purge.js';
 import { removeEverywhere, type Regenerated } from './remove-everywhere.js';
 import { rewriteMemory } from './core/rewrite.js';

@@ -1,6 +1,6 @@
 // Use case: bring the index in step with the files (only what changed), or rebuild it from them.
 import type { MemoryDeps } from './core/deps.js';
-import { writeLocked } from './core/interrupted-write.js';
+import { writeLocked } from './write-locked.js';
 import type { Progress } from './ports.js';
 import { syncIndex, type ReindexReport } from './core/sync.js';
 

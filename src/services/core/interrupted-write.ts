@@ -1,6 +1,5 @@
 // Writes that survive being killed: a write records what its files were before it changes them, and the next
 // writing command settles a write that never finished (rolls it back to those bytes, or accepts it if committed).
-import { settleInterruptedSync } from '../git-sync/finish.js';
 import type { MemoryDeps } from './deps.js';
 import { syncIndex } from './sync.js';
 
@@ -83,13 +82,4 @@ export async function undoOnFailure(deps: MemoryDeps, paths: string[], undo: () 
     throw err;
   }
   await endWrite(deps);
-}
-
-/** Runs a writing use case under the write lock, after settling any write (or `mem sync`) a killed process left unfinished. */
-export function writeLocked<T>(deps: MemoryDeps, fn: () => Promise<T>): Promise<T> {
-  return deps.lock.run(async () => {
-    await settleInterruptedWrite(deps);
-    await settleInterruptedSync(deps);
-    return fn();
-  });
 }

@@ -4,7 +4,7 @@
 import { MemError } from '../../errors.js';
 import { commitMessage } from '../core/commit-message.js';
 import type { MemoryDeps } from '../core/deps.js';
-import { writeLocked } from '../core/interrupted-write.js';
+import { writeLocked } from '../write-locked.js';
 import type { PurgeReport } from '../core/purge.js';
 import type { MemoryRepository, SyncRecord, TreeChanges } from '../ports.js';
 import { finishSync } from './finish.js';
