@@ -69,7 +69,7 @@ interface Connection {
   local: { milvus?: ServerRecord; embedder?: ServerRecord };
   /** The shared Milvus Lite data of the root's collection, which forget's byte scan must cover. */
   sharedIndexData?: { dir: string; collection: string };
-  /** The root's index has to be built anew in the shared server (migrated from its own server, or a copied root). */
+  /** The root's index has to be built anew in the shared server (a copied root: its identity was minted anew). */
   rebuild: boolean;
   /** Ends this process's use of the shared servers (they may then stop when idle). */
   release: () => Promise<void>;
@@ -103,14 +103,12 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
       { milvusLiteSpec, embeddingServerSpec },
       { rootCollection },
       { registerRoot, takeLease, dropReplacedCollections },
-      { retireLegacyServers },
     ] = await Promise.all([
       import('./adapters/runtime/python-runtime.js'),
       import('./adapters/runtime/managed-server.js'),
       import('./adapters/runtime/local-servers.js'),
       import('./adapters/runtime/root-identity.js'),
       import('./adapters/runtime/root-registry.js'),
-      import('./adapters/runtime/legacy-servers.js'),
     ]);
     const runtime = needsDefault
       ? await ensureRuntime({ home: config.runtimeHome, python: config.python, ...(options.onLog ? { onLog: options.onLog } : {}) })
@@ -118,7 +116,7 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
     // One Milvus Lite for all roots: each root has its own collection, named from the root's identity.
     const identity = await rootCollection(layout, config.root, servers);
     if (config.index.kind === 'embedded' && !config.collection) collection = identity.collection;
-    rebuild = config.index.kind === 'embedded' && ((await retireLegacyServers(layout)) || identity.minted);
+    rebuild = config.index.kind === 'embedded' && identity.minted;
     if (rebuild) options.onLog?.(`moving this root's index into the shared Milvus Lite (${servers.milvusData}), from the vector cache`);
     // Registered and leased before the servers start: a server with no root in use, or idle and unleased, stops.
     await registerRoot(servers, { collection: identity.collection, root: config.root, stateDir: layout.dir });
@@ -461,7 +459,7 @@ export async function openMemory(config: MemConfig, options: WiringOptions = {})
     await second?.cache.close?.();
     await release();
   });
-  // A root migrated from its own server (or copied) is re-indexed here, from its vector cache, before any use.
+  // A copied root (its identity minted anew) is re-indexed here, from its vector cache, before any use.
   if (rebuild) await memory.reindex();
   else {
     await followGit(memory, config.root, layout, driver?.head, () => deps.manifest.exists()).catch((err: unknown) =>

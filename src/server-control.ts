@@ -208,22 +208,14 @@ async function stopShared(config: MemConfig, unlessUsedBeside: string | null | u
 
 /**
  * `mem server stop`: the root no longer keeps the shared servers up (released), and they stop now if no other root
- * uses them; with `all`, they stop whatever roots use them. Also stops a server of the root's own from before the
- * shared ones. Returns once nothing it stopped still runs: the names of the servers stopped.
+ * uses them; with `all`, they stop whatever roots use them. Returns once nothing it stopped still runs: the names of the servers stopped.
  */
 export async function stopLocalServers(config: MemConfig, options: { all?: boolean } = {}): Promise<string[]> {
-  const [{ releaseRoot }, { SERVER_NAMES }, { stopServer }] = await Promise.all([
-    import('./adapters/runtime/root-registry.js'),
-    import('./adapters/runtime/local-servers.js'),
-    import('./adapters/runtime/managed-server.js'),
-  ]);
+  const { releaseRoot } = await import('./adapters/runtime/root-registry.js');
   const collection = await currentCollection(config);
   // Stopped before the root is released: released first, they could stop by themselves meanwhile (no root in use).
   const stopped = await stopShared(config, options.all ? undefined : collection);
   if (collection) await releaseRoot(serverLayout(config.serverHome), collection);
-  for (const name of SERVER_NAMES) {
-    if (await stopServer({ stateDir: stateLayoutOf(config).legacyServers, name, stopSignal: 'SIGINT' })) stopped.push(`${name} (own)`);
-  }
   return stopped;
 }
 

@@ -39,10 +39,6 @@ export interface StateLayout {
   purgePending: string;
   /** The root's identity: names its collection in the shared Milvus Lite, and moves with the root. */
   rootId: string;
-  /** Before the shared servers: records and logs of the root's own local servers (stopped and removed on migration). */
-  legacyServers: string;
-  /** Before the shared servers: the root's own Milvus Lite data (removed once re-indexed into the shared server). */
-  legacyMilvusData: string;
   /** Agent hooks: capture cursors, the hook log, the background capture's output. */
   hooks: string;
   hookLog: string;
@@ -65,8 +61,6 @@ export function stateLayoutAt(dir: string): StateLayout {
     pendingWrite: join(dir, 'pending-write.json'),
     purgePending: join(dir, 'purge-pending'),
     rootId: join(dir, 'root-id'),
-    legacyServers: join(dir, 'servers'),
-    legacyMilvusData: join(dir, 'milvus'),
     hooks: join(dir, 'hooks'),
     hookLog: join(dir, 'hooks', 'log.jsonl'),
     captureOutput: join(dir, 'hooks', 'capture.out'),

@@ -210,7 +210,7 @@ export interface ManifestStore {
   savedAt?(): Promise<number | null>;
   /** Saves the entries; the chunk lists of entries no longer there are removed with them. */
   save(entries: Map<string, ManifestEntry>): Promise<void>;
-  /** True when the loaded manifest is of an older version: the next save rewrites it even if no entry changed. */
+  /** True when the loaded manifest lost its journal (a kill between the two writes): the next save rewrites it even if no entry changed. */
   needsRewrite(): boolean;
   /**
    * The chunk lists of these entries, as putChunks recorded them for the entry's content (an entry whose file a

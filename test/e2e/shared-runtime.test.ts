@@ -1,8 +1,7 @@
 // One runtime per machine, through the real `bin/mem`: two roots share one Milvus Lite and one embedding server
 // (processes counted), never see each other's rows, stopping one root's work leaves the other's servers running,
-// a server killed with SIGKILL is restarted by the next command of any root, the servers stop by themselves when
-// idle, and a root that had its own server and data before is moved into the shared one on its next use.
-import { readdir, readFile, mkdir, writeFile } from 'node:fs/promises';
+// a server killed with SIGKILL is restarted by the next command of any root, the servers stop by themselves when idle.
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,29 +121,5 @@ describe('idle shared servers, and `server stop --all`', () => {
     const all = await runMem(['server', 'stop', '--all', '--json'], { root, env });
     expect(all.json.stopped.sort()).toEqual(['embedder', 'milvus-lite']);
     expect(await serverProcesses(home())).toEqual({ milvus: [], embedder: [] });
-  });
-});
-
-describe('a root that had its own Milvus Lite', () => {
-  ownServerHome();
-  let root: string | undefined;
-  afterAll(async () => {
-    await disposeE2eRoot(root);
-  });
-
-  it('is re-indexed into the shared server on its next command, and its old data removed', async () => {
-    root = await e2eRoot({ 'ann/semantic/tea.md': 'Ann drinks green tea every morning.\n' }, 'memdir-e2e-legacy-');
-    // Its own server's leftovers, as memdir before the shared runtime kept them (a data folder, a dead record).
-    await mkdir(join(root, '.mem', 'milvus', 'collections', 'memdir'), { recursive: true });
-    await writeFile(join(root, '.mem', 'milvus', 'collections', 'memdir', 'data.parquet'), 'Ann drinks green tea every morning.');
-    await mkdir(join(root, '.mem', 'servers'), { recursive: true });
-    await writeFile(join(root, '.mem', 'servers', 'milvus-lite.json'), JSON.stringify({ pid: 999_999_999, port: 1, secret: 'x', startedAt: '' }));
-    const found = await runMem(['search', 'what does Ann drink', '--user', 'ann', '--json'], { root });
-    expect(found.code).toBe(0);
-    expect(found.stderr).toContain('moving this root');
-    expect(found.json.results[0].path).toBe('ann/semantic/tea.md');
-    expect(await readdir(join(root, '.mem'))).not.toContain('milvus');
-    expect(await readdir(join(root, '.mem'))).not.toContain('servers');
-    expect((await runMem(['status', '--json'], { root })).json.drift).toMatchObject({ inSync: true });
   });
 });

@@ -8,23 +8,11 @@ import writeFileAtomic from 'write-file-atomic';
 import type { ChunkList, ChunkRef, ManifestEntry, ManifestStore } from '../../services/ports.js';
 import { stateLayoutAt } from '../../memory/layout.js';
 import { LmdbChunkLists, listKey } from './lmdb-chunk-lists.js';
-import { BASE_VERSION, readBase, writeBase } from './manifest-base.js';
+import { readBase, writeBase } from './manifest-base.js';
 import { ensureStateDir } from './state-dir.js';
 
-// 2: entries carry lifecycle links (key, source, supersedes, sources); an older manifest means a full re-scan.
-// 3: status is the effective one (a hand-written correction overrides the file's), with the file's own
-//    in fileStatus, and the back links superseded_by / consolidated_into for `mem doctor`.
-// 4: the same entries, with a journal beside the base (`journal` names the one that belongs to it). A version 3
-//    file loads as a base without a journal and is rewritten as 4 by the first save that compacts.
-// 5: entries without their chunk lists (a count instead; the lists are in the `.chunks` store). At 50,000 files
-//    the lists were 70 % of the manifest: 37 MB of JSON, 400-530 ms to parse and ~140 MB of V8 heap held by
-//    every sync, where a no-op needs none of them and an edit the lists of the files it rewrites (measured:
-//    without them 11 MB, ~200 ms). A version 3 or 4 manifest loads with
-//    its lists moved to the store, and the next save (even a no-op sync's: see needsRewrite) writes it as 5.
-// 6: the same entries, the base as MessagePack (manifest-base.ts). A JSON base (3 to 5) loads as before, and the
-//    next save, a no-op sync's too, writes it as 6 (nothing is re-indexed). An older memdir reads a version 6
-//    base as damaged: it indexes every file again (vectors from the cache), as for any manifest it cannot read.
-const READS = new Set([3, 4, 5, BASE_VERSION]);
+// The base's version (manifest-base.ts) is the only one read: a manifest of another version, like a missing or
+// damaged one, reads as absent, and the next sync indexes every file again (vectors from the cache).
 
 // A save appends only the entries that changed; the base is rewritten when the journal outgrows this share
 // of it (so rewrites cost O(entries) in total over a full index, not per save), or when an entry is removed.
@@ -78,12 +66,6 @@ export class JsonManifest implements ManifestStore {
     // A compaction between reading the base and its journal shows as a journal of another base: read again.
     let loaded = await this.read(false);
     for (let attempt = 0; loaded === 'raced'; attempt++) loaded = await this.read(attempt >= 2);
-    if (loaded !== null && loaded.legacy.length > 0) {
-      // Lists of an older manifest go to the store first; the base that no longer holds them is written by the
-      // next save. Harmless if another process does the same: a list counts only for the content of its sha.
-      await this.lists.put(loaded.legacy);
-      loaded.journal = '';
-    }
     this.saved = loaded;
     if (loaded === null) return null;
     const entries = new Map(loaded.entries);
@@ -153,7 +135,7 @@ export class JsonManifest implements ManifestStore {
     const saved = this.saved;
     // Unchanged entries are the very objects loaded or saved (the sync passes them through): compared by identity.
     const removed = saved === null ? [] : keysWhere(saved.entries, (path) => !entries.has(path));
-    // A version 3 base gets its journal name, and a base whose journal a kill left out gets a journal.
+    // A base whose journal a kill left out gets a journal.
     if (saved === null || removed.length > 0 || saved.journal === '') {
       // A removed entry leaves the journal with the base: `mem forget` promises that no name of a forgotten memory stays.
       await this.compact(entries);
@@ -187,18 +169,14 @@ export class JsonManifest implements ManifestStore {
   }
 
   /** The base and its journal; 'raced' when the journal names another base (unless `settled`: then the base alone). */
-  private async read(settled: boolean): Promise<(NonNullable<JsonManifest['saved']> & { legacy: ChunkList[] }) | 'raced' | null> {
+  private async read(settled: boolean): Promise<NonNullable<JsonManifest['saved']> | 'raced' | null> {
     const data = await readBase(this.file);
-    // A missing, damaged or older manifest only costs a full re-scan; the files are the truth.
-    if (!data || !READS.has(data.version)) return null;
-    const entries = new Map<string, ManifestEntry>();
-    const legacy: ChunkList[] = [];
-    for (const [path, entry] of data.files) entries.set(path, withoutChunks(path, entry, legacy));
+    // A missing, damaged or other version's manifest only costs a full re-scan; the files are the truth.
+    if (!data) return null;
+    const entries = new Map<string, ManifestEntry>(data.files);
     const baseBytes = data.bytes;
-    // Version 3 had no journal: its base is the whole manifest (the first save gives it one). A base of another
-    // version than this one's is rewritten by the next save (journal '': see needsRewrite), its journal read first.
-    const alone = { journal: '', entries, baseBytes, journalBytes: 0, legacy };
-    if (data.journal === undefined) return alone;
+    // Without its journal the base is rewritten by the next save (journal '': see needsRewrite).
+    const alone = { journal: '', entries, baseBytes, journalBytes: 0 };
     let journal: string;
     try {
       journal = await readFile(this.journalFile, 'utf8');
@@ -211,8 +189,8 @@ export class JsonManifest implements ManifestStore {
     // Another base's journal: a compaction ran while we read (read again), or was killed before it replaced the
     // journal (its base holds every entry; the old journal's are older).
     if (header?.journal !== data.journal) return settled ? alone : 'raced';
-    for (const record of journalRecords(lines)) entries.set(record.p, withoutChunks(record.p, record.e, legacy));
-    return { journal: data.version === BASE_VERSION ? data.journal : '', entries, baseBytes, journalBytes: journal.length, legacy };
+    for (const record of journalRecords(lines)) entries.set(record.p, record.e);
+    return { journal: data.journal, entries, baseBytes, journalBytes: journal.length };
   }
 
   private async pendingPaths(): Promise<string[]> {
@@ -248,14 +226,6 @@ function keysWhere(entries: Map<string, ManifestEntry>, test: (path: string) => 
  */
 function describes(sha: string, entry: ManifestEntry): boolean {
   return entry.sha === '' || sha === entry.sha;
-}
-
-/** An entry of a version 3 or 4 manifest, which held its chunk list: the entry as 5 has it, and the list apart. */
-function withoutChunks(path: string, entry: ManifestEntry & { chunks?: ChunkRef[] }, legacy: ChunkList[]): ManifestEntry {
-  if (!Array.isArray(entry.chunks)) return entry;
-  const { chunks, ...rest } = entry;
-  legacy.push({ path, sha: entry.sha, chunks });
-  return { ...rest, chunkCount: chunks.length };
 }
 
 /**

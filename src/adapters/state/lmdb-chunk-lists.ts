@@ -74,7 +74,7 @@ export class LmdbChunkLists {
   async put(lists: ChunkList[]): Promise<void> {
     if (lists.length === 0) return;
     // In key order: LMDB then fills each page before it opens the next, where random order leaves them half full
-    // (50,000 lists of 1-8 rows in one put, as a version 4 manifest's conversion writes them: 16.8 MB of file sorted, 47.1 MB not).
+    // (50,000 lists of 1-8 rows in one put: 16.8 MB of file sorted, 47.1 MB not).
     const keyed = lists.map((list) => ({ key: keyOf(list.path), list })).sort((a, b) => Buffer.compare(a.key, b.key));
     await this.using(true, async (db) => {
       for (let i = 0; i < keyed.length; i += PER_TRANSACTION) {

@@ -8,7 +8,6 @@ import type { RootDatabase } from 'lmdb';
 import { stateLayoutAt } from '../../memory/layout.js';
 import type { VectorCache } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
-import { importLegacyVectors } from './legacy-vector-files.js';
 import { inodeOf } from './inode.js';
 import { ensureStateDir, makeStateFolder, ownerOnlyFiles } from './state-dir.js';
 
@@ -53,8 +52,6 @@ export class LmdbVectorCache implements VectorCache {
   private readonly dir: string;
   private readonly stateDir: string;
   private readonly base: string;
-  /** The per-file cache of earlier versions (`.mem/vectors/<model>/<xx>/<hash>.f32`), imported on first use. */
-  private readonly legacyDir: string;
   private readonly lock: FileLock;
   private db: Db | null = null;
   private generation = -1;
@@ -70,9 +67,9 @@ export class LmdbVectorCache implements VectorCache {
     private readonly releaseMapAfterReads = RELEASE_MAP_AFTER_READS,
   ) {
     this.stateDir = stateDir;
-    this.legacyDir = stateLayoutAt(stateDir).vectors(modelKey);
-    this.dir = dirname(this.legacyDir);
-    this.base = basename(this.legacyDir);
+    const store = stateLayoutAt(stateDir).vectors(modelKey);
+    this.dir = dirname(store);
+    this.base = basename(store);
     this.lock = new FileLock(stateDir, 'vectors');
   }
 
@@ -80,7 +77,7 @@ export class LmdbVectorCache implements VectorCache {
     const found = new Map<string, number[]>();
     if (hashes.length === 0) return found;
     await this.using(async () => {
-      const db = await this.current({ create: false });
+      const db = await this.newest({ create: false });
       if (!db) return;
       const values = await db.getMany(hashes.map(keyOf));
       values.forEach((bytes, i) => {
@@ -95,7 +92,7 @@ export class LmdbVectorCache implements VectorCache {
     if (entries.size === 0) return;
     await this.using(() =>
       this.lock.run(async () => {
-        const db = (await this.current({ create: true }))!;
+        const db = (await this.newest({ create: true }))!;
         const all = [...entries];
         for (let i = 0; i < all.length; i += PER_TRANSACTION) {
           db.transactionSync(() => {
@@ -154,12 +151,6 @@ export class LmdbVectorCache implements VectorCache {
       .sort((a, b) => b - a);
   }
 
-  /** The store, once the per-file cache of an earlier version (if any) has moved into it. */
-  private async current(options: { create: boolean }): Promise<Db | null> {
-    if (await this.hasLegacy()) await this.lock.run(() => this.importLegacy());
-    return this.newest(options);
-  }
-
   /**
    * The newest generation, opened (re-opened when another process replaced it since). Without `create`, null
    * when there is none yet; with it (under the lock), creates it and sweeps older generations and leftovers.
@@ -197,7 +188,7 @@ export class LmdbVectorCache implements VectorCache {
    */
   private async rewrite(keeps: (hash: string) => boolean): Promise<number> {
     return this.lock.run(async () => {
-      const db = await this.current({ create: false });
+      const db = await this.newest({ create: false });
       if (!db) return 0;
       // What a rewrite killed after its switch left (the replaced generation) goes even when nothing is removed now.
       await this.sweep(this.generation);
@@ -231,21 +222,5 @@ export class LmdbVectorCache implements VectorCache {
       await this.newest({ create: true });
       return removed;
     });
-  }
-
-  private async hasLegacy(): Promise<boolean> {
-    return (await readdir(this.legacyDir).catch(() => null)) !== null;
-  }
-
-  /** Under the lock: moves the per-file cache into the store (no vector is embedded again), then removes it. */
-  private async importLegacy(): Promise<void> {
-    if (!(await this.hasLegacy())) return; // another process did it while this one waited
-    const db = (await this.newest({ create: true }))!;
-    await importLegacyVectors(this.legacyDir, (entries) =>
-      db.transactionSync(() => {
-        for (const [hash, vector] of entries) db.putSync(keyOf(hash), vector);
-      }),
-    );
-    await rm(this.legacyDir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,5 @@
-// The manifest's base file: since version 6 MessagePack (msgpackr records) after a one-line header, before it
-// JSON; read in either form, written in the new one, replaced atomically.
+// The manifest's base file: MessagePack (msgpackr records) after a one-line header naming its version, replaced
+// atomically. A base of any other form or version reads as absent: the index is derived, the next sync rebuilds it.
 import { randomUUID } from 'node:crypto';
 import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -17,11 +17,11 @@ import type { ManifestEntry } from '../../services/ports.js';
 export const BASE_VERSION = 6;
 const HEADER = Buffer.from(`memdir-manifest ${BASE_VERSION}\n`);
 
-/** What a base holds: the journal that belongs to it (absent: version 3, none) and every entry as saved. */
+/** What a base holds: the journal that belongs to it and every entry as saved. */
 export interface BaseContent {
   version: number;
-  journal?: string;
-  /** Entries as stored; a version 3 or 4 JSON entry may still carry its chunk list (json-manifest.ts moves it). */
+  journal: string;
+  /** Entries as stored. */
   files: Iterable<[string, ManifestEntry]>;
   /** Bytes of the base file (the journal is compacted into it once it outgrows a share of this). */
   bytes: number;
@@ -30,7 +30,7 @@ export interface BaseContent {
 /** Records (one key list per shape of entry, written once) keep the file small and its decoding fast. */
 const packr = () => new Packr({ useRecords: true });
 
-/** The base's content, or null when it is missing, damaged or of a shape no version wrote. */
+/** The base's content, or null when it is missing, damaged or of another version (JSON before 6, or a later one). */
 export async function readBase(file: string): Promise<BaseContent | null> {
   let bytes: Buffer;
   try {
@@ -38,8 +38,7 @@ export async function readBase(file: string): Promise<BaseContent | null> {
   } catch {
     return null;
   }
-  if (bytes.subarray(0, HEADER.length).equals(HEADER)) return packed(bytes);
-  return json(bytes);
+  return bytes.subarray(0, HEADER.length).equals(HEADER) ? packed(bytes) : null;
 }
 
 function packed(bytes: Buffer): BaseContent | null {
@@ -58,28 +57,6 @@ function* zip(paths: string[], entries: ManifestEntry[]): Generator<[string, Man
   for (let i = 0; i < paths.length; i++) yield [paths[i]!, entries[i]!];
 }
 
-function json(bytes: Buffer): BaseContent | null {
-  let data: { version?: number; journal?: unknown; files?: Record<string, ManifestEntry> };
-  try {
-    data = JSON.parse(bytes.toString('utf8')) as typeof data;
-  } catch {
-    return null;
-  }
-  if (!data || typeof data.version !== 'number' || typeof data.files !== 'object' || data.files === null) return null;
-  const files = data.files;
-  return {
-    version: data.version,
-    ...(typeof data.journal === 'string' ? { journal: data.journal } : {}),
-    files: entriesOf(files),
-    bytes: bytes.length,
-  };
-}
-
-/** Key by key: Object.entries would first make an array of 50,000 pairs. */
-function* entriesOf(files: Record<string, ManifestEntry>): Generator<[string, ManifestEntry]> {
-  for (const path in files) yield [path, files[path]!];
-}
-
 /**
  * Writes the entries as a new base naming `journal`, to a temporary file renamed over the base once it is on disk
  * (as write-file-atomic does). Temporary files a killed write left are removed first (they name memories too).
@@ -95,7 +72,7 @@ export async function writeBase(file: string, journal: string, entries: Map<stri
     paths.push(path);
     values.push(entry);
   }
-  // ~6 MB at 50,000 files, in one buffer: JSON's 37 MB of version 4 had to be written in pieces, this need not.
+  // ~6 MB at 50,000 files, in one buffer.
   const body = packr().pack({ journal, paths, entries: values });
   const temp = `${file}.base-${randomUUID()}`;
   const handle = await open(temp, 'w', 0o600);

@@ -1,7 +1,7 @@
 // Covers JsonManifest: the pending log (paths marked before their rows are written come back from load() as
 // entries whose rows are unknown, until the next save; a torn last line is skipped), the journal (a save
 // appends the changed entries; the base is rewritten when the journal grows or an entry goes), and the chunk
-// lists kept apart (trusted only for the content they were written for; a version 4 manifest's moved there).
+// lists kept apart (trusted only for the content they were written for).
 import { appendFile, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,47 +147,6 @@ describe('JsonManifest journal', () => {
     expect((await m.chunksOf([['u/semantic/secret-plan.md', entry('secret-plan')]])).size).toBe(0);
   });
 
-  it('loads a version 3 manifest (one JSON file) and gives it a journal on the first save', async () => {
-    const { m, dir } = await manifest();
-    await m.save(new Map());
-    await writeFile(state(dir), JSON.stringify({ version: 3, files: Object.fromEntries(files(3)) }));
-    await rm(state(dir, '.journal'));
-    const fresh = new JsonManifest(join(dir, '.mem'), 'test');
-    const loaded = (await fresh.load())!;
-    expect([...loaded.keys()]).toHaveLength(3);
-    loaded.set('u/semantic/m1.md', entry('one'));
-    await fresh.save(loaded);
-    expect((await baseAt(state(dir))).version).toBe(6);
-    expect((await new JsonManifest(join(dir, '.mem'), 'test').load())!.get('u/semantic/m1.md')!.memoryId).toBe('one');
-  });
-
-  it('loads a version 5 manifest (JSON base and journal, a torn last line) and the next save, even unchanged, writes version 6', async () => {
-    const { m, dir } = await manifest();
-    await m.save(new Map());
-    const journal = 'c0ffee00-0000-4000-8000-000000000005';
-    const v5 = Object.fromEntries(files(3));
-    await writeFile(state(dir), JSON.stringify({ version: 5, journal, files: v5 }));
-    // The journal's entry for m1 wins over the base's; the torn line after it is skipped.
-    await writeFile(
-      state(dir, '.journal'),
-      `${JSON.stringify({ journal })}\n${JSON.stringify({ p: 'u/semantic/m1.md', e: entry('later') })}\n{"p":"u/semantic/m2.md","e":{"si`,
-    );
-    const fresh = new JsonManifest(join(dir, '.mem'), 'test');
-    const loaded = (await fresh.load())!;
-    expect(loaded).toEqual(new Map([...files(3)].map(([p, e]) => [p, p === 'u/semantic/m1.md' ? entry('later') : e])));
-    expect(fresh.needsRewrite()).toBe(true);
-    // What a no-op sync does with an old manifest: saves the very entries it loaded.
-    await fresh.save(loaded);
-    expect(fresh.needsRewrite()).toBe(false);
-    const base = await baseAt(state(dir));
-    expect(base.version).toBe(6);
-    expect(base.files).toEqual(loaded);
-    expect(base.journal).not.toBe(journal);
-    const again = new JsonManifest(join(dir, '.mem'), 'test');
-    expect(await again.load()).toEqual(loaded);
-    expect(again.needsRewrite()).toBe(false);
-  });
-
   it('ignores the journal of an older base (a compaction killed before it replaced the journal)', async () => {
     const { m, dir } = await manifest();
     await m.save(files(3));
@@ -280,43 +239,5 @@ describe('JsonManifest chunk lists', () => {
     expect((await m.chunksOf([['u/semantic/a.md', a]])).size).toBe(1);
     await m.clear();
     expect((await m.chunksOf([['u/semantic/a.md', a]])).size).toBe(0);
-  });
-
-  it('of a version 4 manifest move to the store on load, and the next save writes version 6 even if nothing changed', async () => {
-    const { m, dir } = await manifest();
-    await m.save(new Map());
-    const v4 = (id: string, sha: string, list: ChunkRef[]) => ({ ...withSha(id, sha, 0), chunkCount: undefined, chunks: list });
-    const journal = 'c0ffee00-0000-4000-8000-000000000000';
-    await writeFile(
-      join(dir, '.mem', 'manifest-test.json'),
-      JSON.stringify({ version: 4, journal, files: { 'u/semantic/a.md': v4('a', SHA_A, chunks(3, 1)), 'u/semantic/b.md': v4('b', SHA_A, chunks(1, 3)) } }),
-    );
-    // The journal's later entry for b wins, list included.
-    await writeFile(
-      join(dir, '.mem', 'manifest-test.json.journal'),
-      `${JSON.stringify({ journal })}\n\n${JSON.stringify({ p: 'u/semantic/b.md', e: v4('b', SHA_B, chunks(2, 2)) })}\n`,
-    );
-    const fresh = new JsonManifest(join(dir, '.mem'), 'test');
-    const loaded = (await fresh.load())!;
-    expect(loaded.get('u/semantic/a.md')).toMatchObject({ memoryId: 'a', chunkCount: 3 });
-    expect(loaded.get('u/semantic/b.md')).toMatchObject({ memoryId: 'b', sha: SHA_B, chunkCount: 2 });
-    expect(loaded.get('u/semantic/a.md')).not.toHaveProperty('chunks');
-    expect(await fresh.chunksOf(loaded)).toEqual(
-      new Map([
-        ['u/semantic/a.md', chunks(3, 1)],
-        ['u/semantic/b.md', chunks(2, 2)],
-      ]),
-    );
-    expect(fresh.needsRewrite()).toBe(true);
-    await fresh.save(loaded);
-    const base = await baseAt(join(dir, '.mem', 'manifest-test.json'));
-    expect(base.version).toBe(6);
-    for (const e of base.files.values()) expect(e).not.toHaveProperty('chunks');
-    expect(fresh.needsRewrite()).toBe(false);
-    const again = new JsonManifest(join(dir, '.mem'), 'test');
-    const reloaded = (await again.load())!;
-    expect(again.needsRewrite()).toBe(false);
-    expect(reloaded.get('u/semantic/b.md')).toMatchObject({ sha: SHA_B, chunkCount: 2 });
-    expect((await again.chunksOf(reloaded)).get('u/semantic/b.md')).toEqual(chunks(2, 2));
   });
 });

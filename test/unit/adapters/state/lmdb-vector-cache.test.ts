@@ -1,7 +1,6 @@
 // Covers the LMDB vector cache on real files: bulk round trip, removals that leave no byte of a removed vector
-// under `.mem/`, two users of one root at once, and the move of the old per-file cache into the store.
-import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+// under `.mem/`, and two users of one root at once.
+import { copyFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -139,24 +138,5 @@ describe('LmdbVectorCache', () => {
     expect((await a.getMany([...first.keys()])).size).toBe(100);
     // One generation on disk: the replaced one is gone.
     expect((await readdir(join(dir, 'vectors'))).filter((n) => n.endsWith('.mdb'))).toHaveLength(1);
-  });
-
-  it('moves the per-file cache of earlier versions into the store on first use, then removes it', async () => {
-    const dir = await stateDir();
-    const legacy = join(dir, 'vectors', 'model-a');
-    const written = vectors(20);
-    for (const [hash, v] of written) {
-      await mkdir(join(legacy, hash.slice(0, 2)), { recursive: true });
-      await writeFile(join(legacy, hash.slice(0, 2), `${hash}.f32`), Buffer.from(new Float32Array(v).buffer));
-    }
-    // What an interrupted atomic write left: no vector to trust.
-    await writeFile(join(legacy, 'abc.f32.123'), 'partial');
-
-    const read = await cacheAt(dir).getMany([...written.keys()]);
-    expect(read.size).toBe(20);
-    for (const [h, v] of written) expect(read.get(h)).toEqual(v);
-    expect(existsSync(legacy)).toBe(false);
-    // A second opener finds them in the store.
-    expect((await cacheAt(dir).getMany([...written.keys()])).size).toBe(20);
   });
 });
