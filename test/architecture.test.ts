@@ -86,7 +86,7 @@ const isOutsideSystem = (spec: string, allowed: string[] = []) => {
 
 // ---- layers ---------------------------------------------------------------------------------------
 
-const FOLDERS = ['memory', 'services', 'adapters', 'cli', 'mcp', 'daemon'] as const;
+const FOLDERS = ['memory', 'services', 'adapters', 'cli', 'mcp', 'daemon', 'open'] as const;
 const TOP_LEVEL = ['config.ts', 'errors.ts', 'index.ts', 'internal.ts', 'open-memory.ts', 'server-control.ts'];
 
 const under = (prefix: string) => (i: string) => i.startsWith(`${prefix}/`);
@@ -104,7 +104,8 @@ const ENTRY_POINTS = any(under('cli'), under('mcp'), under('daemon'));
 const KIT = 'internal.ts';
 /** An import that leaves src/ (resolved against it, "../bench/locomo/run.ts"): the shipped product never does. */
 const outsideSrc = (i: string) => i.startsWith('../');
-const ROOTS = is('open-memory.ts', 'server-control.ts', 'index.ts');
+/** The composition root (open-memory.ts and the steps of opening a root, open/), server control and the library API. */
+const ROOTS = any(is('open-memory.ts', 'server-control.ts', 'index.ts'), under('open'));
 
 /** Each folder of adapters/ holds one outside system (state/: memdir's local state files and locks). */
 const ADAPTER_FOLDERS = readdirSync(join(SRC, 'adapters'), { withFileTypes: true })
@@ -193,6 +194,12 @@ const RULES: Rule[] = [
     name: 'the composition root and server control import no entry point',
     applies: is('open-memory.ts', 'server-control.ts'),
     forbidden: any(ENTRY_POINTS, is('index.ts')),
+  },
+  {
+    // open-memory.ts composes the steps; a step never reaches back into it (or another root) nor into an entry point.
+    name: 'open/ (the steps of opening a root) imports no entry point, nor open-memory.ts, server-control.ts or index.ts',
+    applies: under('open'),
+    forbidden: any(ENTRY_POINTS, is('open-memory.ts', 'server-control.ts', 'index.ts')),
   },
   {
     name: 'index.ts (the library API) exports no adapters or entry points',
@@ -334,9 +341,9 @@ describe('architecture', () => {
     expect(sync.imports).toContain('services/core/file-records.ts');
     expect(FILES.find((f) => f.path === 'services/core/file-records.ts')!.imports).toContain('memory/parse.ts');
     expect(sync.imports).toContain('services/ports.ts');
-    const openMemory = FILES.find((f) => f.path === 'open-memory.ts')!;
+    expect(FILES.find((f) => f.path === 'open-memory.ts')!.imports).toContain('open/connect.ts');
     // Dynamic imports are seen too.
-    expect(openMemory.imports).toContain('adapters/milvus/lazy-index.ts');
+    expect(FILES.find((f) => f.path === 'open/index-client.ts')!.imports).toContain('adapters/milvus/lazy-index.ts');
     expect(FILES.find((f) => f.path === 'adapters/milvus/milvus-index.ts')!.imports).toContain('@zilliz/milvus2-sdk-node');
   });
 
@@ -379,6 +386,7 @@ describe('architecture', () => {
       'errors.ts': planted('errors.ts', "import { x } from './memory/ids.js';"),
       'config.ts': planted('config.ts', "import { DEFAULT_FUSION } from './services/retrieval/fuse.js';"),
       'open-memory.ts': planted('open-memory.ts', "import { main } from './cli/main.js';"),
+      'open/': planted('open/probe.ts', "import { openMemory } from '../open-memory.js';"),
       'index.ts': planted('index.ts', "export { FileLock } from './adapters/state/file-lock.js';"),
     };
     for (const rule of RULES.filter((r) => r !== PRODUCT_RULE)) {
