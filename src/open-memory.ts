@@ -31,7 +31,7 @@ export interface OpenOptions {
   onLog?: (line: string) => void;
   /**
    * Small index calls go through the running search daemon of this configuration when it has the root open (default
-   * true; see adapters/milvus/daemon-index.ts). The daemon itself opens its roots with false.
+   * true; see adapters/daemon/daemon-index.ts). The daemon itself opens its roots with false.
    */
   indexThroughDaemon?: boolean;
   /** Start every server the configuration uses now, not on first use (`mem setup`: installs the second model too). */
@@ -83,7 +83,7 @@ const secondIdentity = (config: MemConfig) =>
 async function connect(config: MemConfig, options: OpenOptions, layout: StateLayout): Promise<Connection> {
   const [{ LazyMilvusIndex }, { DaemonIndex, daemonMayRun }, worker] = await Promise.all([
     import('./adapters/milvus/lazy-index.js'),
-    options.indexThroughDaemon === false ? { DaemonIndex: undefined, daemonMayRun: undefined } : import('./adapters/milvus/daemon-index.js'),
+    options.indexThroughDaemon === false ? { DaemonIndex: undefined, daemonMayRun: undefined } : import('./adapters/daemon/daemon-index.js'),
     options.prepareIndex ? import('./adapters/milvus/worker-index.js') : undefined,
   ]);
   const needsDefault = config.index.kind === 'embedded' || config.embedding.kind === 'local';
@@ -178,7 +178,7 @@ async function connect(config: MemConfig, options: OpenOptions, layout: StateLay
         })
       : undefined;
   const ownIndex = workerIndex ?? lazyIndex;
-  // The daemon's socket is named by the whole configuration (daemon/protocol.ts), as for `mem search`.
+  // The daemon's socket is named by the whole configuration (adapters/daemon/protocol.ts), as for `mem search`.
   const index = DaemonIndex ? new DaemonIndex(ownIndex, { target: config }) : ownIndex;
   // What the manifest is kept for: the local server's port changes at every restart, its collection does not.
   const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${collection})` : index.location;

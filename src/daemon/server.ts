@@ -12,7 +12,7 @@ import type { Memory } from '../services/facade.js';
 import type { VectorIndex } from '../services/ports.js';
 import type { SearchInput } from '../services/search.js';
 import { runIndexCall } from './index-requests.js';
-import { PROTOCOL_VERSION, configKey, socketPath, type DaemonResponse, type DaemonTarget } from './protocol.js';
+import { PROTOCOL_VERSION, configKey, socketPath, type DaemonResponse, type DaemonTarget } from '../adapters/daemon/protocol.js';
 import { MAX_INDEX_REQUEST_BYTES, MAX_REQUEST_BYTES, parseIndexCall, parseRequest, parseSearchInput } from './request.js';
 import { WarmUpQueue, rootUsers, warmUpSearch } from './warm-up.js';
 
