@@ -147,18 +147,18 @@ const RULES: Rule[] = [
     // The daemon's client side (its socket client, wire format, and the index reached through it) is adapters/daemon/.
     name: 'adapters/ import no entry point or composition root, and from services/ only the ports',
     applies: under('adapters'),
-    forbidden: any(
-      ENTRY_POINTS,
-      ROOTS,
-      (i) => i.startsWith('services/') && i !== 'services/ports.ts',
-    ),
+    forbidden: any(ENTRY_POINTS, ROOTS, (i) => i.startsWith('services/') && i !== 'services/ports.ts'),
   },
   {
     // The `mem` command line dispatches to the other entry points (mem mcp, mem daemon). It talks to the daemon, another
     // process, through the daemon's socket client: light, so the fast path of `mem search` loads no composition root.
     name: "cli/ imports no adapters but the daemon's socket client (nor the internal door) and neither the Milvus nor the OpenAI SDK",
     applies: under('cli'),
-    forbidden: any((i) => under('adapters')(i) && !DAEMON_CLIENT(i), is(KIT), (i) => ['@zilliz/milvus2-sdk-node', 'openai'].includes(packageOf(i) ?? '')),
+    forbidden: any(
+      (i) => under('adapters')(i) && !DAEMON_CLIENT(i),
+      is(KIT),
+      (i) => ['@zilliz/milvus2-sdk-node', 'openai'].includes(packageOf(i) ?? ''),
+    ),
   },
   {
     name: 'mcp/ is a thin shell: services and types only, no adapters, composition root, config, other entry points or SDKs but its own',
@@ -170,7 +170,14 @@ const RULES: Rule[] = [
     // and nothing else of the client side: it never asks a daemon itself.
     name: 'daemon/ is a thin shell like mcp/: no adapters but the wire format, composition root, config, other entry points or SDKs',
     applies: under('daemon'),
-    forbidden: any((i) => under('adapters')(i) && i !== 'adapters/daemon/protocol.ts', ROOTS, is('config.ts'), under('cli'), under('mcp'), (i) => isOutsideSystem(i)),
+    forbidden: any(
+      (i) => under('adapters')(i) && i !== 'adapters/daemon/protocol.ts',
+      ROOTS,
+      is('config.ts'),
+      under('cli'),
+      under('mcp'),
+      (i) => isOutsideSystem(i),
+    ),
   },
   {
     // The benchmarks live in bench/ at the repository's root, compiled apart (dist-bench/), and the package does not ship them.
