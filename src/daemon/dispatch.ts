@@ -27,6 +27,17 @@ export interface Dispatch {
   rearm: () => void;
 }
 
+/** A request that failed: the error's code and exit code travel to the client, which exits as it would itself. */
+function failure(d: Dispatch, err: unknown, serversLost: boolean): DaemonResponse {
+  // Lost the shared servers (stopped or crashed): hand the request back and make way for a fresh daemon.
+  if (serversLost) {
+    setImmediate(d.stop);
+    return { ok: false, declined: true };
+  }
+  const e = err instanceof MemError ? err : null;
+  return { ok: false, error: { code: e?.code ?? 'INTERNAL', message: errorMessage(err), exitCode: e?.exitCode ?? 1 } };
+}
+
 async function search(d: Dispatch, root: string, input: SearchInput): Promise<DaemonResponse> {
   const stale = d.roots.replaced(root);
   if (stale) {
@@ -45,13 +56,7 @@ async function search(d: Dispatch, root: string, input: SearchInput): Promise<Da
     d.onLog(`search in ${root} (${Date.now() - started} ms)`);
     return { ok: true, results, ...(results.degraded ? { degraded: results.degraded } : {}) };
   } catch (err) {
-    // Lost the shared servers (stopped or crashed): hand this search back and make way for a fresh daemon.
-    if (err instanceof IndexUnavailableError || err instanceof EmbeddingError) {
-      setImmediate(d.stop);
-      return { ok: false, declined: true };
-    }
-    const e = err instanceof MemError ? err : null;
-    return { ok: false, error: { code: e?.code ?? 'INTERNAL', message: errorMessage(err), exitCode: e?.exitCode ?? 1 } };
+    return failure(d, err, err instanceof IndexUnavailableError || err instanceof EmbeddingError);
   } finally {
     opened.busy--;
     opened.usedAt = Date.now();
@@ -81,12 +86,7 @@ async function indexCall(d: Dispatch, root: string, input: unknown): Promise<Dae
     return { ok: true, results };
   } catch (err) {
     d.onLog(`index ${call.method}${count} for ${root} failed (${Date.now() - started} ms): ${errorMessage(err)}`);
-    if (err instanceof IndexUnavailableError) {
-      setImmediate(d.stop);
-      return { ok: false, declined: true };
-    }
-    const e = err instanceof MemError ? err : null;
-    return { ok: false, error: { code: e?.code ?? 'INTERNAL', message: errorMessage(err), exitCode: e?.exitCode ?? 1 } };
+    return failure(d, err, err instanceof IndexUnavailableError);
   } finally {
     opened.busy--;
     opened.usedAt = Date.now();
