@@ -106,6 +106,8 @@ const KIT = 'internal.ts';
 const outsideSrc = (i: string) => i.startsWith('../');
 /** The composition root (open-memory.ts and the steps of opening a root, open/), server control and the library API. */
 const ROOTS = any(is('open-memory.ts', 'server-control.ts', 'index.ts'), under('open'));
+/** The daemon's socket client and its wire format: how another process reaches a running daemon. */
+const DAEMON_CLIENT = is('adapters/daemon/client.ts', 'adapters/daemon/protocol.ts');
 
 /** Each folder of adapters/ holds one outside system (state/: memdir's local state files and locks). */
 const ADAPTER_FOLDERS = readdirSync(join(SRC, 'adapters'), { withFileTypes: true })
@@ -143,20 +145,21 @@ const RULES: Rule[] = [
     forbidden: (i) => under('adapters')(i) && !under(`adapters/${folder}`)(i) && !(folder !== 'state' && under('adapters/state')(i)),
   })),
   {
-    // The index through the daemon (adapters/milvus/daemon-index.ts) is a client of it: its wire format and socket client.
-    name: "adapters/ import no entry point (but the daemon's client side) or composition root, and from services/ only the ports",
+    // The daemon's client side (its socket client, wire format, and the index reached through it) is adapters/daemon/.
+    name: 'adapters/ import no entry point or composition root, and from services/ only the ports',
     applies: under('adapters'),
-    forbidden: any(
-      (i) => ENTRY_POINTS(i) && !['daemon/client.ts', 'daemon/protocol.ts'].includes(i),
-      ROOTS,
-      (i) => i.startsWith('services/') && i !== 'services/ports.ts',
-    ),
+    forbidden: any(ENTRY_POINTS, ROOTS, (i) => i.startsWith('services/') && i !== 'services/ports.ts'),
   },
   {
-    // The `mem` command line dispatches to the other entry points (mem mcp, mem daemon).
-    name: 'cli/ imports no adapters (nor the internal door, which re-exports some) and neither the Milvus nor the OpenAI SDK',
+    // The `mem` command line dispatches to the other entry points (mem mcp, mem daemon). It talks to the daemon, another
+    // process, through the daemon's socket client: light, so the fast path of `mem search` loads no composition root.
+    name: "cli/ imports no adapters but the daemon's socket client (nor the internal door) and neither the Milvus nor the OpenAI SDK",
     applies: under('cli'),
-    forbidden: any(under('adapters'), is(KIT), (i) => ['@zilliz/milvus2-sdk-node', 'openai'].includes(packageOf(i) ?? '')),
+    forbidden: any(
+      (i) => under('adapters')(i) && !DAEMON_CLIENT(i),
+      is(KIT),
+      (i) => ['@zilliz/milvus2-sdk-node', 'openai'].includes(packageOf(i) ?? ''),
+    ),
   },
   {
     name: 'mcp/ is a thin shell: services and types only, no adapters, composition root, config, other entry points or SDKs but its own',
@@ -164,9 +167,18 @@ const RULES: Rule[] = [
     forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('daemon'), (i) => isOutsideSystem(i, ['@modelcontextprotocol/sdk'])),
   },
   {
-    name: 'daemon/ is a thin shell like mcp/: no adapters, composition root, config, other entry points or SDKs',
+    // The server speaks the wire format its clients speak, defined once beside the client (adapters/daemon/protocol.ts),
+    // and nothing else of the client side: it never asks a daemon itself.
+    name: 'daemon/ is a thin shell like mcp/: no adapters but the wire format, composition root, config, other entry points or SDKs',
     applies: under('daemon'),
-    forbidden: any(under('adapters'), ROOTS, is('config.ts'), under('cli'), under('mcp'), (i) => isOutsideSystem(i)),
+    forbidden: any(
+      (i) => under('adapters')(i) && i !== 'adapters/daemon/protocol.ts',
+      ROOTS,
+      is('config.ts'),
+      under('cli'),
+      under('mcp'),
+      (i) => isOutsideSystem(i),
+    ),
   },
   {
     // The benchmarks live in bench/ at the repository's root, compiled apart (dist-bench/), and the package does not ship them.
@@ -409,9 +421,12 @@ describe('architecture', () => {
       ]),
     ).toEqual(['cli/probe.ts -> ../bench/locomo/run.ts', 'services/probe.ts -> internal.ts', 'open-memory.ts -> ../bench/locomo/run.ts']);
     expect(violations(PRODUCT_RULE, [planted('cli/probe.ts', "import { x } from '../services/search.js';")])).toEqual([]);
-    // An adapter may be a client of the daemon (its socket client and wire format), never reach into the daemon itself.
-    expect(violations(rule('adapters/x/'), [planted('adapters/x/probe.ts', "import { askDaemon } from '../../daemon/client.js';")])).toEqual([]);
+    // No adapter reaches into the daemon; the CLI uses the daemon's socket client only; the daemon its wire format only.
     expect(violations(rule('adapters/x/'), [planted('adapters/x/probe.ts', "import { runDaemon } from '../../daemon/server.js';")])).toHaveLength(1);
+    expect(violations(rule('cli/'), [planted('cli/probe.ts', "import { askDaemon } from '../adapters/daemon/client.js';")])).toEqual([]);
+    expect(violations(rule('cli/'), [planted('cli/probe.ts', "import { DaemonIndex } from '../adapters/daemon/daemon-index.js';")])).toHaveLength(1);
+    expect(violations(rule('daemon/'), [planted('daemon/probe.ts', "import { socketPath } from '../adapters/daemon/protocol.js';")])).toEqual([]);
+    expect(violations(rule('daemon/'), [planted('daemon/probe.ts', "import { askDaemon } from '../adapters/daemon/client.js';")])).toHaveLength(1);
   });
 
   it('the internal door only re-exports (no logic of its own), and package.json exports the library alone', () => {

@@ -429,7 +429,7 @@ async function main() {
     if (own.length === SEARCHES) out.search.daemonOwnMs = stats(own);
 
     // 4b. The same edit of another file with the search daemon up (step 5 started it and it has the root open): a
-    //     small sync sends its writes through the daemon's loaded client (adapters/milvus/daemon-index.ts).
+    //     small sync sends its writes through the daemon's loaded client (adapters/daemon/daemon-index.ts).
     out.editThroughDaemon = await editOneParagraph(root, editable[1] ?? files[1], chunked, check);
 
     // 6. Raw throughput of the same embedding server: batches of 32 of the corpus's own chunk texts.

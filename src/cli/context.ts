@@ -16,7 +16,7 @@ export function cliSettings(): CliSettings {
 export async function withMemory<T>(opts: GlobalOptions, io: Io, fn: (memory: Memory) => Promise<T>, how: { prepareIndex?: boolean } = {}): Promise<T> {
   // Loaded on demand: a search answered by the daemon never pays for the parser, chunker and SDKs.
   const { openMemory } = await import('../open-memory.js');
-  // MEM_DAEMON=off: no daemon, for the index's small calls either (adapters/milvus/daemon-index.ts).
+  // MEM_DAEMON=off: no daemon, for the index's small calls either (adapters/daemon/daemon-index.ts).
   const memory = await openMemory(configFrom(opts), { onLog: (line) => io.note(line), indexThroughDaemon: cliSettings().daemon, ...how });
   try {
     return await fn(memory);

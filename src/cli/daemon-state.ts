@@ -15,7 +15,7 @@ export interface DaemonState {
 
 /** The daemon of this configuration, and the root id it opened each root with (not printed: for openInDaemon). */
 export async function daemonState(config: MemConfig, timeoutMs = 2_000): Promise<{ daemon: DaemonState; identities?: Record<string, string> }> {
-  const { askDaemon } = await import('../daemon/client.js');
+  const { askDaemon } = await import('../adapters/daemon/client.js');
   const ping = await askDaemon(config, 'ping', undefined, timeoutMs);
   if (!ping?.ok || !ping.pid) return { daemon: { name: 'memd', running: false } };
   const rssBytes = await residentBytes(ping.pid);

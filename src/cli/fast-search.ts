@@ -2,7 +2,7 @@
 // declarations of every command (bin/mem.js tries it first). Anything it does not take exactly as commander would
 // (an unknown or unusual option, --help, a bad value, no daemon, the daemon's error) returns null, and the full CLI
 // runs the command from the start, so behaviour, output and exit codes stay those of src/cli/main.ts.
-import { askDaemon } from '../daemon/client.js';
+import { askDaemon } from '../adapters/daemon/client.js';
 import type { SearchDegraded, SearchResults } from '../services/search.js';
 import { printResults, searchRequest, type SearchOptions, type SearchRequest } from './commands/search.js';
 import { cliSettings, configFrom } from './context.js';

@@ -2,7 +2,7 @@
 // daemon has open: its vectors decoded, the call made, the answer made plain JSON.
 import { UsageError } from '../errors.js';
 import type { IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../services/ports.js';
-import { decodeVector, type IndexCall } from './protocol.js';
+import { decodeVector, type IndexCall } from '../adapters/daemon/protocol.js';
 
 type EncodedRow = Omit<IndexedChunk, 'vector'> & { vector: string };
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 import { MEMORY_STATUSES, MEMORY_TYPES } from '../memory/model.js';
 import type { SearchInput } from '../services/search.js';
-import { INDEX_METHODS, type DaemonRequest, type IndexCall } from './protocol.js';
+import { INDEX_METHODS, type DaemonRequest, type IndexCall } from '../adapters/daemon/protocol.js';
 
 /** A request line longer than this is not one `mem search` sends. */
 export const MAX_REQUEST_BYTES = 64 * 1024;

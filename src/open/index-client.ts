@@ -48,7 +48,7 @@ export async function openIndexClient(
 ): Promise<IndexClient> {
   const [{ LazyMilvusIndex }, { DaemonIndex, daemonMayRun }, worker] = await Promise.all([
     import('../adapters/milvus/lazy-index.js'),
-    options.indexThroughDaemon === false ? { DaemonIndex: undefined, daemonMayRun: undefined } : import('../adapters/milvus/daemon-index.js'),
+    options.indexThroughDaemon === false ? { DaemonIndex: undefined, daemonMayRun: undefined } : import('../adapters/daemon/daemon-index.js'),
     options.prepareIndex ? import('../adapters/milvus/worker-index.js') : undefined,
   ]);
   const lazyIndex = new LazyMilvusIndex(milvusOptions);
@@ -61,7 +61,7 @@ export async function openIndexClient(
         })
       : undefined;
   const ownIndex = workerIndex ?? lazyIndex;
-  // The daemon's socket is named by the whole configuration (daemon/protocol.ts), as for `mem search`.
+  // The daemon's socket is named by the whole configuration (adapters/daemon/protocol.ts), as for `mem search`.
   const index = DaemonIndex ? new DaemonIndex(ownIndex, { target: config }) : ownIndex;
   const indexIdentity = config.index.kind === 'embedded' ? `milvus-lite (collection ${milvusOptions.collection})` : index.location;
   return { index, ...(workerIndex ? { prepare: (model: EmbeddingModelIdentity) => workerIndex.start(model) } : {}), indexIdentity };

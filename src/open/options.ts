@@ -7,7 +7,7 @@ export interface OpenOptions {
   onLog?: (line: string) => void;
   /**
    * Small index calls go through the running search daemon of this configuration when it has the root open (default
-   * true; see adapters/milvus/daemon-index.ts). The daemon itself opens its roots with false.
+   * true; see adapters/daemon/daemon-index.ts). The daemon itself opens its roots with false.
    */
   indexThroughDaemon?: boolean;
   /** Start every server the configuration uses now, not on first use (`mem setup`: installs the second model too). */

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { isAlive } from '../../src/adapters/state/process-alive.js';
 import { loadConfig } from '../../src/config.js';
-import { legacySocketPath } from '../../src/daemon/protocol.js';
+import { legacySocketPath } from '../../src/adapters/daemon/protocol.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { eventually } from '../support/eventually.js';
 import { cleanEnv, runMem } from '../support/harness.js';

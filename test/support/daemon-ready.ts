@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 
 import { loadConfig } from '../../src/config.js';
-import { socketPath } from '../../src/daemon/protocol.js';
+import { socketPath } from '../../src/adapters/daemon/protocol.js';
 import { eventually } from './eventually.js';
 import { cleanEnv } from './harness.js';
 

@@ -12,7 +12,7 @@ import { SERVER_NAMES } from '../../src/adapters/runtime/local-servers.js';
 import { stopServer } from '../../src/adapters/runtime/managed-server.js';
 import { serverLayout } from '../../src/memory/layout.js';
 import { ensureRuntime } from '../../src/adapters/runtime/python-runtime.js';
-import { runningDaemons, stopDaemonAt } from '../../src/daemon/client.js';
+import { runningDaemons, stopDaemonAt } from '../../src/adapters/daemon/client.js';
 import { isAlive } from '../../src/adapters/state/process-alive.js';
 import { loadConfig } from '../../src/config.js';
 

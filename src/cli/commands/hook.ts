@@ -178,7 +178,7 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
   const query = str(payload.prompt);
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
-  const { askDaemon, startDaemon } = await import('../../daemon/client.js');
+  const { askDaemon, startDaemon } = await import('../../adapters/daemon/client.js');
   const roots = [...(w.noProject ? [] : [{ scope: 'project', root: w.projectRoot }]), { scope: 'personal', root: agentConfig.personalRoot }];
   const cold: string[] = [];
   const answers = await within(

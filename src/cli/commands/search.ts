@@ -55,7 +55,7 @@ function formatResults(results: SearchResult[], explain: boolean): string {
 async function searchFast(opts: SearchOptions, io: Io, input: SearchInput): Promise<SearchResults> {
   if (!cliSettings().daemon) return withMemory(opts, io, (memory) => memory.search(input));
   const config = configFrom(opts);
-  const { askDaemon, startDaemon } = await import('../../daemon/client.js');
+  const { askDaemon, startDaemon } = await import('../../adapters/daemon/client.js');
   const response = await askDaemon(config, 'search', input);
   if (response?.ok) {
     const results = response.results as SearchResults;

@@ -26,16 +26,16 @@ function describe(servers: ServerState[]): string {
 export async function daemonCommand(opts: GlobalOptions & { warmUser?: string }, io: Io): Promise<void> {
   const [{ runDaemon }, { stopLegacyDaemon }, { openMemory, stateLayoutOf }, { rootUsers }, { readFileSync }] = await Promise.all([
     import('../../daemon/server.js'),
-    import('../../daemon/client.js'),
+    import('../../adapters/daemon/client.js'),
     import('../../open-memory.js'),
     import('../../daemon/warm-up.js'),
     import('node:fs'),
   ]);
   // Every root gets the configuration this process was started with (the first client's environment), its own root aside:
-  // a client under other settings has another socket (daemon/protocol.ts), so it never reaches this daemon.
+  // a client under other settings has another socket (adapters/daemon/protocol.ts), so it never reaches this daemon.
   const config = configFrom(opts);
   const idleMs = cliSettings().daemonIdleMs;
-  // Each root's index, for the index calls of `mem` processes (small writes: adapters/milvus/daemon-index.ts).
+  // Each root's index, for the index calls of `mem` processes (small writes: adapters/daemon/daemon-index.ts).
   const indexes = new WeakMap<object, VectorIndex>();
   const open = async (root: string) => {
     let index: VectorIndex | undefined;
@@ -104,8 +104,8 @@ const BUSY_DAEMON_MS = 30_000;
 /** Waits (at most BUSY_DAEMON_MS) until each recorded daemon of this configuration's socket answers, or has exited. */
 async function listening(config: ReturnType<typeof configFrom>): Promise<void> {
   const [{ askDaemon }, { socketPath }, { setTimeout: sleep }] = await Promise.all([
-    import('../../daemon/client.js'),
-    import('../../daemon/protocol.js'),
+    import('../../adapters/daemon/client.js'),
+    import('../../adapters/daemon/protocol.js'),
     import('node:timers/promises'),
   ]);
   let socket: string;
@@ -124,7 +124,7 @@ async function listening(config: ReturnType<typeof configFrom>): Promise<void> {
 
 export async function serverStopCommand(opts: GlobalOptions & { all?: boolean }, io: Io): Promise<void> {
   const config = configFrom(opts);
-  const { askDaemon, daemonsOfHome, stopDaemonAt, stopLegacyDaemon } = await import('../../daemon/client.js');
+  const { askDaemon, daemonsOfHome, stopDaemonAt, stopLegacyDaemon } = await import('../../adapters/daemon/client.js');
   // The search daemon first (it would otherwise start the servers again): with --all every daemon of this servers'
   // home exits, each waited for; otherwise the daemon only closes this root and keeps serving the others.
   const stopped: string[] = [];

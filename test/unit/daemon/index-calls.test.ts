@@ -8,8 +8,8 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { DaemonIndex } from '../../../src/adapters/milvus/daemon-index.js';
-import { PROTOCOL_VERSION, configKey, socketPath, type DaemonTarget } from '../../../src/daemon/protocol.js';
+import { DaemonIndex } from '../../../src/adapters/daemon/daemon-index.js';
+import { PROTOCOL_VERSION, configKey, socketPath, type DaemonTarget } from '../../../src/adapters/daemon/protocol.js';
 import { runDaemon } from '../../../src/daemon/server.js';
 import type { Memory } from '../../../src/services/facade.js';
 import type { IndexedChunk } from '../../../src/services/ports.js';

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { PROTOCOL_VERSION, configKey, socketPath, type DaemonTarget } from '../../../src/daemon/protocol.js';
+import { PROTOCOL_VERSION, configKey, socketPath, type DaemonTarget } from '../../../src/adapters/daemon/protocol.js';
 import { runDaemon, type DaemonOptions } from '../../../src/daemon/server.js';
 import { warmUpSearch } from '../../../src/daemon/warm-up.js';
 import type { Memory } from '../../../src/services/facade.js';

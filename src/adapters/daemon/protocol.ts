@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { MemError } from '../errors.js';
+import { MemError } from '../../errors.js';
 
 /** Bumped when the request or response shape changes; a daemon of another version is not used. */
 export const PROTOCOL_VERSION = 2;

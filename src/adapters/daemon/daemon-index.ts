@@ -1,8 +1,8 @@
 // The index through the running search daemon for small writes and lookups, else through this process's own client.
 import { existsSync } from 'node:fs';
 
-import { askDaemon } from '../../daemon/client.js';
-import { encodeVector, socketPath, type DaemonResponse, type DaemonTarget, type IndexCall } from '../../daemon/protocol.js';
+import { askDaemon } from './client.js';
+import { encodeVector, socketPath, type DaemonResponse, type DaemonTarget, type IndexCall } from './protocol.js';
 import type {
   EmbeddingModelIdentity,
   IndexHit,

@@ -3,8 +3,8 @@
 // answered, declined or failed (an insert the daemon may have made is then an upsert); scans and drops stay local.
 import { describe, expect, it } from 'vitest';
 
-import { DaemonIndex, type AskDaemon } from '../../../../src/adapters/milvus/daemon-index.js';
-import { decodeVector, encodeVector, type DaemonResponse, type IndexCall } from '../../../../src/daemon/protocol.js';
+import { DaemonIndex, type AskDaemon } from '../../../../src/adapters/daemon/daemon-index.js';
+import { decodeVector, encodeVector, type DaemonResponse, type IndexCall } from '../../../../src/adapters/daemon/protocol.js';
 import type { IndexedChunk } from '../../../../src/services/ports.js';
 import { InMemoryIndex } from '../../../support/fakes.js';
 import { indexedRow } from '../../../support/hit-record.js';

@@ -18,7 +18,7 @@ import {
   type DaemonTarget,
 } from './protocol.js';
 
-const MEM_BIN = fileURLToPath(new URL('../../bin/mem.js', import.meta.url));
+const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
 
 /** Sends one request on a socket: the parsed answer, or null (no socket, refused, a daemon that died, timed out). */
 function exchange(path: string, request: DaemonRequest, timeoutMs: number): Promise<unknown> {
