@@ -14,7 +14,21 @@ import { agentConfigFromEnvironment, configFromEnvironment, inheritedEnvironment
 import { UsageError, errorMessage } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import type { StateLayout } from '../../memory/layout.js';
-import { codexNotifyTurns, geminiAfterAgentTurns } from '../../services/capture/agent-turns.js';
+import {
+  additionalContext,
+  captureSource,
+  describeCapture,
+  hookCwd,
+  hookKind,
+  type HookKind,
+  hookPrompt,
+  hookSession,
+  parseHeldInput,
+  parseHookPayload,
+  unknownHookMessage,
+  type HeldHookInput,
+  type HookPayload as Payload,
+} from '../../services/capture/hook-protocol.js';
 import type { CapturePorts, CaptureResult } from '../../services/capture/capture.js';
 import type { ContextScope } from '../../services/capture/session-context.js';
 import type { AddInput } from '../../services/add.js';
@@ -34,16 +48,6 @@ export interface HookOptions extends GlobalOptions {
   foreground?: boolean;
 }
 
-type Kind = 'context' | 'prompt' | 'capture';
-
-const EVENTS: Record<string, Record<string, Kind>> = {
-  'claude-code': { 'session-start': 'context', prompt: 'prompt', stop: 'capture', 'pre-compact': 'capture', 'session-end': 'capture' },
-  gemini: { 'session-start': 'context', 'after-agent': 'capture' },
-  codex: { notify: 'capture' },
-};
-
-type Payload = Record<string, unknown>;
-
 const TIMEOUT = Symbol('timeout');
 
 function within<T>(ms: number, work: Promise<T>): Promise<T | typeof TIMEOUT> {
@@ -53,35 +57,10 @@ function within<T>(ms: number, work: Promise<T>): Promise<T | typeof TIMEOUT> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** What the hook hands the background capture (in a held file): enough to run it again later. */
-interface Held {
-  agent: string;
-  event: string;
-  user: string;
-  payload: Payload;
-}
-
-function asPayload(text: string): Payload {
-  if (!text.trim()) return {};
-  const data = JSON.parse(text) as unknown;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('the hook input is not a JSON object');
-  return data as Payload;
-}
-
 /** A held input, or null when another capture already took it (and released it). */
-async function readHeld(file: string): Promise<Held | null> {
+async function readHeld(file: string): Promise<HeldHookInput | null> {
   const text = await readFile(file, 'utf8').catch(() => null);
-  if (text === null) return null;
-  const held = asPayload(text) as Partial<Held>;
-  if (
-    typeof held.agent !== 'string' ||
-    typeof held.event !== 'string' ||
-    typeof held.user !== 'string' ||
-    typeof held.payload !== 'object' ||
-    held.payload === null
-  )
-    throw new UsageError(`${file}: not a held hook input`);
-  return held as Held;
+  return text === null ? null : parseHeldInput(text, file);
 }
 
 /** The hook's JSON input: an argument (Codex's notify), a held file (the background capture), or stdin. */
@@ -104,10 +83,8 @@ async function readPayload(arg: string | undefined, opts: HookOptions, ms: numbe
     process.stdin.pause();
     text = Buffer.concat(chunks).toString('utf8');
   }
-  return asPayload(text);
+  return parseHookPayload(text);
 }
-
-const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
 interface Where {
   projectRoot: string;
@@ -124,7 +101,7 @@ interface Where {
 
 async function where(payload: Payload, personalRoot: string): Promise<Where> {
   const { projectMemoryRoot, openHookState, stateLayoutOf } = await import('../../open-memory.js');
-  const cwd = str(payload.cwd) ?? process.cwd();
+  const cwd = hookCwd(payload) ?? process.cwd();
   const { root, project } = await projectMemoryRoot(cwd);
   // A hook may be pointed anywhere (a deleted folder, $HOME, /tmp): making `memories/` there would plant a
   // repository of the conversation in a folder nobody chose for it.
@@ -143,7 +120,7 @@ async function where(payload: Payload, personalRoot: string): Promise<Where> {
 const noProjectNote = (w: Where) => (w.noProject ? `${w.noProject}; ` : '');
 
 /** Session start: the project's and the person's memories, read from the files (no servers needed). */
-async function context(agent: string, payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
+async function context(w: Where, agentConfig: AgentConfig, user: string, ms: number) {
   const { openMemoryFiles } = await import('../../open-memory.js');
   const { sessionContext } = await import('../../services/capture/session-context.js');
   const defaultUser = configFromEnvironment({ root: w.projectRoot }).defaultOwner;
@@ -163,19 +140,16 @@ async function context(agent: string, payload: Payload, w: Where, agentConfig: A
     Object.entries(built.included)
       .map(([k, v]) => `${v} ${k}`)
       .join(', ') || 'no memories';
-  const eventName = 'SessionStart';
   return {
     // The context goes to the model's provider: a secret in a memory file is masked there.
-    output: built.text ? { hookSpecificOutput: { hookEventName: eventName, additionalContext: await maskSecrets(built.text) } } : undefined,
+    output: built.text ? additionalContext('SessionStart', await maskSecrets(built.text)) : undefined,
     detail: `${noProjectNote(w)}injected ${counts}`,
-    session: str(payload.session_id),
-    agent,
   };
 }
 
 /** A prompt: the search daemon answers for both roots within the budget, or the prompt goes without. */
 async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
-  const query = str(payload.prompt);
+  const query = hookPrompt(payload);
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
   const { askDaemon, startDaemon } = await import('../../daemon/client.js');
@@ -210,9 +184,7 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
           about: `Stored ${a.scope} memories of this user relevant to the prompt (memdir).`,
         }).text,
     );
-  const output = blocks.length
-    ? { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: await maskSecrets(blocks.join('\n\n')) } }
-    : undefined;
+  const output = blocks.length ? additionalContext('UserPromptSubmit', await maskSecrets(blocks.join('\n\n'))) : undefined;
   const found = answers.reduce((n, a) => n + a.results.length, 0);
   return cold.length
     ? {
@@ -234,9 +206,7 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
   const addPersonal = (input: AddInput) =>
     (personal ??= openMemory(configFromEnvironment({ root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
   // Checked before the memory is opened: a bad input must not start any server.
-  const transcriptPath = str(payload.transcript_path);
-  // A usage error: the input itself is wrong, and no retry of it can succeed.
-  if (agent === 'claude-code' && !transcriptPath) throw new UsageError(`the ${event} hook input has no transcript_path`);
+  const from = captureSource(agent, event, payload);
   return withMemory({ root: w.projectRoot }, io, async (memory) => {
     const ports: CapturePorts = {
       state: w.state,
@@ -245,20 +215,8 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
       ingest: (input) => memory.ingest(input),
       ...(personalRoot !== w.projectRoot ? { addPersonal } : {}),
     };
-    if (agent === 'claude-code') {
-      const session = str(payload.session_id) ?? 'unknown';
-      return capture.captureTranscript(ports, {
-        key: `claude-code:${session}`,
-        transcriptPath: transcriptPath!,
-        user,
-        source: `claude-code:${session}`,
-        belongsHere: (cwd) => saidInProject(cwd, w.projectRoot),
-      });
-    }
-    const now = new Date();
-    const turns = agent === 'codex' ? codexNotifyTurns(payload, now) : geminiAfterAgentTurns(payload, now);
-    const session = str(payload['thread-id']) ?? str(payload.session_id) ?? 'unknown';
-    return capture.captureTurns(ports, { user, source: `${agent}:${session}`, turns });
+    if ('transcript' in from) return capture.captureTranscript(ports, { ...from.transcript, user, belongsHere: (cwd) => saidInProject(cwd, w.projectRoot) });
+    return capture.captureTurns(ports, { user, source: from.source, turns: from.turnsAt(new Date()) });
   }).finally(async () => {
     await (await personal?.catch(() => undefined))?.close();
   });
@@ -279,7 +237,7 @@ async function captureLater(agent: string, event: string, payload: Payload, w: W
   // Beside the hook log (w.state): a read-only root has its state under the runtime home, not in `<root>/.mem`.
   const layout = w.layout;
   mkdirSync(layout.hooks, { recursive: true });
-  const held: Held = { agent, event, user, payload };
+  const held: HeldHookInput = { agent, event, user, payload };
   const file = await w.state.hold(JSON.stringify(held));
   const out = openSync(layout.captureOutput, 'a');
   const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload-file', file], {
@@ -307,7 +265,7 @@ async function retryLeftovers(w: Where, own: string | undefined, personalRoot: s
       const held = await readHeld(file);
       if (!held) continue;
       Object.assign(entry, { agent: held.agent, event: held.event });
-      const session = str(held.payload.session_id) ?? str(held.payload['thread-id']);
+      const session = hookSession(held.payload);
       if (session) entry.session = session;
       const result = await captureNow(held.agent, held.event, held.payload, w, assertUserId(held.user), personalRoot, io);
       entry.detail = `retried an earlier capture: ${describeCapture(result)}`;
@@ -321,15 +279,6 @@ async function retryLeftovers(w: Where, own: string | undefined, personalRoot: s
     entry.ms = Date.now() - started;
     await w.state.log(entry).catch(() => undefined);
   }
-}
-
-function describeCapture(r: CaptureResult): string {
-  if (r.turns === 0) return `nothing new to capture${r.warnings.length ? ` (${r.warnings.join('; ')})` : ''}`;
-  const more = r.log?.parts ? ` (and ${r.log.parts.length - 1} more files: the day is over the file size limit)` : '';
-  const parts = [`captured ${r.turns} turns into ${r.log?.path ?? '?'}${more}${r.log && !r.log.appended ? ' (already there)' : ''}`];
-  if (r.redacted) parts.push(`${r.redacted} secret(s) redacted`);
-  if (r.extraction && r.extraction !== 'offline') parts.push(`extraction ${r.extraction}: ${r.memories} memories`);
-  return parts.join('; ');
 }
 
 /** Whatever goes wrong after the hook has answered (a late socket or child error), the agent sees exit 0. */
@@ -347,7 +296,7 @@ type Outcome = { output?: unknown; detail?: string; error?: string; hint?: strin
 export async function hookCommand(agent: string, event: string, payloadArg: string | undefined, opts: HookOptions, io: Io): Promise<void> {
   const started = Date.now();
   neverFail(io);
-  const kind = EVENTS[agent]?.[event];
+  const kind = hookKind(agent, event);
   const entry: HookLogEntry = { at: new Date().toISOString(), agent, event, ok: true, ms: 0 };
   let located: Promise<Where> | undefined;
   // Read before anything else, so the budget covers the whole hook; a bad setting is caught below.
@@ -359,25 +308,20 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   }
   // Capture's part is only the hand-over (the input into a held file, the worker started): cut short on a busy
   // machine, it would lose the turns, so it gets longer than it needs before giving up.
-  const budgets: Record<Kind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 10_000 };
+  const budgets: Record<HookKind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 10_000 };
   const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : budgets[kind];
   const left = () => budget - (Date.now() - started);
 
   const run = async (): Promise<Outcome | undefined> => {
-    if (!kind)
-      throw new Error(
-        `unknown hook ${agent} ${event}; known: ${Object.entries(EVENTS)
-          .map(([a, e]) => `${a} (${Object.keys(e).join(', ')})`)
-          .join('; ')}`,
-      );
+    if (!kind) throw new Error(unknownHookMessage(agent, event));
     if (!agentConfig) agentConfig = agentConfigFromEnvironment(); // throws the configuration error
     const user = assertUserId(opts.user ?? agentConfig.user);
     const payload = await readPayload(payloadArg, opts, Math.min(500, left()));
-    const session = str(payload.session_id) ?? str(payload['thread-id']);
+    const session = hookSession(payload);
     if (session) entry.session = session;
     located = where(payload, agentConfig.personalRoot);
     const w = await located;
-    if (kind === 'context') return context(agent, payload, w, agentConfig, user, left());
+    if (kind === 'context') return context(w, agentConfig, user, left());
     if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left());
     if (w.noProject) return { detail: `${w.noProject}: nothing captured (\`git init\` there gives the folder one)` };
     if (!opts.foreground) {
