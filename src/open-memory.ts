@@ -14,6 +14,7 @@ import type { SettleReport } from './services/merge/settle.js';
 import type { Memory } from './services/facade.js';
 import type { Embedder, EmbeddingModelIdentity, HookState, MemoryFiles, TextFiles, TurnLedger, VectorIndex } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
+import type { CaptureWorker } from './adapters/agents/capture-worker.js';
 import { DEFAULT_FUSION } from './services/retrieval/fuse.js';
 import { SECOND_DENSE_WEIGHT } from './services/retrieval/second-dense.js';
 import { DEFAULT_SCORING } from './services/retrieval/rescore.js';
@@ -474,6 +475,11 @@ export async function openMemory(config: MemConfig, options: WiringOptions = {})
 /** Agents' configuration files and transcripts (`mem integrate`, `mem hook`). */
 export async function openTextFiles(): Promise<TextFiles> {
   return new (await import('./adapters/agents/text-files.js')).FsTextFiles();
+}
+
+/** Starts the detached process that captures a hook's held input (`mem hook`'s hand-over). */
+export async function startCaptureWorker(worker: CaptureWorker): Promise<void> {
+  (await import('./adapters/agents/capture-worker.js')).startCaptureWorker(worker);
 }
 
 /** The agent hooks' cursors and log under a memory root's state folder (`.mem/hooks/`). */

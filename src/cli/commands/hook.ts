@@ -5,10 +5,8 @@
 // project memory's `.mem/hooks/` for `mem status` and `mem doctor`. The detached capture gets its
 // input from an owner-only file (never its command line, which `ps` shows every local account); the
 // file stays until that capture succeeds, so a later hook retries one that failed or was killed.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 
 import { agentConfigFromEnvironment, configFromEnvironment, inheritedEnvironment, type AgentConfig } from '../../config.js';
 import { UsageError, errorMessage } from '../../errors.js';
@@ -21,6 +19,7 @@ import {
   hookCwd,
   hookKind,
   type HookKind,
+  type HookOutcome,
   hookPrompt,
   hookSession,
   parseHeldInput,
@@ -29,8 +28,9 @@ import {
   type HeldHookInput,
   type HookPayload as Payload,
 } from '../../services/capture/hook-protocol.js';
+import { retryHeldCaptures } from '../../services/capture/retry-held.js';
+import { TIMEOUT, within } from '../../services/capture/within.js';
 import type { CapturePorts, CaptureResult } from '../../services/capture/capture.js';
-import type { ContextScope } from '../../services/capture/session-context.js';
 import type { AddInput } from '../../services/add.js';
 import type { Memory } from '../../services/facade.js';
 import type { HookLogEntry, HookState } from '../../services/ports.js';
@@ -39,22 +39,11 @@ import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchResult } from '../../services/search.js';
 import type { GlobalOptions, Io } from '../io.js';
 
-const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
-
 export interface HookOptions extends GlobalOptions {
   user?: string;
   /** The background capture's input: a file the hook wrote (owner-only), not a command-line argument. */
   payloadFile?: string;
   foreground?: boolean;
-}
-
-const TIMEOUT = Symbol('timeout');
-
-function within<T>(ms: number, work: Promise<T>): Promise<T | typeof TIMEOUT> {
-  if (!Number.isFinite(ms)) return work; // a timer cannot wait forever (Node would fire it at once)
-  let timer: NodeJS.Timeout;
-  const deadline = new Promise<typeof TIMEOUT>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT), Math.max(0, ms))));
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** A held input, or null when another capture already took it (and released it). */
@@ -120,31 +109,19 @@ async function where(payload: Payload, personalRoot: string): Promise<Where> {
 const noProjectNote = (w: Where) => (w.noProject ? `${w.noProject}; ` : '');
 
 /** Session start: the project's and the person's memories, read from the files (no servers needed). */
-async function context(w: Where, agentConfig: AgentConfig, user: string, ms: number) {
+async function context(w: Where, agentConfig: AgentConfig, user: string, ms: number): Promise<HookOutcome> {
   const { openMemoryFiles } = await import('../../open-memory.js');
-  const { sessionContext } = await import('../../services/capture/session-context.js');
-  const defaultUser = configFromEnvironment({ root: w.projectRoot }).defaultOwner;
-  const scopes: ContextScope[] = w.noProject ? [] : [{ scope: 'project', name: w.projectName, files: await openMemoryFiles(w.projectRoot), defaultUser }];
-  if (w.noProject || agentConfig.personalRoot !== w.projectRoot)
-    scopes.push({ scope: 'personal', files: await openMemoryFiles(agentConfig.personalRoot), defaultUser });
-  // Files are read until shortly before the budget ends, so a large root still answers in time.
-  const built = await within(ms, sessionContext(scopes, user, agentConfig.contextTokens, new Date(), Date.now() + ms - 250));
-  if (built === TIMEOUT) {
-    return {
-      output: undefined,
-      error: 'the memory files could not be read within the time budget: no context this session',
-      hint: 'a very large root or a slow disk; `mem status` shows its size',
-    };
-  }
-  const counts =
-    Object.entries(built.included)
-      .map(([k, v]) => `${v} ${k}`)
-      .join(', ') || 'no memories';
-  return {
-    // The context goes to the model's provider: a secret in a memory file is masked there.
-    output: built.text ? additionalContext('SessionStart', await maskSecrets(built.text)) : undefined,
-    detail: `${noProjectNote(w)}injected ${counts}`,
-  };
+  const { sessionStartContext } = await import('../../services/capture/session-start.js');
+  return sessionStartContext(openMemoryFiles, {
+    projectRoot: w.projectRoot,
+    projectName: w.projectName,
+    ...(w.noProject ? { noProject: w.noProject } : {}),
+    personalRoot: agentConfig.personalRoot,
+    defaultUser: configFromEnvironment({ root: w.projectRoot }).defaultOwner,
+    user,
+    contextTokens: agentConfig.contextTokens,
+    ms,
+  });
 }
 
 /** A prompt: the search daemon answers for both roots within the budget, or the prompt goes without. */
@@ -239,46 +216,8 @@ async function captureLater(agent: string, event: string, payload: Payload, w: W
   mkdirSync(layout.hooks, { recursive: true });
   const held: HeldHookInput = { agent, event, user, payload };
   const file = await w.state.hold(JSON.stringify(held));
-  const out = openSync(layout.captureOutput, 'a');
-  const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload-file', file], {
-    detached: true,
-    stdio: ['ignore', out, out],
-    env: inheritedEnvironment(),
-  });
-  closeSync(out);
-  // A worker that could not start leaves its input held: the next hook's worker captures it.
-  child.on('error', () => undefined);
-  child.unref();
-}
-
-// A held input this old belongs to a capture that failed or was killed, not to one still running.
-const LEFTOVER_MS = 60_000;
-
-/** Captures the inputs earlier hooks left held (their capture failed or was killed), each logged as its own run. */
-async function retryLeftovers(w: Where, own: string | undefined, personalRoot: string, io: Io): Promise<void> {
-  for (const file of await w.state.held(LEFTOVER_MS)) {
-    if (file === own) continue;
-    const started = Date.now();
-    const entry: HookLogEntry = { at: new Date().toISOString(), agent: 'unknown', event: 'unknown', ok: true, ms: 0 };
-    let release = true;
-    try {
-      const held = await readHeld(file);
-      if (!held) continue;
-      Object.assign(entry, { agent: held.agent, event: held.event });
-      const session = hookSession(held.payload);
-      if (session) entry.session = session;
-      const result = await captureNow(held.agent, held.event, held.payload, w, assertUserId(held.user), personalRoot, io);
-      entry.detail = `retried an earlier capture: ${describeCapture(result)}`;
-    } catch (err) {
-      entry.ok = false;
-      entry.error = `retrying an earlier capture: ${errorMessage(err)}`;
-      release = err instanceof UsageError || err instanceof SyntaxError;
-      entry.hint = release ? 'its input cannot be captured and was dropped' : 'its input stays held and the next hook retries it';
-    }
-    if (release) await w.state.release(file);
-    entry.ms = Date.now() - started;
-    await w.state.log(entry).catch(() => undefined);
-  }
+  const { startCaptureWorker } = await import('../../open-memory.js');
+  await startCaptureWorker({ agent, event, user, heldFile: file, outputFile: layout.captureOutput, env: inheritedEnvironment() });
 }
 
 /** Whatever goes wrong after the hook has answered (a late socket or child error), the agent sees exit 0. */
@@ -290,8 +229,6 @@ function neverFail(io: Io): void {
   process.on('uncaughtException', quit);
   process.on('unhandledRejection', quit);
 }
-
-type Outcome = { output?: unknown; detail?: string; error?: string; hint?: string };
 
 export async function hookCommand(agent: string, event: string, payloadArg: string | undefined, opts: HookOptions, io: Io): Promise<void> {
   const started = Date.now();
@@ -312,7 +249,7 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : budgets[kind];
   const left = () => budget - (Date.now() - started);
 
-  const run = async (): Promise<Outcome | undefined> => {
+  const run = async (): Promise<HookOutcome | undefined> => {
     if (!kind) throw new Error(unknownHookMessage(agent, event));
     if (!agentConfig) agentConfig = agentConfigFromEnvironment(); // throws the configuration error
     const user = assertUserId(opts.user ?? agentConfig.user);
@@ -384,5 +321,13 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
       w.state.log(entry).catch(() => undefined),
     );
   // The background capture, done with its own input, finishes what earlier ones left.
-  if (w && kind === 'capture' && opts.foreground && agentConfig) await retryLeftovers(w, opts.payloadFile, agentConfig.personalRoot, io).catch(() => undefined);
+  if (w && kind === 'capture' && opts.foreground && agentConfig) {
+    const { personalRoot } = agentConfig;
+    const ports = {
+      state: w.state,
+      readHeld,
+      capture: (h: HeldHookInput, user: string) => captureNow(h.agent, h.event, h.payload, w!, user, personalRoot, io),
+    };
+    await retryHeldCaptures(ports, opts.payloadFile).catch(() => undefined);
+  }
 }

@@ -73,6 +73,14 @@ export function additionalContext(hookEventName: 'SessionStart' | 'UserPromptSub
   return { hookSpecificOutput: { hookEventName, additionalContext: text } };
 }
 
+/** What a hook ends with: what it prints for the agent, and what its log entry says. */
+export interface HookOutcome {
+  output?: unknown;
+  detail?: string;
+  error?: string;
+  hint?: string;
+}
+
 /** What a capture reads: Claude Code's transcript file (incrementally), or the turns the input itself holds. */
 export type CaptureSource = { transcript: { key: string; transcriptPath: string; source: string } } | { source: string; turnsAt: (now: Date) => Turn[] };
 
