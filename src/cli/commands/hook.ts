@@ -13,7 +13,6 @@ import { UsageError, errorMessage } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import type { StateLayout } from '../../memory/layout.js';
 import {
-  additionalContext,
   captureSource,
   describeCapture,
   hookCwd,
@@ -34,8 +33,6 @@ import type { CapturePorts, CaptureResult } from '../../services/capture/capture
 import type { AddInput } from '../../services/add.js';
 import type { Memory } from '../../services/facade.js';
 import type { HookLogEntry, HookState } from '../../services/ports.js';
-import { maskSecrets } from '../../memory/secrets.js';
-import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchResult } from '../../services/search.js';
 import type { GlobalOptions, Io } from '../io.js';
 
@@ -105,9 +102,6 @@ async function where(payload: Payload, personalRoot: string): Promise<Where> {
   };
 }
 
-/** Why the hook went without a project memory, to start its log entry's detail. */
-const noProjectNote = (w: Where) => (w.noProject ? `${w.noProject}; ` : '');
-
 /** Session start: the project's and the person's memories, read from the files (no servers needed). */
 async function context(w: Where, agentConfig: AgentConfig, user: string, ms: number): Promise<HookOutcome> {
   const { openMemoryFiles } = await import('../../open-memory.js');
@@ -125,52 +119,33 @@ async function context(w: Where, agentConfig: AgentConfig, user: string, ms: num
 }
 
 /** A prompt: the search daemon answers for both roots within the budget, or the prompt goes without. */
-async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
+async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number): Promise<HookOutcome> {
   const query = hookPrompt(payload);
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
   const { askDaemon, startDaemon } = await import('../../daemon/client.js');
-  const roots = [...(w.noProject ? [] : [{ scope: 'project', root: w.projectRoot }]), { scope: 'personal', root: agentConfig.personalRoot }];
-  const cold: string[] = [];
-  const answers = await within(
+  const { promptRecall } = await import('../../services/capture/prompt-recall.js');
+  const ports = {
+    ask: async (root: string, q: string, u: string, wait: number) => {
+      const response = await askDaemon(configFromEnvironment({ root }), 'search', { query: q, user: u, k: 5 }, wait);
+      return response?.ok ? (response.results as SearchResult[]) : null;
+    },
+    // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
+    warm: async (root: string) => {
+      const config = configFromEnvironment({ root });
+      const started = startDaemon(config);
+      if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
+    },
+  };
+  return promptRecall(ports, {
+    query,
+    user,
+    projectRoot: w.projectRoot,
+    ...(w.noProject ? { noProject: w.noProject } : {}),
+    personalRoot: agentConfig.personalRoot,
+    promptTokens: agentConfig.promptTokens,
     ms,
-    Promise.all(
-      roots.map(async (r) => {
-        const config = configFromEnvironment({ root: r.root });
-        const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
-        if (response?.ok) return { ...r, results: response.results as SearchResult[] };
-        cold.push(r.root);
-        // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
-        const started = startDaemon(config);
-        if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
-        return { ...r, results: [] as SearchResult[] };
-      }),
-    ),
-  );
-  if (answers === TIMEOUT)
-    return {
-      error: 'the search daemon did not answer within the 1 s budget: no recall for this prompt',
-      hint: '`mem setup --root <root>` starts the servers ahead of time',
-    };
-  const blocks = answers
-    .filter((a) => a.results.length > 0)
-    .map(
-      (a) =>
-        formatContext(a.results, user, Math.floor(agentConfig.promptTokens / 2), {
-          attributes: { scope: a.scope },
-          about: `Stored ${a.scope} memories of this user relevant to the prompt (memdir).`,
-        }).text,
-    );
-  const output = blocks.length ? additionalContext('UserPromptSubmit', await maskSecrets(blocks.join('\n\n'))) : undefined;
-  const found = answers.reduce((n, a) => n + a.results.length, 0);
-  return cold.length
-    ? {
-        output,
-        detail: `${noProjectNote(w)}recalled ${found}`,
-        error: `servers cold for ${cold.join(', ')}: recall skipped there; starting them in the background`,
-        hint: '`mem setup --root <root>` starts them ahead of time',
-      }
-    : { output, detail: `${noProjectNote(w)}recalled ${found}` };
+  });
 }
 
 /** Capture in this process (the detached worker): the new turns into the project's memory. */
