@@ -6,6 +6,7 @@ import type { MemConfig } from './config.js';
 import type { Memory } from './services/facade.js';
 import type { HookState, MemoryFiles, TextFiles, TurnLedger } from './services/ports.js';
 import type { Project } from './adapters/git/project.js';
+import type { CaptureWorker } from './adapters/agents/capture-worker.js';
 import { catchUp } from './open/catch-up.js';
 import { connect } from './open/connect.js';
 import { buildDeps } from './open/deps.js';
@@ -45,6 +46,11 @@ export async function openMemory(config: MemConfig, options: WiringOptions = {})
 /** Agents' configuration files and transcripts (`mem integrate`, `mem hook`). */
 export async function openTextFiles(): Promise<TextFiles> {
   return new (await import('./adapters/agents/text-files.js')).FsTextFiles();
+}
+
+/** Starts the detached process that captures a hook's held input (`mem hook`'s hand-over). */
+export async function startCaptureWorker(worker: CaptureWorker): Promise<void> {
+  (await import('./adapters/agents/capture-worker.js')).startCaptureWorker(worker);
 }
 
 /** The agent hooks' cursors and log under a memory root's state folder (`.mem/hooks/`). */

@@ -5,27 +5,36 @@
 // project memory's `.mem/hooks/` for `mem status` and `mem doctor`. The detached capture gets its
 // input from an owner-only file (never its command line, which `ps` shows every local account); the
 // file stays until that capture succeeds, so a later hook retries one that failed or was killed.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 
 import { agentConfigFromEnvironment, configFromEnvironment, inheritedEnvironment, type AgentConfig } from '../../config.js';
 import { UsageError, errorMessage } from '../../errors.js';
 import { assertUserId } from '../../memory/ids.js';
 import type { StateLayout } from '../../memory/layout.js';
-import { codexNotifyTurns, geminiAfterAgentTurns } from '../../services/capture/agent-turns.js';
+import {
+  captureSource,
+  describeCapture,
+  hookCwd,
+  hookKind,
+  type HookKind,
+  type HookOutcome,
+  hookPrompt,
+  hookSession,
+  parseHeldInput,
+  parseHookPayload,
+  unknownHookMessage,
+  type HeldHookInput,
+  type HookPayload as Payload,
+} from '../../services/capture/hook-protocol.js';
+import { retryHeldCaptures } from '../../services/capture/retry-held.js';
+import { TIMEOUT, within } from '../../services/capture/within.js';
 import type { CapturePorts, CaptureResult } from '../../services/capture/capture.js';
-import type { ContextScope } from '../../services/capture/session-context.js';
 import type { AddInput } from '../../services/add.js';
 import type { Memory } from '../../services/facade.js';
 import type { HookLogEntry, HookState } from '../../services/ports.js';
-import { maskSecrets } from '../../memory/secrets.js';
-import { formatContext } from '../../services/retrieval/context.js';
 import type { SearchResult } from '../../services/search.js';
 import type { GlobalOptions, Io } from '../io.js';
-
-const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
 
 export interface HookOptions extends GlobalOptions {
   user?: string;
@@ -34,54 +43,10 @@ export interface HookOptions extends GlobalOptions {
   foreground?: boolean;
 }
 
-type Kind = 'context' | 'prompt' | 'capture';
-
-const EVENTS: Record<string, Record<string, Kind>> = {
-  'claude-code': { 'session-start': 'context', prompt: 'prompt', stop: 'capture', 'pre-compact': 'capture', 'session-end': 'capture' },
-  gemini: { 'session-start': 'context', 'after-agent': 'capture' },
-  codex: { notify: 'capture' },
-};
-
-type Payload = Record<string, unknown>;
-
-const TIMEOUT = Symbol('timeout');
-
-function within<T>(ms: number, work: Promise<T>): Promise<T | typeof TIMEOUT> {
-  if (!Number.isFinite(ms)) return work; // a timer cannot wait forever (Node would fire it at once)
-  let timer: NodeJS.Timeout;
-  const deadline = new Promise<typeof TIMEOUT>((resolve) => (timer = setTimeout(() => resolve(TIMEOUT), Math.max(0, ms))));
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
-
-/** What the hook hands the background capture (in a held file): enough to run it again later. */
-interface Held {
-  agent: string;
-  event: string;
-  user: string;
-  payload: Payload;
-}
-
-function asPayload(text: string): Payload {
-  if (!text.trim()) return {};
-  const data = JSON.parse(text) as unknown;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('the hook input is not a JSON object');
-  return data as Payload;
-}
-
 /** A held input, or null when another capture already took it (and released it). */
-async function readHeld(file: string): Promise<Held | null> {
+async function readHeld(file: string): Promise<HeldHookInput | null> {
   const text = await readFile(file, 'utf8').catch(() => null);
-  if (text === null) return null;
-  const held = asPayload(text) as Partial<Held>;
-  if (
-    typeof held.agent !== 'string' ||
-    typeof held.event !== 'string' ||
-    typeof held.user !== 'string' ||
-    typeof held.payload !== 'object' ||
-    held.payload === null
-  )
-    throw new UsageError(`${file}: not a held hook input`);
-  return held as Held;
+  return text === null ? null : parseHeldInput(text, file);
 }
 
 /** The hook's JSON input: an argument (Codex's notify), a held file (the background capture), or stdin. */
@@ -104,10 +69,8 @@ async function readPayload(arg: string | undefined, opts: HookOptions, ms: numbe
     process.stdin.pause();
     text = Buffer.concat(chunks).toString('utf8');
   }
-  return asPayload(text);
+  return parseHookPayload(text);
 }
-
-const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 
 interface Where {
   projectRoot: string;
@@ -124,7 +87,7 @@ interface Where {
 
 async function where(payload: Payload, personalRoot: string): Promise<Where> {
   const { projectMemoryRoot, openHookState, stateLayoutOf } = await import('../../open-memory.js');
-  const cwd = str(payload.cwd) ?? process.cwd();
+  const cwd = hookCwd(payload) ?? process.cwd();
   const { root, project } = await projectMemoryRoot(cwd);
   // A hook may be pointed anywhere (a deleted folder, $HOME, /tmp): making `memories/` there would plant a
   // repository of the conversation in a folder nobody chose for it.
@@ -139,89 +102,50 @@ async function where(payload: Payload, personalRoot: string): Promise<Where> {
   };
 }
 
-/** Why the hook went without a project memory, to start its log entry's detail. */
-const noProjectNote = (w: Where) => (w.noProject ? `${w.noProject}; ` : '');
-
 /** Session start: the project's and the person's memories, read from the files (no servers needed). */
-async function context(agent: string, payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
+async function context(w: Where, agentConfig: AgentConfig, user: string, ms: number): Promise<HookOutcome> {
   const { openMemoryFiles } = await import('../../open-memory.js');
-  const { sessionContext } = await import('../../services/capture/session-context.js');
-  const defaultUser = configFromEnvironment({ root: w.projectRoot }).defaultOwner;
-  const scopes: ContextScope[] = w.noProject ? [] : [{ scope: 'project', name: w.projectName, files: await openMemoryFiles(w.projectRoot), defaultUser }];
-  if (w.noProject || agentConfig.personalRoot !== w.projectRoot)
-    scopes.push({ scope: 'personal', files: await openMemoryFiles(agentConfig.personalRoot), defaultUser });
-  // Files are read until shortly before the budget ends, so a large root still answers in time.
-  const built = await within(ms, sessionContext(scopes, user, agentConfig.contextTokens, new Date(), Date.now() + ms - 250));
-  if (built === TIMEOUT) {
-    return {
-      output: undefined,
-      error: 'the memory files could not be read within the time budget: no context this session',
-      hint: 'a very large root or a slow disk; `mem status` shows its size',
-    };
-  }
-  const counts =
-    Object.entries(built.included)
-      .map(([k, v]) => `${v} ${k}`)
-      .join(', ') || 'no memories';
-  const eventName = 'SessionStart';
-  return {
-    // The context goes to the model's provider: a secret in a memory file is masked there.
-    output: built.text ? { hookSpecificOutput: { hookEventName: eventName, additionalContext: await maskSecrets(built.text) } } : undefined,
-    detail: `${noProjectNote(w)}injected ${counts}`,
-    session: str(payload.session_id),
-    agent,
-  };
+  const { sessionStartContext } = await import('../../services/capture/session-start.js');
+  return sessionStartContext(openMemoryFiles, {
+    projectRoot: w.projectRoot,
+    projectName: w.projectName,
+    ...(w.noProject ? { noProject: w.noProject } : {}),
+    personalRoot: agentConfig.personalRoot,
+    defaultUser: configFromEnvironment({ root: w.projectRoot }).defaultOwner,
+    user,
+    contextTokens: agentConfig.contextTokens,
+    ms,
+  });
 }
 
 /** A prompt: the search daemon answers for both roots within the budget, or the prompt goes without. */
-async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number) {
-  const query = str(payload.prompt);
+async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number): Promise<HookOutcome> {
+  const query = hookPrompt(payload);
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
   const { askDaemon, startDaemon } = await import('../../adapters/daemon/client.js');
-  const roots = [...(w.noProject ? [] : [{ scope: 'project', root: w.projectRoot }]), { scope: 'personal', root: agentConfig.personalRoot }];
-  const cold: string[] = [];
-  const answers = await within(
+  const { promptRecall } = await import('../../services/capture/prompt-recall.js');
+  const ports = {
+    ask: async (root: string, q: string, u: string, wait: number) => {
+      const response = await askDaemon(configFromEnvironment({ root }), 'search', { query: q, user: u, k: 5 }, wait);
+      return response?.ok ? (response.results as SearchResult[]) : null;
+    },
+    // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
+    warm: async (root: string) => {
+      const config = configFromEnvironment({ root });
+      const started = startDaemon(config);
+      if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
+    },
+  };
+  return promptRecall(ports, {
+    query,
+    user,
+    projectRoot: w.projectRoot,
+    ...(w.noProject ? { noProject: w.noProject } : {}),
+    personalRoot: agentConfig.personalRoot,
+    promptTokens: agentConfig.promptTokens,
     ms,
-    Promise.all(
-      roots.map(async (r) => {
-        const config = configFromEnvironment({ root: r.root });
-        const response = await askDaemon(config, 'search', { query, user, k: 5 }, Math.max(1, Math.round(ms)));
-        if (response?.ok) return { ...r, results: response.results as SearchResult[] };
-        cold.push(r.root);
-        // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
-        const started = startDaemon(config);
-        if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
-        return { ...r, results: [] as SearchResult[] };
-      }),
-    ),
-  );
-  if (answers === TIMEOUT)
-    return {
-      error: 'the search daemon did not answer within the 1 s budget: no recall for this prompt',
-      hint: '`mem setup --root <root>` starts the servers ahead of time',
-    };
-  const blocks = answers
-    .filter((a) => a.results.length > 0)
-    .map(
-      (a) =>
-        formatContext(a.results, user, Math.floor(agentConfig.promptTokens / 2), {
-          attributes: { scope: a.scope },
-          about: `Stored ${a.scope} memories of this user relevant to the prompt (memdir).`,
-        }).text,
-    );
-  const output = blocks.length
-    ? { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: await maskSecrets(blocks.join('\n\n')) } }
-    : undefined;
-  const found = answers.reduce((n, a) => n + a.results.length, 0);
-  return cold.length
-    ? {
-        output,
-        detail: `${noProjectNote(w)}recalled ${found}`,
-        error: `servers cold for ${cold.join(', ')}: recall skipped there; starting them in the background`,
-        hint: '`mem setup --root <root>` starts them ahead of time',
-      }
-    : { output, detail: `${noProjectNote(w)}recalled ${found}` };
+  });
 }
 
 /** Capture in this process (the detached worker): the new turns into the project's memory. */
@@ -234,9 +158,7 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
   const addPersonal = (input: AddInput) =>
     (personal ??= openMemory(configFromEnvironment({ root: personalRoot }), { onLog: (l) => io.note(l) })).then((m) => m.add(input));
   // Checked before the memory is opened: a bad input must not start any server.
-  const transcriptPath = str(payload.transcript_path);
-  // A usage error: the input itself is wrong, and no retry of it can succeed.
-  if (agent === 'claude-code' && !transcriptPath) throw new UsageError(`the ${event} hook input has no transcript_path`);
+  const from = captureSource(agent, event, payload);
   return withMemory({ root: w.projectRoot }, io, async (memory) => {
     const ports: CapturePorts = {
       state: w.state,
@@ -245,20 +167,8 @@ async function captureNow(agent: string, event: string, payload: Payload, w: Whe
       ingest: (input) => memory.ingest(input),
       ...(personalRoot !== w.projectRoot ? { addPersonal } : {}),
     };
-    if (agent === 'claude-code') {
-      const session = str(payload.session_id) ?? 'unknown';
-      return capture.captureTranscript(ports, {
-        key: `claude-code:${session}`,
-        transcriptPath: transcriptPath!,
-        user,
-        source: `claude-code:${session}`,
-        belongsHere: (cwd) => saidInProject(cwd, w.projectRoot),
-      });
-    }
-    const now = new Date();
-    const turns = agent === 'codex' ? codexNotifyTurns(payload, now) : geminiAfterAgentTurns(payload, now);
-    const session = str(payload['thread-id']) ?? str(payload.session_id) ?? 'unknown';
-    return capture.captureTurns(ports, { user, source: `${agent}:${session}`, turns });
+    if ('transcript' in from) return capture.captureTranscript(ports, { ...from.transcript, user, belongsHere: (cwd) => saidInProject(cwd, w.projectRoot) });
+    return capture.captureTurns(ports, { user, source: from.source, turns: from.turnsAt(new Date()) });
   }).finally(async () => {
     await (await personal?.catch(() => undefined))?.close();
   });
@@ -279,57 +189,10 @@ async function captureLater(agent: string, event: string, payload: Payload, w: W
   // Beside the hook log (w.state): a read-only root has its state under the runtime home, not in `<root>/.mem`.
   const layout = w.layout;
   mkdirSync(layout.hooks, { recursive: true });
-  const held: Held = { agent, event, user, payload };
+  const held: HeldHookInput = { agent, event, user, payload };
   const file = await w.state.hold(JSON.stringify(held));
-  const out = openSync(layout.captureOutput, 'a');
-  const child = spawn(process.execPath, [MEM_BIN, 'hook', agent, event, '--user', user, '--foreground', '--payload-file', file], {
-    detached: true,
-    stdio: ['ignore', out, out],
-    env: inheritedEnvironment(),
-  });
-  closeSync(out);
-  // A worker that could not start leaves its input held: the next hook's worker captures it.
-  child.on('error', () => undefined);
-  child.unref();
-}
-
-// A held input this old belongs to a capture that failed or was killed, not to one still running.
-const LEFTOVER_MS = 60_000;
-
-/** Captures the inputs earlier hooks left held (their capture failed or was killed), each logged as its own run. */
-async function retryLeftovers(w: Where, own: string | undefined, personalRoot: string, io: Io): Promise<void> {
-  for (const file of await w.state.held(LEFTOVER_MS)) {
-    if (file === own) continue;
-    const started = Date.now();
-    const entry: HookLogEntry = { at: new Date().toISOString(), agent: 'unknown', event: 'unknown', ok: true, ms: 0 };
-    let release = true;
-    try {
-      const held = await readHeld(file);
-      if (!held) continue;
-      Object.assign(entry, { agent: held.agent, event: held.event });
-      const session = str(held.payload.session_id) ?? str(held.payload['thread-id']);
-      if (session) entry.session = session;
-      const result = await captureNow(held.agent, held.event, held.payload, w, assertUserId(held.user), personalRoot, io);
-      entry.detail = `retried an earlier capture: ${describeCapture(result)}`;
-    } catch (err) {
-      entry.ok = false;
-      entry.error = `retrying an earlier capture: ${errorMessage(err)}`;
-      release = err instanceof UsageError || err instanceof SyntaxError;
-      entry.hint = release ? 'its input cannot be captured and was dropped' : 'its input stays held and the next hook retries it';
-    }
-    if (release) await w.state.release(file);
-    entry.ms = Date.now() - started;
-    await w.state.log(entry).catch(() => undefined);
-  }
-}
-
-function describeCapture(r: CaptureResult): string {
-  if (r.turns === 0) return `nothing new to capture${r.warnings.length ? ` (${r.warnings.join('; ')})` : ''}`;
-  const more = r.log?.parts ? ` (and ${r.log.parts.length - 1} more files: the day is over the file size limit)` : '';
-  const parts = [`captured ${r.turns} turns into ${r.log?.path ?? '?'}${more}${r.log && !r.log.appended ? ' (already there)' : ''}`];
-  if (r.redacted) parts.push(`${r.redacted} secret(s) redacted`);
-  if (r.extraction && r.extraction !== 'offline') parts.push(`extraction ${r.extraction}: ${r.memories} memories`);
-  return parts.join('; ');
+  const { startCaptureWorker } = await import('../../open-memory.js');
+  await startCaptureWorker({ agent, event, user, heldFile: file, outputFile: layout.captureOutput, env: inheritedEnvironment() });
 }
 
 /** Whatever goes wrong after the hook has answered (a late socket or child error), the agent sees exit 0. */
@@ -342,12 +205,10 @@ function neverFail(io: Io): void {
   process.on('unhandledRejection', quit);
 }
 
-type Outcome = { output?: unknown; detail?: string; error?: string; hint?: string };
-
 export async function hookCommand(agent: string, event: string, payloadArg: string | undefined, opts: HookOptions, io: Io): Promise<void> {
   const started = Date.now();
   neverFail(io);
-  const kind = EVENTS[agent]?.[event];
+  const kind = hookKind(agent, event);
   const entry: HookLogEntry = { at: new Date().toISOString(), agent, event, ok: true, ms: 0 };
   let located: Promise<Where> | undefined;
   // Read before anything else, so the budget covers the whole hook; a bad setting is caught below.
@@ -359,25 +220,20 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   }
   // Capture's part is only the hand-over (the input into a held file, the worker started): cut short on a busy
   // machine, it would lose the turns, so it gets longer than it needs before giving up.
-  const budgets: Record<Kind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 10_000 };
+  const budgets: Record<HookKind, number> = { context: agentConfig?.startBudgetMs ?? 2000, prompt: agentConfig?.promptBudgetMs ?? 1000, capture: 10_000 };
   const budget = opts.foreground || !kind ? Number.POSITIVE_INFINITY : budgets[kind];
   const left = () => budget - (Date.now() - started);
 
-  const run = async (): Promise<Outcome | undefined> => {
-    if (!kind)
-      throw new Error(
-        `unknown hook ${agent} ${event}; known: ${Object.entries(EVENTS)
-          .map(([a, e]) => `${a} (${Object.keys(e).join(', ')})`)
-          .join('; ')}`,
-      );
+  const run = async (): Promise<HookOutcome | undefined> => {
+    if (!kind) throw new Error(unknownHookMessage(agent, event));
     if (!agentConfig) agentConfig = agentConfigFromEnvironment(); // throws the configuration error
     const user = assertUserId(opts.user ?? agentConfig.user);
     const payload = await readPayload(payloadArg, opts, Math.min(500, left()));
-    const session = str(payload.session_id) ?? str(payload['thread-id']);
+    const session = hookSession(payload);
     if (session) entry.session = session;
     located = where(payload, agentConfig.personalRoot);
     const w = await located;
-    if (kind === 'context') return context(agent, payload, w, agentConfig, user, left());
+    if (kind === 'context') return context(w, agentConfig, user, left());
     if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left());
     if (w.noProject) return { detail: `${w.noProject}: nothing captured (\`git init\` there gives the folder one)` };
     if (!opts.foreground) {
@@ -440,5 +296,13 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
       w.state.log(entry).catch(() => undefined),
     );
   // The background capture, done with its own input, finishes what earlier ones left.
-  if (w && kind === 'capture' && opts.foreground && agentConfig) await retryLeftovers(w, opts.payloadFile, agentConfig.personalRoot, io).catch(() => undefined);
+  if (w && kind === 'capture' && opts.foreground && agentConfig) {
+    const { personalRoot } = agentConfig;
+    const ports = {
+      state: w.state,
+      readHeld,
+      capture: (h: HeldHookInput, user: string) => captureNow(h.agent, h.event, h.payload, w!, user, personalRoot, io),
+    };
+    await retryHeldCaptures(ports, opts.payloadFile).catch(() => undefined);
+  }
 }

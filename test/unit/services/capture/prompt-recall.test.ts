@@ -1,0 +1,64 @@
+// Covers the prompt hook's use case: both roots asked, the context block per scope, cold roots warmed and logged, the budget.
+import { describe, expect, it } from 'vitest';
+
+import { promptRecall, type RecallInput } from '../../../../src/services/capture/prompt-recall.js';
+import type { SearchResult } from '../../../../src/services/search.js';
+
+const hit = (content: string): SearchResult => ({
+  id: content.slice(0, 4),
+  path: `ann/semantic/${content.slice(0, 4)}.md`,
+  user: 'ann',
+  type: 'semantic',
+  status: 'active',
+  importance: 0.5,
+  created: '2026-11-01T00:00:00Z',
+  updated: '2026-11-01T00:00:00Z',
+  tags: [],
+  heading: '',
+  lines: [1, 1],
+  content,
+  score: 1,
+  scores: { relevance: 1, recency: 0, importance: 0.5 },
+  eligibility: 'active',
+});
+
+const input: RecallInput = { query: 'which package manager?', user: 'ann', projectRoot: '/p', personalRoot: '/home', promptTokens: 1000, ms: 1000 };
+
+describe('promptRecall', () => {
+  it('asks both roots and answers with a block per scope', async () => {
+    const asked: string[] = [];
+    const ask = (root: string, query: string, user: string) => (
+      asked.push(`${root} ${query} ${user}`),
+      Promise.resolve(root === '/p' ? [hit('The shop uses bun.')] : [])
+    );
+    const outcome = await promptRecall({ ask, warm: () => Promise.reject(new Error('not cold')) }, input);
+    expect(asked).toEqual(['/p which package manager? ann', '/home which package manager? ann']);
+    expect(outcome.detail).toBe('recalled 1');
+    const out = outcome.output as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    expect(out.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    expect(out.hookSpecificOutput.additionalContext).toContain('scope="project"');
+    expect(out.hookSpecificOutput.additionalContext).toContain('The shop uses bun.');
+    expect(out.hookSpecificOutput.additionalContext).not.toContain('scope="personal"');
+  });
+
+  it('warms a cold root and says so; without a project only the personal root is asked', async () => {
+    const warmed: string[] = [];
+    const outcome = await promptRecall(
+      { ask: () => Promise.resolve(null), warm: (root) => (warmed.push(root), Promise.resolve()) },
+      { ...input, projectRoot: '/home', noProject: 'no git here' },
+    );
+    expect(warmed).toEqual(['/home']);
+    expect(outcome).toEqual({
+      output: undefined,
+      detail: 'no git here; recalled 0',
+      error: 'servers cold for /home: recall skipped there; starting them in the background',
+      hint: '`mem setup --root <root>` starts them ahead of time',
+    });
+  });
+
+  it('goes without recall when the daemons do not answer within the budget', async () => {
+    const outcome = await promptRecall({ ask: () => new Promise(() => undefined), warm: () => Promise.resolve() }, { ...input, ms: 20 });
+    expect(outcome.error).toBe('the search daemon did not answer within the 1 s budget: no recall for this prompt');
+    expect(outcome.output).toBeUndefined();
+  });
+});
