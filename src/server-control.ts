@@ -65,12 +65,6 @@ export function openInDaemon(
   return (daemon.roots ?? []).includes(root.root) && root.state !== 'orphan';
 }
 
-/** The roots registered with the shared servers (for `mem server stop --all`: their own search daemons of the previous version). */
-export async function servedRoots(config: MemConfig): Promise<string[]> {
-  const { listRoots } = await import('./adapters/runtime/root-registry.js');
-  return (await listRoots(serverLayout(config.serverHome))).map((r) => r.root);
-}
-
 /** Waits until the process has exited (at most `waitMs`): a stopped search daemon closes its memories first. */
 export async function waitForExit(pid: number, waitMs = 20_000): Promise<void> {
   const [{ isAlive }, { setTimeout: sleep }] = await Promise.all([import('./adapters/state/process-alive.js'), import('node:timers/promises')]);

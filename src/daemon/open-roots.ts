@@ -17,8 +17,6 @@ export interface OpenRootsOptions {
   /** Opens the memory of a root under the daemon's configuration. */
   open: (root: string) => Promise<Memory>;
   onLog: (line: string) => void;
-  /** Called once per root before it is first opened. */
-  onFirstUse?: (root: string) => Promise<void>;
   /** The root's identity on disk now (its root id): another one means the root was replaced. */
   identityOf?: (root: string) => string;
   /** A root starts opening (its warm-up is scheduled, `user` first). */
@@ -29,7 +27,7 @@ export interface OpenRootsOptions {
 
 export class OpenRoots {
   private readonly roots = new Map<string, OpenedRoot>();
-  /** Every root opened since the daemon started: its first use ran once, and it counts as served. */
+  /** Every root opened since the daemon started: it counts as served. */
   readonly seen = new Set<string>();
 
   constructor(private readonly options: OpenRootsOptions) {}
@@ -68,9 +66,9 @@ export class OpenRoots {
     let opened = this.roots.get(root);
     if (!opened) {
       const { options } = this;
-      const first = this.seen.has(root) ? Promise.resolve() : (options.onFirstUse?.(root) ?? Promise.resolve()).catch(() => undefined);
       this.seen.add(root);
-      const entry: OpenedRoot = { memory: first.then(() => options.open(root)), usedAt: Date.now(), busy: 0 };
+      // Opened on the next turn: by then the root is registered and queued for warm-up, whatever `open` does first.
+      const entry: OpenedRoot = { memory: Promise.resolve().then(() => options.open(root)), usedAt: Date.now(), busy: 0 };
       entry.memory
         .then((m) => {
           entry.ready = m;

@@ -34,8 +34,6 @@ export interface DaemonOptions {
   warmQuietMs?: number;
   /** Called after a root gone from disk was closed (the CLI drops the collections of deleted roots). */
   onRootGone?: (root: string) => Promise<void>;
-  /** Called once per root before it is first opened (the CLI stops that root's daemon of the previous version). */
-  onFirstUse?: (root: string) => Promise<void>;
   /** The index of an open root's memory, for index calls of `mem` processes (none: every index call is declined). */
   indexOf?: (memory: Memory) => VectorIndex | undefined;
   /** A file of the daemon's own code (default: this module's): rewritten by a build or an upgrade, the daemon exits. */
@@ -77,7 +75,6 @@ export async function runDaemon(open: OpenRoot, target: DaemonTarget, options: D
   const roots = new OpenRoots({
     open,
     onLog: options.onLog,
-    onFirstUse: options.onFirstUse,
     identityOf: options.identityOf,
     onOpening: (root, user) => warmUp.add(root, usersOf(root), user),
     onClosing: (root) => warmUp.drop(root),

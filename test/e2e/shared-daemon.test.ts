@@ -3,19 +3,15 @@
 // keeps the other served (and says the shared servers still run), `mem status` lists the daemon, `mem server status`
 // marks open only the collection the daemon has open, `--all` returns only once the daemon is gone, and the daemon
 // restarts after a kill -9 and stops by itself when idle.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { isAlive } from '../../src/adapters/state/process-alive.js';
-import { loadConfig } from '../../src/config.js';
-import { legacySocketPath } from '../../src/adapters/daemon/protocol.js';
 import { disposeE2eRoot, e2eRoot } from '../support/e2e-root.js';
 import { eventually } from '../support/eventually.js';
-import { cleanEnv, runMem } from '../support/harness.js';
+import { runMem } from '../support/harness.js';
 
 /** The `mem daemon` processes running under this servers' home (their environment names it). */
 async function daemonProcesses(home: string): Promise<number[]> {
@@ -208,27 +204,6 @@ describe('one search daemon for every root', () => {
     expect(isAlive(otherPid)).toBe(false);
     expect(await daemonProcesses(home)).toEqual([]);
     expect((await status(rootB)).daemon.running).toBe(false);
-  });
-
-  it("stops a root's own daemon of the previous version (protocol 1) when it first serves that root", async () => {
-    // A stand-in for the per-root daemon memdir ran before: on its root's socket, it answers a protocol-1 stop and exits.
-    const legacy = legacySocketPath(loadConfig(cleanEnv(env), { root: rootA }));
-    const script = `
-      const server = require('node:net').createServer({ allowHalfOpen: true }, (socket) => socket.on('data', (d) => {
-        const request = JSON.parse(String(d));
-        if (request.version !== 1) return socket.end(JSON.stringify({ ok: false, declined: true }));
-        socket.end(JSON.stringify({ ok: true, pid: process.pid }));
-        if (request.op === 'stop') server.close(() => process.exit(0));
-      }));
-      server.listen(process.argv[1]);`;
-    const old = spawn(process.execPath, ['-e', script, legacy], { stdio: 'ignore' });
-    await eventually(async () => existsSync(legacy), 'the old daemon to listen', 10_000);
-    expect(isAlive(old.pid!)).toBe(true);
-    const found = await mem(rootA, ['search', 'fig tree', '--user', 'kim', '--json']);
-    expect(found.json.results[0].path).toBe('kim/semantic/plant.md');
-    await eventually(async () => !isAlive(old.pid!), 'the old per-root daemon to be stopped', 120_000, 250);
-    expect((await status(rootA)).daemon.roots).toContain(rootA);
-    await mem(rootA, ['server', 'stop', '--all']);
   });
 
   it('stops by itself after its idle time (MEM_DAEMON_IDLE)', async () => {

@@ -6,17 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import {
-  LEGACY_PROTOCOL_VERSION,
-  PROTOCOL_VERSION,
-  configKey,
-  legacySocketPath,
-  socketFolder,
-  socketPath,
-  type DaemonRequest,
-  type DaemonResponse,
-  type DaemonTarget,
-} from './protocol.js';
+import { PROTOCOL_VERSION, configKey, socketFolder, socketPath, type DaemonRequest, type DaemonResponse, type DaemonTarget } from './protocol.js';
 
 const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
 
@@ -91,21 +81,6 @@ export async function daemonsOfHome(config: DaemonTarget, timeoutMs = 2_000): Pr
 /** Asks the daemon on this socket to exit: its pid, or null if none answered. */
 export async function stopDaemonAt(socket: string, timeoutMs = 5_000): Promise<number | null> {
   const answer = (await exchange(socket, { version: PROTOCOL_VERSION, configKey: '', op: 'stop' }, timeoutMs)) as DaemonResponse | null;
-  return answer?.ok && answer.pid ? answer.pid : null;
-}
-
-/**
- * Stops the root's own daemon of the previous version (one per root, protocol 1), which would otherwise run until
- * its idle time: its pid, or null if none runs.
- */
-export async function stopLegacyDaemon(config: DaemonTarget, timeoutMs = 5_000): Promise<number | null> {
-  let path: string;
-  try {
-    path = legacySocketPath(config);
-  } catch {
-    return null;
-  }
-  const answer = (await exchange(path, { version: LEGACY_PROTOCOL_VERSION, configKey: '', op: 'stop' }, timeoutMs)) as DaemonResponse | null;
   return answer?.ok && answer.pid ? answer.pid : null;
 }
 

@@ -8,8 +8,6 @@ import { MemError } from '../../errors.js';
 
 /** Bumped when the request or response shape changes; a daemon of another version is not used. */
 export const PROTOCOL_VERSION = 2;
-/** The version of the per-root daemons before one daemon served every root (stopped on first use: client.ts). */
-export const LEGACY_PROTOCOL_VERSION = 1;
 
 export interface DaemonRequest {
   version: number;
@@ -107,11 +105,6 @@ export function socketFolder(target: Pick<DaemonTarget, 'socketDir'>): string {
  */
 export function socketPath(target: DaemonTarget): string {
   return join(socketFolder(target), `memd-${configKey(target)}.sock`);
-}
-
-/** The socket of a root's own daemon from before the shared one (protocol 1), named by a hash of the root. */
-export function legacySocketPath(target: Pick<DaemonTarget, 'socketDir' | 'root'>): string {
-  return join(socketFolder(target), `${createHash('sha256').update(target.root).digest('hex').slice(0, 16)}.sock`);
 }
 
 /** The configuration without its root, hashed: roots searched with the same settings share a daemon. */

@@ -5,7 +5,6 @@ import {
   openInDaemon,
   pruneLocalOrphans,
   recordedDaemons,
-  servedRoots,
   startLocalServers,
   stopLocalServers,
   stopRecordedDaemons,
@@ -24,9 +23,8 @@ function describe(servers: ServerState[]): string {
 }
 
 export async function daemonCommand(opts: GlobalOptions & { warmUser?: string }, io: Io): Promise<void> {
-  const [{ runDaemon }, { stopLegacyDaemon }, { openMemory, stateLayoutOf }, { rootUsers }, { readFileSync }] = await Promise.all([
+  const [{ runDaemon }, { openMemory, stateLayoutOf }, { rootUsers }, { readFileSync }] = await Promise.all([
     import('../../daemon/server.js'),
-    import('../../adapters/daemon/client.js'),
     import('../../open-memory.js'),
     import('../../daemon/warm-up.js'),
     import('node:fs'),
@@ -82,11 +80,6 @@ export async function daemonCommand(opts: GlobalOptions & { warmUser?: string },
         });
         if (dropped.length > 0) io.note(`dropped the index of deleted roots: ${dropped.map((d) => d.collection).join(', ')}`);
       },
-      // A root's own daemon of the previous version would otherwise keep its memory open until its idle time.
-      onFirstUse: async (root) => {
-        const pid = await stopLegacyDaemon({ ...config, root });
-        if (pid) await waitForExit(pid);
-      },
     });
   } finally {
     await forgetDaemonRecord(config, process.pid);
@@ -124,7 +117,7 @@ async function listening(config: ReturnType<typeof configFrom>): Promise<void> {
 
 export async function serverStopCommand(opts: GlobalOptions & { all?: boolean }, io: Io): Promise<void> {
   const config = configFrom(opts);
-  const { askDaemon, daemonsOfHome, stopDaemonAt, stopLegacyDaemon } = await import('../../adapters/daemon/client.js');
+  const { askDaemon, daemonsOfHome, stopDaemonAt } = await import('../../adapters/daemon/client.js');
   // The search daemon first (it would otherwise start the servers again): with --all every daemon of this servers'
   // home exits, each waited for; otherwise the daemon only closes this root and keeps serving the others.
   const stopped: string[] = [];
@@ -147,14 +140,6 @@ export async function serverStopCommand(opts: GlobalOptions & { all?: boolean },
     const answer = await askDaemon(config, 'release', undefined, 20_000);
     if (answer?.ok && answer.released) stopped.push('memd (this root)');
   }
-  // Roots' own daemons of the previous version (one per root).
-  let legacy = 0;
-  for (const root of opts.all ? [...new Set([config.root, ...(await servedRoots(config))])] : [config.root]) {
-    const pid = await stopLegacyDaemon({ ...config, root });
-    if (pid) await waitForExit(pid);
-    if (pid) legacy++;
-  }
-  if (legacy) stopped.push(`memd (own${opts.all ? `, ${legacy}` : ''})`);
   stopped.push(...(await stopLocalServers(config, { all: Boolean(opts.all) })));
   // Without --all, the shared servers keep running while another root uses them: say so, not "no server was running".
   const after = opts.all ? undefined : await localServerStatus(config);

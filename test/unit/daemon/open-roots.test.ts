@@ -1,4 +1,4 @@
-// Covers the daemon's cache of open roots: a root opened once and its first use run once, a failed opening not kept,
+// Covers the daemon's cache of open roots: a root opened once and counted as served, a failed opening not kept,
 // closing (whether it was open, the memory closed), and a root replaced on disk told apart by its identity.
 import { describe, expect, it } from 'vitest';
 
@@ -17,7 +17,6 @@ function cache(fail: string[] = []) {
       return { close: async () => void closed++ } as unknown as Memory;
     },
     onLog: (line) => events.push(line),
-    onFirstUse: async (root) => void events.push(`first use ${root}`),
     identityOf: (root) => identity.get(root) ?? 'id-1',
     onOpening: (root, user) => events.push(`warm ${root} ${user ?? '-'}`),
     onClosing: (root) => events.push(`drop ${root}`),
@@ -26,18 +25,19 @@ function cache(fail: string[] = []) {
 }
 
 describe('OpenRoots', () => {
-  it('opens a root once, runs its first use once even after a close, and closes its memory', async () => {
+  it('opens a root once, counts it as served even after a close, and closes its memory', async () => {
     const { roots, events, closed } = cache();
     const a = roots.memoryOf('/r/a', 'alice');
     expect(roots.memoryOf('/r/a')).toBe(a);
     await a.memory;
-    expect(events).toEqual(['first use /r/a', 'warm /r/a alice', 'opening /r/a', 'open /r/a']);
+    expect(events).toEqual(['warm /r/a alice', 'opening /r/a', 'open /r/a']);
     expect(roots.paths()).toEqual(['/r/a']);
     expect([...roots.seen]).toEqual(['/r/a']);
 
     expect(await roots.close('/r/a', 'idle')).toBe(true);
     expect(await roots.close('/r/a', 'idle')).toBe(false);
     expect(closed()).toBe(1);
+    expect([...roots.seen]).toEqual(['/r/a']); // still served: the watchdog notices it gone from disk even when closed
     expect(events.slice(-2)).toEqual(['drop /r/a', 'closing /r/a: idle']);
 
     events.length = 0;

@@ -42,7 +42,6 @@ async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) 
   const searched: { root: string; input: SearchInput }[] = [];
   const opened: string[] = [];
   const closed: string[] = [];
-  const firstUse: string[] = [];
   const open = async (root: string) => {
     opened.push(root);
     return {
@@ -55,7 +54,6 @@ async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) 
     idleMs: 60_000,
     rootIdleMs: 60_000,
     onLog: () => {},
-    onFirstUse: async (root) => void firstUse.push(root),
     ...(warmA ? { warm: [rootA, '/nonexistent-memdir-root', 'relative'] } : {}),
     ...options,
   });
@@ -67,7 +65,7 @@ async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) 
     await send(config, request('stop', undefined));
     await running;
   };
-  return { rootA, rootB, config, ping, searched, opened, closed, firstUse, running, request, stop };
+  return { rootA, rootB, config, ping, searched, opened, closed, running, request, stop };
 }
 
 describe('search daemon server', () => {
@@ -85,7 +83,6 @@ describe('search daemon server', () => {
       { root: d.rootA, input: { query: 'milk', user: 'ann' } },
     ]);
     expect(d.opened).toEqual([d.rootA, d.rootB]);
-    expect(d.firstUse).toEqual([d.rootA, d.rootB]);
     // Each search's own time, in the log (the bench reads it: the daemon's share of `mem search`).
     const timed = (root: string) => log.filter((l) => l.startsWith(`search in ${root} (`) && / \(\d+ ms\)$/.test(l)).length;
     expect([timed(d.rootA), timed(d.rootB)]).toEqual([2, 1]);
@@ -123,7 +120,6 @@ describe('search daemon server', () => {
     expect(await send(d.config, d.request('search', d.rootB, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-b' }] });
     expect(await send(d.config, d.request('search', d.rootA, { query: 'tea' }))).toEqual({ ok: true, results: [{ id: 'hit-in-a' }] });
     expect(d.opened).toEqual([d.rootA, d.rootB, d.rootA]);
-    expect(d.firstUse).toEqual([d.rootA, d.rootB]);
     await d.stop();
   });
 
