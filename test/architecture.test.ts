@@ -3,8 +3,8 @@
 // comment cites the project's history instead of saying why, that only config.ts reads process.env, that only cli/
 // talks to the console or exits, that every package src/ imports is a declared dependency, that the shipped product
 // (src/) never imports the dev-only benchmarks (bench/) nor its own internal door (src/internal.ts), and that the
-// benchmarks reach the product only through its entry points (`memdir`, dist/internal.js). Each rule is also shown to
-// catch a planted violation.
+// benchmarks reach the product only through its entry points (`memdir`, dist/internal.js), and that services/ name the
+// index's roles, never the whole index. Each rule is also shown to catch a planted violation.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -273,6 +273,22 @@ const consoleAndExitUses = (file: SourceFile) =>
   propertyUses(file, (obj, prop) => obj === 'console' || (obj === 'process' && (prop === 'exit' || prop === 'exitCode')));
 const envUses = (file: SourceFile) => propertyUses(file, (obj, prop) => obj === 'process' && (prop === 'env' || prop === null));
 
+/** Where a file names `name` as an identifier (an import, a type): comments and strings don't count. */
+function identifierUses(file: SourceFile, name: string): string[] {
+  const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isIdentifier(node) && node.text === name) found.push(`${file.path}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** Files of services/ that name the whole index rather than the roles they use (ports.ts declares it). */
+const wholeIndexUses = (files: SourceFile[]) =>
+  files.filter((f) => f.path.startsWith('services/') && f.path !== 'services/ports.ts').flatMap((f) => identifierUses(f, 'VectorIndex'));
+
 /** Top-level statements of a file that are not `export ... from '...'`, as "file:line". */
 function nonReExports(file: SourceFile): string[] {
   const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.ES2022, true);
@@ -489,6 +505,16 @@ describe('architecture', () => {
     expect(FILES.flatMap(historyCitations)).toEqual([]);
     const plant = planted('services/probe.ts', "// measured in docs/benchmarks.md 38\n/* issue 12, round four */\nconst s = 'section 3';\n");
     expect(historyCitations(plant)).toEqual(['services/probe.ts:1', 'services/probe.ts:2']);
+  });
+
+  it('services/ reach the index through its roles: none but ports.ts names VectorIndex (the adapters and the composition root hold the whole)', () => {
+    expect(wholeIndexUses(FILES)).toEqual([]);
+    const named = planted('services/probe.ts', "import type { VectorIndex } from './ports.js';\nexport type Deps = { index: VectorIndex };");
+    const mentioned = planted('services/other.ts', "// not a VectorIndex\nconst s = 'VectorIndex';");
+    expect(wholeIndexUses([named, mentioned, planted('services/ports.ts', 'export interface VectorIndex {}')])).toEqual([
+      'services/probe.ts:1',
+      'services/probe.ts:2',
+    ]);
   });
 
   it('only cli/ uses console.* or process.exit', () => {

@@ -6,10 +6,9 @@ import { isAbsolute } from 'node:path';
 import { PROTOCOL_VERSION, configKey, type DaemonResponse, type DaemonTarget } from '../adapters/daemon/protocol.js';
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
 import type { Memory } from '../services/facade.js';
-import type { VectorIndex } from '../services/ports.js';
 import type { SearchInput } from '../services/search.js';
 import { malformed } from './framing.js';
-import { runIndexCall } from './index-requests.js';
+import { runIndexCall, type ServedIndex } from './index-requests.js';
 import type { OpenRoots } from './open-roots.js';
 import { MAX_REQUEST_BYTES, parseIndexCall, parseRequest, parseSearchInput } from './request.js';
 import type { WarmUpQueue } from './warm-up.js';
@@ -20,7 +19,7 @@ export interface Dispatch {
   warmUp: WarmUpQueue;
   onLog: (line: string) => void;
   /** The index of an open root's memory, for index calls of `mem` processes (none: every index call is declined). */
-  indexOf?: (memory: Memory) => VectorIndex | undefined;
+  indexOf?: (memory: Memory) => ServedIndex | undefined;
   /** Ends the daemon (once this answer is sent). */
   stop: () => void;
   /** A client's work: the daemon's idle time starts again. */

@@ -1,8 +1,14 @@
 // Runs one index call of a `mem` process (a small sync's writes, `mem add`'s lookups) on the index of a root the
 // daemon has open: its vectors decoded, the call made, the answer made plain JSON.
 import { UsageError } from '../errors.js';
-import type { IndexScope, IndexSearchRequest, IndexedChunk, LineSpan, VectorIndex } from '../services/ports.js';
+import type { IndexInventory, IndexOpener, IndexScope, IndexSearchRequest, IndexSearcher, IndexWriter, IndexedChunk, LineSpan } from '../services/ports.js';
 import { decodeVector, type IndexCall } from '../adapters/daemon/protocol.js';
+
+/**
+ * The roles the daemon serves to `mem` processes: opening, the small writes and lookups, and a count; a rebuild, a
+ * compaction or a scan of every row is made by the process's own client (adapters/daemon/daemon-index.ts).
+ */
+export type ServedIndex = IndexOpener & IndexWriter & IndexSearcher & Pick<IndexInventory, 'count' | 'location'>;
 
 type EncodedRow = Omit<IndexedChunk, 'vector'> & { vector: string };
 
@@ -16,7 +22,7 @@ function vectorOf(text: string): number[] {
 const rowsOf = (rows: EncodedRow[]): IndexedChunk[] => rows.map((r) => ({ ...r, vector: vectorOf(r.vector) }));
 
 /** The call's answer: undefined for writes, the hits, records or count for reads. Errors are the index's own. */
-export async function runIndexCall(index: VectorIndex, call: IndexCall): Promise<unknown> {
+export async function runIndexCall(index: ServedIndex, call: IndexCall): Promise<unknown> {
   const a = call.args;
   switch (call.method) {
     case 'open':

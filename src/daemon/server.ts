@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 import { socketPath, type DaemonTarget } from '../adapters/daemon/protocol.js';
 import type { Memory } from '../services/facade.js';
-import type { VectorIndex } from '../services/ports.js';
 import { dispatcher } from './dispatch.js';
+import type { ServedIndex } from './index-requests.js';
 import { lineServer, listenAt } from './framing.js';
 import { OpenRoots } from './open-roots.js';
 import { WarmUpQueue, rootUsers, warmUpSearch } from './warm-up.js';
@@ -35,7 +35,7 @@ export interface DaemonOptions {
   /** Called after a root gone from disk was closed (the CLI drops the collections of deleted roots). */
   onRootGone?: (root: string) => Promise<void>;
   /** The index of an open root's memory, for index calls of `mem` processes (none: every index call is declined). */
-  indexOf?: (memory: Memory) => VectorIndex | undefined;
+  indexOf?: (memory: Memory) => ServedIndex | undefined;
   /** A file of the daemon's own code (default: this module's): rewritten by a build or an upgrade, the daemon exits. */
   codeFile?: string;
   /**

@@ -10,7 +10,9 @@ import { assertNoSecrets } from '../memory/secrets.js';
 import { serializeMemory } from '../memory/serialize.js';
 import { commitMessage } from './core/commit-message.js';
 import { handEditsBefore } from './core/hand-edits.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
+import type { IndexSearcher } from './ports.js';
+import type { PurgeIndex } from './core/purge.js';
 import { loadDoc, manifestEntries, pathOf } from './core/documents.js';
 import { beginWrite, undoOnFailure } from './core/interrupted-write.js';
 import { writeLocked } from './write-locked.js';
@@ -22,6 +24,9 @@ import { decideByRules } from './reconcile/rules.js';
 import { rewriteMemory } from './core/rewrite.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 import { syncIndex } from './core/sync.js';
+
+/** An add writes (under the write lock, so a purge may settle a killed `mem sync`) and searches for the memories it reconciles against. */
+type AddDeps = DepsUsing<PurgeIndex & IndexSearcher>;
 
 export interface AddInput {
   text: string;
@@ -114,13 +119,13 @@ export async function validateAddInput(input: AddInput, now?: Date): Promise<voi
   if (input.supersedes !== undefined) assertMemoryId(input.supersedes);
 }
 
-function expiryOf(deps: MemoryDeps, input: AddInput, type: MemoryType, now: Date): string | undefined {
+function expiryOf(deps: AddDeps, input: AddInput, type: MemoryType, now: Date): string | undefined {
   if (input.expires) return (parseStrictDate(input.expires) as { date: Date }).date.toISOString();
   const ttl = input.ttl !== undefined ? parseDuration(input.ttl, 'ttl') : deps.lifecycle.ttl[type];
   return ttl ? new Date(now.getTime() + ttl).toISOString() : undefined;
 }
 
-async function decide(deps: MemoryDeps, input: AddInput, incoming: Incoming, candidates: Candidate[]): Promise<Decision> {
+async function decide(deps: AddDeps, input: AddInput, incoming: Incoming, candidates: Candidate[]): Promise<Decision> {
   if (input.supersedes) {
     const target = candidates.find((c) => c.id === input.supersedes);
     if (!target) throw new UsageError(`cannot supersede ${input.supersedes}: no active memory with that id for user ${input.user}`);
@@ -147,7 +152,7 @@ async function decide(deps: MemoryDeps, input: AddInput, incoming: Incoming, can
   return decision;
 }
 
-export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddResult> {
+export async function addMemory(deps: AddDeps, input: AddInput): Promise<AddResult> {
   await validateAddInput(input, deps.now());
   const type = input.type ?? 'semantic';
   const text = input.text.trim();
@@ -260,7 +265,7 @@ export async function addMemory(deps: MemoryDeps, input: AddInput): Promise<AddR
  * own writes save it, so these are hand edits): reconciliation then sees a near-duplicate written by hand. The scan
  * of one folder costs ~20-70 ms at 5,000 files, a full no-op sync ~1 s at 10,000.
  */
-async function syncHandWritten(deps: MemoryDeps, user: string): Promise<void> {
+async function syncHandWritten(deps: AddDeps, user: string): Promise<void> {
   const savedAt = (await deps.manifest.savedAt?.()) ?? null;
   if (savedAt === null) return;
   const { files } = await deps.files.scan({ folders: [user] });
@@ -268,7 +273,7 @@ async function syncHandWritten(deps: MemoryDeps, user: string): Promise<void> {
   if (newer.length > 0) await syncIndex(deps, { only: newer });
 }
 
-async function indexAndCommit(deps: MemoryDeps, paths: string[], action: string, fields: Record<string, string | undefined>) {
+async function indexAndCommit(deps: AddDeps, paths: string[], action: string, fields: Record<string, string | undefined>) {
   const report = await syncIndex(deps, { only: paths });
   const problem = report.errors.find((e) => paths.includes(e.path));
   // The file this add wrote does not index (e.g. over the size limit): not a typing error, exit 1.

@@ -4,7 +4,8 @@ import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import type { MemoryDoc, MemoryType } from '../memory/model.js';
 import { commitMessage } from './core/commit-message.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
+import type { PurgeIndex } from './core/purge.js';
 import { loadDoc } from './core/documents.js';
 import { handEditsBefore } from './core/hand-edits.js';
 import { writeLocked } from './write-locked.js';
@@ -29,7 +30,7 @@ export interface ConsolidateResult {
 }
 
 /** Each memory's vector: the mean of its chunks' cached vectors (embedded again only if the cache lost them). */
-async function vectorsOf(deps: MemoryDeps, entries: [string, ManifestEntry][]): Promise<Map<string, number[]>> {
+async function vectorsOf(deps: DepsUsing<PurgeIndex>, entries: [string, ManifestEntry][]): Promise<Map<string, number[]>> {
   const lists = await deps.manifest.chunksOf(entries);
   const cached = await deps.cache.getMany([...lists.values()].flatMap((chunks) => chunks.map((c) => c.textHash)));
   const out = new Map<string, number[]>();
@@ -42,7 +43,7 @@ async function vectorsOf(deps: MemoryDeps, entries: [string, ManifestEntry][]): 
   return out;
 }
 
-export async function consolidateMemories(deps: MemoryDeps, input: ConsolidateInput): Promise<ConsolidateResult> {
+export async function consolidateMemories(deps: DepsUsing<PurgeIndex>, input: ConsolidateInput): Promise<ConsolidateResult> {
   const user = assertUserId(input.user);
   const type = input.type ?? 'episodic';
   const threshold = input.threshold ?? deps.lifecycle.consolidateThreshold;

@@ -5,13 +5,16 @@ import { sha256 } from '../memory/hash.js';
 import { decodeMemoryText } from '../memory/decode.js';
 import { frontMatterLine } from '../memory/parse.js';
 import { commitMessage } from './core/commit-message.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
 import { duplicateIdErrors, duplicateKeys, rivalCorrections, type IdEntry } from './core/duplicates.js';
 import { settleInterruptedWrite } from './core/interrupted-write.js';
 import { resolveLinks, type LinkProblemKind } from './core/links.js';
-import type { FileStat, ManifestEntry } from './ports.js';
+import type { FileStat, ManifestEntry, IndexInventory } from './ports.js';
 import { entryOf, recordsOf } from './core/file-records.js';
-import { syncIndex, tooLargeError } from './core/sync.js';
+import { syncIndex, tooLargeError, type SyncIndex } from './core/sync.js';
+
+/** Doctor checks what the index holds against the files, and repairs by syncing. */
+type DoctorDeps = DepsUsing<SyncIndex & IndexInventory>;
 
 export type ProblemKind =
   /** The index was built with another embedding model or layout. */
@@ -91,7 +94,7 @@ function updatedLineOf(bytes: Uint8Array): number {
 const keyOf = (p: DoctorProblem) => `${p.kind}\u0000${p.path ?? ''}`;
 
 /** Holds the write lock throughout, so a sync running elsewhere is never mistaken for damage. */
-export async function doctor(deps: MemoryDeps, options: DoctorOptions = {}): Promise<DoctorReport> {
+export async function doctor(deps: DoctorDeps, options: DoctorOptions = {}): Promise<DoctorReport> {
   return deps.lock.run(async () => {
     const before = await diagnose(deps);
     if (!options.fix || !before.problems.some((p) => p.fixable)) return { ...before, repaired: [] };
@@ -102,7 +105,7 @@ export async function doctor(deps: MemoryDeps, options: DoctorOptions = {}): Pro
   });
 }
 
-async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
+async function diagnose(deps: DoctorDeps): Promise<Diagnosis> {
   const manifest = (await deps.manifest.load()) ?? new Map<string, ManifestEntry>();
   const { files, problems: scanProblems } = await deps.files.scan();
   try {
@@ -186,7 +189,7 @@ async function diagnose(deps: MemoryDeps): Promise<Diagnosis> {
  * Ids used by two files of one user, keys filled by two active memories of one user: by what the files say now,
  * with the status their lifecycle links give them (a memory a hand-written correction names no longer fills its key).
  */
-async function ruleProblems(deps: MemoryDeps, current: Map<string, ManifestEntry>, statuses: Map<string, ManifestEntry['status']>): Promise<DoctorProblem[]> {
+async function ruleProblems(deps: DoctorDeps, current: Map<string, ManifestEntry>, statuses: Map<string, ManifestEntry['status']>): Promise<DoctorProblem[]> {
   const entries = new Map<string, IdEntry>(
     [...current].map(([path, e]) => [
       path,
@@ -237,7 +240,7 @@ async function ruleProblems(deps: MemoryDeps, current: Map<string, ManifestEntry
 }
 
 /** A write left unfinished by a killed process, and memory files git does not have as they are. */
-async function gitProblems(deps: MemoryDeps, invalid: Set<string>): Promise<DoctorProblem[]> {
+async function gitProblems(deps: DoctorDeps, invalid: Set<string>): Promise<DoctorProblem[]> {
   const problems: DoctorProblem[] = [];
   const pending = await deps.journal.pending();
   if (pending) {
@@ -280,7 +283,7 @@ async function gitProblems(deps: MemoryDeps, invalid: Set<string>): Promise<Doct
 }
 
 /** The line of a front matter key in a file, for a link problem (1 when it cannot be read). */
-async function keyLine(deps: MemoryDeps, path: string, key: string): Promise<number> {
+async function keyLine(deps: DoctorDeps, path: string, key: string): Promise<number> {
   try {
     return frontMatterLine(decodeMemoryText(await deps.files.read(path), path), key);
   } catch {
@@ -292,7 +295,7 @@ type Inspection =
   { sha: string; ids: Set<string>; entry: ManifestEntry; updated: string; updatedLine: number } | { line: number; message: string; misplaced?: true };
 
 /** The content hash, chunk ids and manifest entry a file must have, or why it cannot be indexed. */
-async function inspect(deps: MemoryDeps, stat: FileStat): Promise<Inspection> {
+async function inspect(deps: DoctorDeps, stat: FileStat): Promise<Inspection> {
   if (stat.size > deps.maxFileBytes) return tooLargeError(stat, deps.maxFileBytes);
   let bytes: Uint8Array;
   try {
@@ -317,7 +320,7 @@ async function inspect(deps: MemoryDeps, stat: FileStat): Promise<Inspection> {
  * anything else, a sync of the affected paths that trusts no manifest entry of theirs, then a commit of the
  * memory files git does not have as they are.
  */
-async function repair(deps: MemoryDeps, problems: DoctorProblem[]): Promise<void> {
+async function repair(deps: DoctorDeps, problems: DoctorProblem[]): Promise<void> {
   if (problems.some((p) => p.kind === 'model-mismatch')) {
     await syncIndex(deps, { rebuild: true });
     return;
@@ -332,7 +335,7 @@ async function repair(deps: MemoryDeps, problems: DoctorProblem[]): Promise<void
   }
 }
 
-async function resync(deps: MemoryDeps, paths: string[]): Promise<void> {
+async function resync(deps: DoctorDeps, paths: string[]): Promise<void> {
   if (paths.length === 0) return;
   // An entry may vouch for rows the index lacks or not list rows it has: marked pending, the sync re-reads
   // the file, rewrites its rows and removes the others by path.

@@ -2,11 +2,11 @@
 // were already ineligible at read time); after the grace period they are removed everywhere. One commit.
 import { assertUserId } from '../memory/ids.js';
 import { commitMessage } from './core/commit-message.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
 import { handEditsBefore } from './core/hand-edits.js';
-import type { ManifestEntry } from './ports.js';
+import type { ManifestEntry, IndexInventory } from './ports.js';
 import { writeLocked } from './write-locked.js';
-import { purgeLocked, type PurgeReport } from './core/purge.js';
+import { purgeLocked, type PurgeReport, type PurgeIndex } from './core/purge.js';
 import { removeEverywhere, type Regenerated } from './remove-everywhere.js';
 import { rewriteMemory } from './core/rewrite.js';
 import { syncIndex } from './core/sync.js';
@@ -34,7 +34,7 @@ export interface GcResult {
   purge?: PurgeReport;
 }
 
-export async function collectGarbage(deps: MemoryDeps, input: GcInput = {}): Promise<GcResult> {
+export async function collectGarbage(deps: DepsUsing<PurgeIndex & IndexInventory>, input: GcInput = {}): Promise<GcResult> {
   if (input.user !== undefined) assertUserId(input.user);
   return writeLocked(deps, async () => {
     await syncIndex(deps);

@@ -1,7 +1,8 @@
 // Use case: read one memory by id, within a user's scope when one is given.
 import { NotFoundError } from '../errors.js';
 import { assertMemoryId, assertUserId } from '../memory/ids.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
+import type { SyncIndex } from './core/sync.js';
 import { manifestEntries, loadDoc, toRecord, withIndexedStatus, type MemoryRecord } from './core/documents.js';
 import { resolveId, sameId } from './core/duplicates.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
@@ -12,7 +13,7 @@ export interface GetInput {
   user?: string;
 }
 
-export async function getMemory(deps: MemoryDeps, input: GetInput): Promise<MemoryRecord> {
+export async function getMemory(deps: DepsUsing<SyncIndex>, input: GetInput): Promise<MemoryRecord> {
   const id = assertMemoryId(input.id);
   if (input.user !== undefined) assertUserId(input.user);
   await ensureIndexed(deps);

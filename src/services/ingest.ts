@@ -9,7 +9,9 @@ import { parseMemory } from '../memory/parse.js';
 import { assertNoSecrets } from '../memory/secrets.js';
 import { addMemory, type AddInput, type AddResult } from './add.js';
 import { commitMessage } from './core/commit-message.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
+import type { PurgeIndex } from './core/purge.js';
+import type { IndexSearcher } from './ports.js';
 import { beginWrite, undoOnFailure } from './core/interrupted-write.js';
 import { writeLocked } from './write-locked.js';
 import { syncIndex } from './core/sync.js';
@@ -18,6 +20,9 @@ import { PART_SLACK, splitSession } from './ingest/day-parts.js';
 import { extractMemories } from './ingest/extract.js';
 import type { MemoryKind } from './ingest/extract-prompt.js';
 import { parseTranscript, type TranscriptFormat, type Turn } from './ingest/transcript.js';
+
+/** Ingesting writes like an add (it adds the memories it extracts). */
+type IngestDeps = DepsUsing<PurgeIndex & IndexSearcher>;
 
 export interface IngestInput {
   user: string;
@@ -68,7 +73,7 @@ function checkSource(source: string): string {
 }
 
 /** The day's log files that exist (`<day>.md`, then `<day>-2.md`…), parsed; an unparsable one stops with its line. */
-async function dayFiles(deps: MemoryDeps, user: string, day: string, now: Date) {
+async function dayFiles(deps: IngestDeps, user: string, day: string, now: Date) {
   const found: { path: string; part: number; doc: MemoryDoc; bytes: number }[] = [];
   for (let part = 1; ; part++) {
     const path = logPath(user, day, part);
@@ -80,7 +85,7 @@ async function dayFiles(deps: MemoryDeps, user: string, day: string, now: Date) 
   }
 }
 
-async function appendToLog(deps: MemoryDeps, user: string, turns: Turn[], source: string): Promise<IngestResult['log']> {
+async function appendToLog(deps: IngestDeps, user: string, turns: Turn[], source: string): Promise<IngestResult['log']> {
   const now = deps.now();
   const day = sessionDay(turns, now);
   const hash = transcriptHash(turns);
@@ -121,7 +126,7 @@ async function appendToLog(deps: MemoryDeps, user: string, turns: Turn[], source
   });
 }
 
-async function indexAndCommit(deps: MemoryDeps, paths: string[], fields: Record<string, string>, onlyUncommitted = false): Promise<void> {
+async function indexAndCommit(deps: IngestDeps, paths: string[], fields: Record<string, string>, onlyUncommitted = false): Promise<void> {
   const report = await syncIndex(deps, { only: paths });
   const problem = report.errors.find((e) => paths.includes(e.path));
   if (problem) throw new InvalidMemoryError(problem.path, problem.line, problem.message);
@@ -129,7 +134,7 @@ async function indexAndCommit(deps: MemoryDeps, paths: string[], fields: Record<
   if (commit.length > 0) await deps.audit.commit(commit, await commitMessage('INGEST', fields));
 }
 
-export async function ingestConversation(deps: MemoryDeps, input: IngestInput): Promise<IngestResult> {
+export async function ingestConversation(deps: IngestDeps, input: IngestInput): Promise<IngestResult> {
   assertUserId(input.user);
   const source = checkSource(input.source);
   const turns = parseTranscript(input.text, source, input.format);

@@ -3,7 +3,8 @@ import { UsageError } from '../errors.js';
 import { assertUserId } from '../memory/ids.js';
 import { hasLapsed } from '../memory/lifecycle.js';
 import { MEMORY_STATUSES, type MemoryStatus, type MemoryType } from '../memory/model.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
+import type { SyncIndex } from './core/sync.js';
 import { loadDoc, toRecord, type MemoryRecord } from './core/documents.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 
@@ -22,7 +23,7 @@ export interface ListResult {
   total: number;
 }
 
-export async function listMemories(deps: MemoryDeps, input: ListInput): Promise<ListResult> {
+export async function listMemories(deps: DepsUsing<SyncIndex>, input: ListInput): Promise<ListResult> {
   assertUserId(input.user);
   const limit = input.limit ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('limit must be a whole number from 1 to 1000');

@@ -54,9 +54,11 @@ export interface OpenOptions {
   recheck?: boolean;
 }
 
-export interface VectorIndex {
-  /** A human description of where the index lives (for status output). */
-  readonly location: string;
+// The index is reached through roles, each use case through the narrowest ones it needs (ARCHITECTURE.md, "Ports"):
+// a search cannot drop the collection, a status cannot write, and only the composition root closes the connection.
+
+/** Opening the collection of one embedding model: what every user of the index does before anything else. */
+export interface IndexOpener {
   /**
    * Creates the collection for this model, or checks that the existing one was built with it. Returns the
    * collection's instance id, a random id given when it was created (undefined for one created before memdir gave
@@ -65,33 +67,61 @@ export interface VectorIndex {
    * rebuild) may have dropped and created the collection since this one opened it.
    */
   open(model: EmbeddingModelIdentity, options?: OpenOptions): Promise<string | undefined>;
-  /** Drops everything (for a rebuild). */
-  drop(): Promise<void>;
+}
+
+/** The questions retrieval asks: the search use case, and reconciliation's look for similar memories. */
+export interface IndexSearcher {
+  /** A window hit may come back without its heading and content: windows are a signal, never shown. */
+  search(request: IndexSearchRequest): Promise<IndexHit[]>;
+  /** The unit rows of the scope whose lines lie inside one of these spans of their file (the units of a window), at most `limit`. */
+  unitsWithin(scope: IndexScope, spans: LineSpan[], limit: number): Promise<IndexHit['record'][]>;
+}
+
+/** The sync's writes (and a removal's deletes): rows in, rows out. */
+export interface IndexWriter {
   upsert(rows: IndexedChunk[]): Promise<void>;
-  /** Adds rows whose chunk ids the collection does not hold (a bulk load into a fresh collection): no lookup of existing rows. */
+  /**
+   * Adds rows whose chunk ids the collection does not hold (a bulk load into a fresh collection): no lookup of existing
+   * rows. Only the sync's plan knows which rows are new (from its manifest), so the choice stays with it.
+   */
   insert(rows: IndexedChunk[]): Promise<void>;
   /** Deletes the rows with these chunk ids (by primary key: no scan of other rows). */
   deleteChunks(chunkIds: string[]): Promise<void>;
   /** Deletes the rows of these paths whose chunk id is not in `keep` (chunk ids are unique per path). */
   deleteStale(paths: string[], keep: string[]): Promise<void>;
   delete(scope: IndexScope): Promise<void>;
-  /** A window hit may come back without its heading and content: windows are a signal, never shown. */
-  search(request: IndexSearchRequest): Promise<IndexHit[]>;
-  /** The unit rows of the scope whose lines lie inside one of these spans of their file (the units of a window), at most `limit`. */
-  unitsWithin(scope: IndexScope, spans: LineSpan[], limit: number): Promise<IndexHit['record'][]>;
-  /** Seals recent writes into indexed storage (searches of unsealed rows are brute force). */
+  /**
+   * Seals recent writes into indexed storage (searches of unsealed rows are brute force). The sync calls it when its
+   * writes end, and decides how long to wait for it (core/sync-scheduling.ts boundedFlush).
+   */
   flush(): Promise<void>;
+}
+
+/** What the index holds, for checking it against the files: status, doctor, a removal's verification, a sync without a manifest. */
+export interface IndexInventory {
+  /** A human description of where the index lives (for status output). */
+  readonly location: string;
+  count(scope: IndexScope): Promise<number>;
+  /** Distinct paths that have rows (for finding orphans). */
+  listPaths(): Promise<string[]>;
+  /** Every row's chunk id and path (for checking the index against the files). */
+  listChunks(): Promise<{ chunkId: string; path: string }[]>;
+}
+
+/** The storage as a whole: dropped for a rebuild, compacted so that deleted rows' bytes leave it (a purge). */
+export interface IndexStorage {
+  /** Drops everything (for a rebuild). */
+  drop(): Promise<void>;
   /**
    * Rewrites storage so deleted rows are gone from it: 'compacted' when the server did it and said so,
    * 'requested' when it accepted but had not finished in time, 'unsupported' when it cannot (Milvus Lite:
    * the caller rebuilds the collection instead).
    */
   compact(): Promise<'compacted' | 'requested' | 'unsupported'>;
-  count(scope: IndexScope): Promise<number>;
-  /** Distinct paths that have rows (for finding orphans). */
-  listPaths(): Promise<string[]>;
-  /** Every row's chunk id and path (for checking the index against the files). */
-  listChunks(): Promise<{ chunkId: string; path: string }[]>;
+}
+
+/** Every role: what the adapters implement and the composition root holds; only it closes the connection. */
+export interface VectorIndex extends IndexOpener, IndexSearcher, IndexWriter, IndexInventory, IndexStorage {
   close(): Promise<void>;
 }
 
@@ -229,7 +259,7 @@ export interface ManifestStore {
   markPending(paths: string[]): Promise<void>;
   /** Forgets everything, so the next sync asks the index what it holds (done before an index is dropped). */
   clear(): Promise<void>;
-  /** The instance id of the collection the entries describe (VectorIndex.open), or null when none was recorded. */
+  /** The instance id of the collection the entries describe (IndexOpener.open), or null when none was recorded. */
   indexInstance(): Promise<string | null>;
   /** Records the collection the entries describe (by a sync that starts without entries, before it writes). */
   bindIndex(instance: string): Promise<void>;

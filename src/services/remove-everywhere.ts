@@ -3,11 +3,14 @@
 import { IndexUnavailableError } from '../errors.js';
 import { idList, type MemoryDoc } from '../memory/model.js';
 import { writeSummary } from './consolidate/write-summary.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
 import { loadDoc } from './core/documents.js';
 import { rewriteMemory } from './core/rewrite.js';
-import { syncIndex } from './core/sync.js';
-import { accessKey, type ManifestEntry } from './ports.js';
+import { syncIndex, type SyncIndex } from './core/sync.js';
+import { accessKey, type ManifestEntry, type IndexInventory } from './ports.js';
+
+/** A removal deletes rows, syncs, then counts what is left to verify it. */
+type RemovalDeps = DepsUsing<SyncIndex & IndexInventory>;
 
 export interface Regenerated {
   /** The summary that cited a removed memory (it is removed too). */
@@ -29,7 +32,7 @@ export interface RemovalReport {
 
 /** Summaries citing a removed memory: rewritten from what remains, or dropped with their last source restored. */
 async function regenerateDerived(
-  deps: MemoryDeps,
+  deps: RemovalDeps,
   manifest: Map<string, ManifestEntry>,
   removedIds: Set<string>,
   removedPaths: Set<string>,
@@ -72,7 +75,7 @@ async function regenerateDerived(
  * correction is deleted. Paths the summaries' regeneration already rewrote are left alone.
  */
 async function releaseBackLinks(
-  deps: MemoryDeps,
+  deps: RemovalDeps,
   manifest: Map<string, ManifestEntry>,
   removedIds: Set<string>,
   skip: Set<string>,
@@ -103,7 +106,7 @@ async function releaseBackLinks(
 
 /** Must run under the write lock, after a sync. Does not commit: the caller makes one commit of `paths`. */
 export async function removeEverywhere(
-  deps: MemoryDeps,
+  deps: RemovalDeps,
   manifest: Map<string, ManifestEntry>,
   targets: [string, ManifestEntry][],
   options: { wholeUser?: string } = {},

@@ -9,9 +9,10 @@ import { assertUserId } from '../memory/ids.js';
 import { hasLapsed } from '../memory/lifecycle.js';
 import type { MemoryStatus, MemoryType } from '../memory/model.js';
 import { NO_EXPIRY } from '../memory/records.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
+import type { SyncIndex } from './core/sync.js';
 import { successors } from './core/links.js';
-import { accessKey, type IndexHit, type IndexScope, type LineSpan } from './ports.js';
+import { accessKey, type IndexHit, type IndexScope, type IndexSearcher, type LineSpan } from './ports.js';
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
 import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
@@ -156,7 +157,7 @@ type Row = IndexHit['record'];
  * index query for the spans of the others (at most `perSpan` units each, `cap` in all).
  */
 async function unitsIn(
-  deps: MemoryDeps,
+  deps: { index: IndexSearcher },
   scope: IndexScope,
   rows: Row[],
   span: (r: Row) => LineSpan,
@@ -178,7 +179,7 @@ const secondDegraded = (err: unknown) =>
   `the second dense field (MEM_SECOND_MODEL) did not answer, so these results are ranked by BM25 and the first dense field alone: ${errorMessage(err)}`;
 
 async function retrieve(
-  deps: MemoryDeps,
+  deps: DepsUsing<IndexSearcher>,
   input: SearchInput,
   tuning: RankingTuning,
   scope: IndexScope,
@@ -238,11 +239,15 @@ async function retrieve(
   return withContext(withSectionPrior(named, tuning.prior ?? DEFAULT_PRIOR), tuning.context ?? DEFAULT_CONTEXT);
 }
 
+/** Searching reads the index only, but a root's first search indexes it first (ensureIndexed). */
+export type SearchIndex = SyncIndex & IndexSearcher;
+
 /**
  * `tuning` moves the ranking's knobs off their defaults: for the benchmarks that measure each signal (the library's
  * callers leave it out).
  */
-export async function searchMemories(deps: MemoryDeps, input: SearchInput, tuning: RankingTuning = NO_TUNING): Promise<SearchResults> {
+
+export async function searchMemories(deps: DepsUsing<SearchIndex>, input: SearchInput, tuning: RankingTuning = NO_TUNING): Promise<SearchResults> {
   const k = validate(input);
   const at = input.at ?? deps.now();
   const scope = eligibilityScope(input, at);

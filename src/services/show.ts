@@ -1,10 +1,14 @@
 // Use case: one memory with its lifecycle around it: the supersede chain, its consolidation links, and its git history.
 import { idList, type MemoryStatus } from '../memory/model.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
+import type { SyncIndex } from './core/sync.js';
 import { loadDoc, manifestEntries, pathOf, toRecord, withIndexedStatus, type MemoryRecord } from './core/documents.js';
 import { ensureIndexed } from './core/ensure-indexed.js';
 import { getMemory, type GetInput } from './get.js';
 import type { AuditEntry, ManifestEntry } from './ports.js';
+
+/** Show reads files and the manifest, syncing a root first used. */
+type ShowDeps = DepsUsing<SyncIndex>;
 
 export interface ChainLink {
   id: string;
@@ -34,7 +38,7 @@ const linkOf = (r: MemoryRecord): ChainLink => ({ id: r.id, status: r.status, cr
 /** The manifest is read once per show: every link is looked up in it. */
 type Entries = Map<string, ManifestEntry>;
 
-async function link(deps: MemoryDeps, entries: Entries, id: string, user: string): Promise<{ link: ChainLink; record?: MemoryRecord }> {
+async function link(deps: ShowDeps, entries: Entries, id: string, user: string): Promise<{ link: ChainLink; record?: MemoryRecord }> {
   // The user's own memory with that id first (ids are unique per user, not across users).
   const path = pathOf(entries, id, user) ?? pathOf(entries, id);
   const record = path
@@ -46,13 +50,7 @@ async function link(deps: MemoryDeps, entries: Entries, id: string, user: string
   return record ? { link: linkOf(record), record } : { link: { id, status: 'missing' } };
 }
 
-async function walk(
-  deps: MemoryDeps,
-  entries: Entries,
-  start: MemoryRecord,
-  next: (r: MemoryRecord) => string | undefined,
-  user: string,
-): Promise<ChainLink[]> {
+async function walk(deps: ShowDeps, entries: Entries, start: MemoryRecord, next: (r: MemoryRecord) => string | undefined, user: string): Promise<ChainLink[]> {
   const links: ChainLink[] = [];
   const seen = new Set([start.id]);
   let id = next(start);
@@ -80,7 +78,7 @@ function correctorOf(entries: Entries, r: MemoryRecord): string | undefined {
   return path === undefined ? undefined : entries.get(path)!.memoryId;
 }
 
-export async function showMemory(deps: MemoryDeps, input: GetInput): Promise<ShowResult> {
+export async function showMemory(deps: ShowDeps, input: GetInput): Promise<ShowResult> {
   const memory = await getMemory(deps, input);
   await ensureIndexed(deps);
   const entries = await manifestEntries(deps);

@@ -1,15 +1,15 @@
 // Use case: what is in the memory root and the index, and where they disagree.
 import { hasLapsed } from '../memory/lifecycle.js';
-import type { MemoryDeps } from './core/deps.js';
+import type { DepsUsing } from './core/deps.js';
 import { recordsOf } from './core/file-records.js';
 import { tooLargeError } from './core/sync.js';
-import type { FileStat } from './ports.js';
+import type { FileStat, IndexOpener, IndexInventory } from './ports.js';
 
 // Status reads no file in sync: only those that differ from the manifest, and at most this many (more is a reindex's job).
 const MAX_CHECKED = 200;
 
 /** Why the sync would refuse this file, or null when it would index it. */
-async function refusal(deps: MemoryDeps, stat: FileStat): Promise<{ line: number; message: string } | null> {
+async function refusal(deps: DepsUsing<IndexOpener & IndexInventory>, stat: FileStat): Promise<{ line: number; message: string } | null> {
   if (stat.size > deps.maxFileBytes) return tooLargeError(stat, deps.maxFileBytes);
   const bytes = await deps.files.read(stat.path).catch((err: Error) => err);
   if (bytes instanceof Error) return { line: 0, message: `cannot read: ${bytes.message}` };
@@ -45,7 +45,7 @@ function bump(obj: Record<string, number>, key: string) {
   obj[key] = (obj[key] ?? 0) + 1;
 }
 
-export async function memoryStatus(deps: MemoryDeps): Promise<StatusReport> {
+export async function memoryStatus(deps: DepsUsing<IndexOpener & IndexInventory>): Promise<StatusReport> {
   await deps.index.open(deps.embedder.identity);
   const manifest = (await deps.manifest.load()) ?? new Map();
   const { files } = await deps.files.scan();

@@ -1,9 +1,9 @@
 // Use case: keep the index in step with the files while they are edited: file changes are debounced
 // into one sync of just the changed paths (a missing path is a deletion), each sync reported.
 import { MemError, RootGoneError } from '../errors.js';
-import type { AccessStats, FileChange, WatchFiles } from './ports.js';
-import { purgeLocked, type PurgeReport } from './core/purge.js';
-import { syncIndex, type ReindexReport, type SyncDeps } from './core/sync.js';
+import type { FileChange, WatchFiles } from './ports.js';
+import { purgeLocked, type PurgeDeps, type PurgeReport } from './core/purge.js';
+import { syncIndex, type ReindexReport } from './core/sync.js';
 
 export interface WatchOptions {
   /** Quiet time after the last change before a sync starts, ms (default 100). */
@@ -50,7 +50,7 @@ const RETRY_MAX_MS = 30_000;
 const ROOT_CHECK_MS = 5_000;
 
 /** Watches the root; resolves once the watcher runs and the first full sync is done. */
-export async function watchMemory(deps: SyncDeps & { access: AccessStats; watchFiles?: WatchFiles }, options: WatchOptions = {}): Promise<Watching> {
+export async function watchMemory(deps: PurgeDeps & { watchFiles?: WatchFiles }, options: WatchOptions = {}): Promise<Watching> {
   if (!deps.watchFiles) throw new MemError('this memory was opened without a file watcher');
   const debounceMs = options.debounceMs ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 2_000;

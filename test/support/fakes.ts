@@ -36,7 +36,11 @@ function cosine(a: number[], b: number[]): number {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
-/** A VectorIndex keeping rows in a Map by chunk id; records every call for assertions. */
+/**
+ * Every role of the index (a VectorIndex), keeping rows in a Map by chunk id; records every call for assertions. It is
+ * whole because it stands in for what the composition root holds: the use cases' deps (each takes some of its roles)
+ * and the inner index the worker and daemon adapters wrap.
+ */
 export class InMemoryIndex implements VectorIndex {
   readonly location = 'memory://test';
   readonly rows = new Map<string, IndexedChunk>();

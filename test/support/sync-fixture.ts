@@ -6,7 +6,6 @@ import { afterEach } from 'vitest';
 
 import { FsMemoryFiles } from '../../src/adapters/files/fs-memory-files.js';
 import type { MemoryDeps } from '../../src/services/core/deps.js';
-import type { SyncDeps } from '../../src/services/core/sync.js';
 import { HashEmbedder, InMemoryIndex } from './fakes.js';
 import { unitDeps } from './unit-deps.js';
 import { tempRoot } from './temp-root.js';
@@ -33,7 +32,7 @@ export interface Setup {
   files: CountingFiles;
 }
 
-export async function setup(tree: Record<string, string | Uint8Array>, overrides: Partial<SyncDeps> = {}): Promise<Setup> {
+export async function setup(tree: Record<string, string | Uint8Array>, overrides: Partial<MemoryDeps> = {}): Promise<Setup> {
   const root = await tempRoot(tree);
   roots.push(root);
   const index = new InMemoryIndex();

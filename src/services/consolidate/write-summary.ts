@@ -3,7 +3,8 @@ import { newMemoryId } from '../../memory/ids.js';
 import { memoryPath } from '../../memory/layout.js';
 import { MAX_TAGS, type MemoryDoc, type MemoryMeta } from '../../memory/model.js';
 import { serializeMemory } from '../../memory/serialize.js';
-import type { MemoryDeps } from '../core/deps.js';
+import type { DepsUsing } from '../core/deps.js';
+import type { SyncIndex } from '../core/sync.js';
 import { rewriteMemory } from '../core/rewrite.js';
 import { llmSummary } from './llm-summary.js';
 import { extractiveSummary, summaryBody, summaryTitle, type SourceMemory } from './summary.js';
@@ -17,7 +18,7 @@ export interface WrittenSummary {
   touched: string[];
 }
 
-export async function writeSummary(deps: MemoryDeps, user: string, group: MemoryDoc[], now: Date): Promise<WrittenSummary> {
+export async function writeSummary(deps: DepsUsing<SyncIndex>, user: string, group: MemoryDoc[], now: Date): Promise<WrittenSummary> {
   const docs = [...group].sort((a, b) => a.meta.created.localeCompare(b.meta.created));
   const sources: SourceMemory[] = docs.map((d) => ({ id: d.meta.id, created: d.meta.created, text: d.body.trim() }));
   const fromLlm = deps.llm ? await llmSummary(deps.llm, sources) : undefined;

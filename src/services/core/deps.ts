@@ -3,6 +3,9 @@ import type {
   AccessStats,
   AuditLog,
   Embedder,
+  IndexInventory,
+  IndexSearcher,
+  IndexStorage,
   Llm,
   MemoryRepository,
   MergeSettler,
@@ -14,9 +17,13 @@ import type {
 } from '../ports.js';
 import type { LifecycleConfig } from '../../memory/lifecycle.js';
 import type { FusionOptions, ScoringConfig } from './ranking-settings.js';
-import type { SyncDeps } from './sync.js';
+import type { SyncDeps, SyncIndex } from './sync.js';
+
+/** Every role of the index but closing it: the use cases together use all of them; only the composition root closes. */
+export type MemoryIndex = SyncIndex & IndexSearcher & IndexInventory & IndexStorage;
 
 export interface MemoryDeps extends SyncDeps {
+  index: MemoryIndex;
   audit: AuditLog;
   /** The write in progress, so one killed midway is settled by the next writer. */
   journal: WriteJournal;
@@ -46,3 +53,6 @@ export interface MemoryDeps extends SyncDeps {
   /** Injected so tests can move time (expiry). */
   now: () => Date;
 }
+
+/** The use cases' dependencies with the index narrowed to the roles `I`: how one use case says what it asks of the index. */
+export type DepsUsing<I> = Omit<MemoryDeps, 'index'> & { index: I };

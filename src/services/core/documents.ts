@@ -6,13 +6,16 @@ import type { ManifestEntry } from '../ports.js';
 import { pathsOf, resolveId } from './duplicates.js';
 import type { SyncDeps } from './sync.js';
 
+/** What reading a memory file back needs: the files, and the user a file without one belongs to. */
+type ReadDeps = Pick<SyncDeps, 'files' | 'defaultUser'>;
+
 /** Reads and parses one memory file; throws InvalidMemoryError (path and line) when it is not a memory. */
-export async function loadDoc(deps: SyncDeps, path: string): Promise<MemoryDoc> {
+export async function loadDoc(deps: ReadDeps, path: string): Promise<MemoryDoc> {
   return (await loadDocAndBytes(deps, path)).doc;
 }
 
 /** The memory and the bytes it was parsed from (a rewrite keeps their line endings and byte order mark). */
-export async function loadDocAndBytes(deps: SyncDeps, path: string): Promise<{ doc: MemoryDoc; bytes: Uint8Array }> {
+export async function loadDocAndBytes(deps: ReadDeps, path: string): Promise<{ doc: MemoryDoc; bytes: Uint8Array }> {
   const [bytes, stat] = await Promise.all([deps.files.read(path), deps.files.stat(path)]);
   const doc = parseMemory(decodeMemoryText(bytes, path), {
     path,

@@ -1,7 +1,7 @@
 // Writes that survive being killed: a write records what its files were before it changes them, and the next
 // writing command settles a write that never finished (rolls it back to those bytes, or accepts it if committed).
-import type { MemoryDeps } from './deps.js';
-import { syncIndex } from './sync.js';
+import type { DepsUsing, MemoryDeps } from './deps.js';
+import { syncIndex, type SyncIndex } from './sync.js';
 
 export interface SettledWrite {
   action: string;
@@ -41,7 +41,7 @@ async function restore(deps: JournalDeps, before: Record<string, string | null>)
  * it is on disk, it had finished but for forgetting its record; otherwise its files go back to what they were and
  * anything it staged is unstaged. Either way the paths are re-synced, so the index says what the files say.
  */
-export async function settleInterruptedWrite(deps: MemoryDeps): Promise<SettledWrite | null> {
+export async function settleInterruptedWrite(deps: DepsUsing<SyncIndex>): Promise<SettledWrite | null> {
   const pending = await deps.journal.pending();
   if (!pending) return null;
   const paths = Object.keys(pending.before);
@@ -70,7 +70,7 @@ async function wasChanged(deps: JournalDeps, before: Record<string, string | nul
  * they were, so nothing is on disk but neither indexed nor committed, and a retry does not write a duplicate. One
  * killed outright is put back by the next writing command, from the same record.
  */
-export async function undoOnFailure(deps: MemoryDeps, paths: string[], undo: () => Promise<void>, step: () => Promise<void>): Promise<void> {
+export async function undoOnFailure(deps: DepsUsing<SyncIndex>, paths: string[], undo: () => Promise<void>, step: () => Promise<void>): Promise<void> {
   try {
     await step();
   } catch (err) {

@@ -1,9 +1,14 @@
 // Purging what deletions leave behind under `.mem/`: index storage rewritten without the deleted rows (the server's
 // compaction, or a rebuild of the collection from the files and the vector cache where the server cannot compact),
 // then cached vectors (of both dense fields) and access statistics that no memory file uses any more.
-import type { AccessStats } from '../ports.js';
+import type { AccessStats, IndexStorage } from '../ports.js';
 import { accessKey, type ManifestEntry } from '../ports.js';
-import { syncIndex, type SyncDeps } from './sync.js';
+import { syncIndex, type SyncDeps, type SyncIndex } from './sync.js';
+
+/** A purge compacts index storage, or, where the server cannot, rebuilds it with a sync. */
+export type PurgeIndex = SyncIndex & Pick<IndexStorage, 'compact'>;
+
+export type PurgeDeps = SyncDeps & { index: PurgeIndex; access: AccessStats };
 
 export interface PurgeReport {
   /** What happened to index storage: nothing was pending, the server compacted (or accepted to), or memdir rebuilt it. */
@@ -15,7 +20,7 @@ export interface PurgeReport {
 }
 
 /** Must run under the write lock, after a sync. `force` purges index storage even when no deletion was recorded. */
-export async function purgeLocked(deps: SyncDeps & { access: AccessStats }, options: { force?: boolean } = {}): Promise<PurgeReport> {
+export async function purgeLocked(deps: PurgeDeps, options: { force?: boolean } = {}): Promise<PurgeReport> {
   let index: PurgeReport['index'] = 'clean';
   if (options.force || (await deps.residue.deletedSinceLastPurge())) {
     const how = await deps.index.compact();

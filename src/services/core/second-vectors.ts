@@ -4,7 +4,7 @@
 import { bareTextOf } from '../../memory/bare.js';
 import { textHash } from '../../memory/hash.js';
 import { EmbeddingError, errorMessage } from '../../errors.js';
-import type { Embedder, IndexedChunk, VectorCache, VectorIndex } from '../ports.js';
+import type { Embedder, IndexedChunk, IndexWriter, VectorCache } from '../ports.js';
 
 export interface SecondModel {
   embedder: Embedder;
@@ -68,7 +68,7 @@ async function withSecondVectors(model: SecondModel, rows: IndexedChunk[]): Prom
 }
 
 /** The index, its writes given the second field's vectors; reads and everything else pass through. */
-export function secondVectorIndex(index: VectorIndex, model: SecondModel): VectorIndex {
+export function secondVectorIndex<I extends Pick<IndexWriter, 'upsert' | 'insert'>>(index: I, model: SecondModel): I {
   return new Proxy(index, {
     get(target, key, receiver) {
       if (key === 'upsert' || key === 'insert') {

@@ -1,6 +1,6 @@
 // How a sync schedules its I/O around the plan (sync-plan.ts): the index's client loaded only when it is needed and
 // while other work runs, requests given a head start before a blocking step, a small write's flush not waited for.
-import type { EmbeddingModelIdentity, VectorIndex } from '../ports.js';
+import type { EmbeddingModelIdentity, IndexOpener, IndexWriter } from '../ports.js';
 
 /** `fn`, called at most once (undefined stays undefined). */
 export function once(fn: (() => void) | undefined): (() => void) | undefined {
@@ -17,7 +17,7 @@ export function once(fn: (() => void) | undefined): (() => void) | undefined {
  * The index, opened (collection created or its model checked) on first use: a sync with nothing to write never asks it.
  * `open` starts that same opening early (see writeBatch); it is done once, whoever asks first.
  */
-export function openedOnFirstUse(index: VectorIndex, model: EmbeddingModelIdentity, onOpen: (instance: string | undefined) => Promise<void>): VectorIndex {
+export function openedOnFirstUse<I extends IndexOpener>(index: I, model: EmbeddingModelIdentity, onOpen: (instance: string | undefined) => Promise<void>): I {
   let opened: Promise<string | undefined> | undefined;
   const open = () => (opened ??= index.open(model).then(async (instance) => (await onOpen(instance), instance)));
   return new Proxy(index, {
@@ -48,7 +48,7 @@ const FLUSH_WAIT_MS = 250;
  * received even once this process has closed its connection (its handler does not watch for cancellation), so this
  * one call may outlive the command and its lock: it writes no row.
  */
-export function boundedFlush(index: VectorIndex): Promise<void> {
+export function boundedFlush(index: Pick<IndexWriter, 'flush'>): Promise<void> {
   const flushed = index.flush().catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)));

@@ -6,7 +6,21 @@ import { sha256 } from '../../memory/hash.js';
 import type { MemoryStatus } from '../../memory/model.js';
 import type { ChunkRecord } from '../../memory/records.js';
 import { linkChanges, withStatus, type LinkProblem } from './links.js';
-import type { Embedder, FileStat, ManifestEntry, ManifestStore, MemoryFiles, Progress, StateResidue, VectorCache, VectorIndex, WriteLock } from '../ports.js';
+import type {
+  Embedder,
+  FileStat,
+  IndexInventory,
+  IndexOpener,
+  IndexStorage,
+  IndexWriter,
+  ManifestEntry,
+  ManifestStore,
+  MemoryFiles,
+  Progress,
+  StateResidue,
+  VectorCache,
+  WriteLock,
+} from '../ports.js';
 import { silentProgress } from '../ports.js';
 import { duplicateIdErrors } from './duplicates.js';
 import { embedAhead, type AheadVectors } from './embed-ahead.js';
@@ -38,9 +52,15 @@ export { progressSaveDue, tooLargeError } from './sync-plan.js';
  */
 const fileRecords = () => import('./file-records.js');
 
+/**
+ * What a sync asks of the index: the collection opened (dropped first for a rebuild), rows written and deleted, and,
+ * without a manifest, which paths it holds.
+ */
+export type SyncIndex = IndexOpener & IndexWriter & Pick<IndexStorage, 'drop'> & Pick<IndexInventory, 'listPaths'>;
+
 export interface SyncDeps {
   files: MemoryFiles;
-  index: VectorIndex;
+  index: SyncIndex;
   embedder: Embedder;
   cache: VectorCache;
   /** The second dense field's vector cache, keyed like `cache`: pruned with it. */

@@ -1,7 +1,7 @@
 // The end of a `mem sync` once git is done, and what the next command does with a sync that was killed: the index
 // follows the incoming commits, and what they deleted (a forget made elsewhere) leaves this machine's state too.
-import type { MemoryDeps } from '../core/deps.js';
-import { purgeLocked, type PurgeReport } from '../core/purge.js';
+import type { DepsUsing } from '../core/deps.js';
+import { purgeLocked, type PurgeReport, type PurgeIndex } from '../core/purge.js';
 import { syncIndex, type ReindexReport } from '../core/sync.js';
 import type { MemoryRepository, SyncRecord, TreeChanges } from '../ports.js';
 
@@ -12,7 +12,7 @@ export interface FinishedSync {
   purge?: PurgeReport;
 }
 
-export type SyncDepsWithRepo = MemoryDeps & { repository: MemoryRepository };
+export type SyncDepsWithRepo = DepsUsing<PurgeIndex> & { repository: MemoryRepository };
 
 /** Must run under the write lock, with a record in phase 'index'. */
 export async function finishSync(deps: SyncDepsWithRepo, record: SyncRecord): Promise<FinishedSync> {
@@ -33,7 +33,7 @@ export async function finishSync(deps: SyncDepsWithRepo, record: SyncRecord): Pr
  * Must run under the write lock. A sync killed while git was busy (mid-merge, before its push) is put back as it
  * found the repository; one killed once git was done is finished (index and purge). Null when none was left.
  */
-export async function settleInterruptedSync(deps: MemoryDeps): Promise<'rolled-back' | 'finished' | null> {
+export async function settleInterruptedSync(deps: DepsUsing<PurgeIndex>): Promise<'rolled-back' | 'finished' | null> {
   const repo = deps.repository;
   const record = repo ? await repo.pendingSync() : null;
   if (!repo || !record) return null;

@@ -3,9 +3,9 @@
 // rewritten history), the result pushed — then the index follows; any failure puts git back as it was.
 import { MemError } from '../../errors.js';
 import { commitMessage } from '../core/commit-message.js';
-import type { MemoryDeps } from '../core/deps.js';
+import type { DepsUsing } from '../core/deps.js';
 import { writeLocked } from '../write-locked.js';
-import type { PurgeReport } from '../core/purge.js';
+import type { PurgeReport, PurgeIndex } from '../core/purge.js';
 import type { MemoryRepository, SyncRecord, TreeChanges } from '../ports.js';
 import { finishSync } from './finish.js';
 
@@ -37,7 +37,7 @@ export interface RemoteSyncResult {
 
 const NO_CHANGES: TreeChanges = { added: [], changed: [], deleted: [] };
 
-export async function syncWithRemote(deps: MemoryDeps, options: RemoteSyncOptions = {}): Promise<RemoteSyncResult> {
+export async function syncWithRemote(deps: DepsUsing<PurgeIndex>, options: RemoteSyncOptions = {}): Promise<RemoteSyncResult> {
   const repo = deps.repository;
   const root = deps.files.root;
   if (!repo) throw new MemError('mem sync needs git, which is off for this root (MEM_GIT)');

@@ -1,9 +1,9 @@
 // Finds the memories a new one is reconciled against: the user's active, unexpired memories of the same
 // type that are closest in meaning, plus any active memory filling the same key.
 import type { MemoryType } from '../../memory/model.js';
-import type { MemoryDeps } from '../core/deps.js';
+import type { DepsUsing } from '../core/deps.js';
 import { loadDoc } from '../core/documents.js';
-import type { ManifestEntry } from '../ports.js';
+import type { ManifestEntry, IndexOpener, IndexSearcher } from '../ports.js';
 import type { Candidate } from './decision.js';
 import { incomingVector } from './incoming-vector.js';
 
@@ -16,7 +16,12 @@ export interface CandidateQuery {
   key?: string;
 }
 
-export async function findCandidates(deps: MemoryDeps, query: CandidateQuery, manifest: Map<string, ManifestEntry>, now: Date): Promise<Candidate[]> {
+export async function findCandidates(
+  deps: DepsUsing<IndexOpener & IndexSearcher>,
+  query: CandidateQuery,
+  manifest: Map<string, ManifestEntry>,
+  now: Date,
+): Promise<Candidate[]> {
   await deps.index.open(deps.embedder.identity);
   // Passage mode on both sides: this compares two statements, not a question with an answer.
   const vector = await incomingVector(deps, query.text);
