@@ -4,15 +4,16 @@
 // process: its peak RSS and CPU time (user + system, GNU time), its wall time, and V8's collections (--trace-gc:
 // scavenges, full collections, of which requested by the steering, and their summed pauses, every isolate counted).
 //
-// Usage: node scripts/bench/heap.mjs [--files 10000] [--runs 2] [--json] [--out result.json]
+// Usage: node scripts/bench/heap.mjs [--files 10000] [--runs 2] [--arms with,without] [--json] [--out result.json]
 //        (or `npm run bench:heap -- --files 10000`). Needs a build and the provisioned runtime.
+//        --arms with,without,no-young-cap adds the collections alone (the young generation left to V8).
 //
 // The "without" arm runs a copy of bin/ and dist/ in a temporary folder in which dist/cli/heap-reclaim.js is replaced by a
 // pass-through (the Progress it is given, unchanged: what the product does where V8 has no gc()); python/ and
-// node_modules/ are links to this checkout's. So the product has no knob for it, and both arms run the same code
-// otherwise, in their own process, measured alike. Each run gets a fresh copy of the corpus (files and vector cache)
+// node_modules/ are links to this checkout's. "no-young-cap" replaces dist/cli/young-generation.js alike. So the product
+// has no knob for it, and the arms run the same code otherwise, in their own process, measured alike. Each run gets a fresh copy of the corpus (files and vector cache)
 // and its own Milvus Lite, started by `mem setup` and quiet before the reindex starts: no run pays for another's
-// collection. The arms alternate with, without, without, with, ... so that a drift of the machine's load weighs on both.
+// collection. The arms alternate with, without, without, with, ... (the order reversed every round) so that a drift of the machine's load weighs on both.
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -28,11 +29,13 @@ import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const STEERING = join('dist', 'cli', 'heap-reclaim.js');
+const YOUNG_CAP = join('dist', 'cli', 'young-generation.js');
 
 const { values: args } = parseArgs({
   options: {
     files: { type: 'string', default: '10000' },
     runs: { type: 'string', default: '2' }, // per arm
+    arms: { type: 'string', default: 'with,without' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -41,6 +44,10 @@ const FILES = Number(args.files);
 const RUNS = Number(args.runs);
 if (!Number.isInteger(FILES) || FILES < 10) throw new Error('--files must be a whole number >= 10');
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a whole number >= 1');
+const ARMS = args.arms.split(',');
+if (!ARMS.includes('with') || ARMS.some((a) => !['with', 'without', 'no-young-cap'].includes(a))) {
+  throw new Error('--arms: "with" and any of "without", "no-young-cap"');
+}
 
 const log = (msg) => process.stderr.write(`[bench:heap] ${msg}\n`);
 
@@ -51,15 +58,28 @@ export function reclaimingHeap(progress) {
 }
 `;
 
-/** A copy of the CLI with the steering replaced by PASS_THROUGH; returns its folder. */
-async function copyWithoutSteering() {
-  const original = await readFile(join(REPO, STEERING), 'utf8');
-  if (!/export function reclaimingHeap\(/.test(original)) throw new Error(`${STEERING} no longer exports reclaimingHeap: nothing to compare`);
-  const dir = await mkdtemp(join(os.tmpdir(), 'memdir-heap-off-'));
+/** What the "no-young-cap" arm's dist/cli/young-generation.js becomes: the same export, doing nothing. */
+const NO_CAP = `// The "no-young-cap" arm of scripts/bench/heap.mjs: V8 sizes its young generation itself.
+export function capYoungGeneration() {}
+`;
+
+/** A copy of the CLI with `module` (under dist/) replaced by `text`, which must export `name`; returns its folder. */
+async function copyWith(module, name, text) {
+  const original = await readFile(join(REPO, module), 'utf8');
+  if (!new RegExp(`export function ${name}\\(`).test(original)) throw new Error(`${module} no longer exports ${name}: nothing to compare`);
+  const dir = await mkdtemp(join(os.tmpdir(), 'memdir-heap-cli-'));
   for (const part of ['bin', 'dist', 'package.json']) await cp(join(REPO, part), join(dir, part), { recursive: true });
   for (const part of ['python', 'node_modules']) await symlink(join(REPO, part), join(dir, part));
-  await writeFile(join(dir, STEERING), PASS_THROUGH);
+  await writeFile(join(dir, module), text);
   return dir;
+}
+
+/** The CLI each arm runs. */
+async function armClis() {
+  const cli = { with: REPO };
+  if (ARMS.includes('without')) cli.without = await copyWith(STEERING, 'reclaimingHeap', PASS_THROUGH);
+  if (ARMS.includes('no-young-cap')) cli['no-young-cap'] = await copyWith(YOUNG_CAP, 'capYoungGeneration', NO_CAP);
+  return cli;
 }
 
 /** A V8 --trace-gc line: the collection's kind and its pause (ms); the reason ends the line. */
@@ -137,7 +157,7 @@ async function oneRun(arm, cliDir, corpus, expected) {
     if (r.report.files !== FILES) problems.push(`files ${r.report.files}, generated ${FILES}`);
     if (r.report.upserted !== expected) problems.push(`upserted ${r.report.upserted}, expected ${expected}`);
     if (r.report.embedded !== 0) problems.push(`embedded ${r.report.embedded}: a vector missed the cache`);
-    if ((arm === 'with') !== r.gcs.requested > 0) problems.push(`${r.gcs.requested} requested collections in the "${arm}" arm`);
+    if ((arm !== 'without') !== r.gcs.requested > 0) problems.push(`${r.gcs.requested} requested collections in the "${arm}" arm`);
     if (problems.length) throw new Error(`${arm}: ${problems.join('; ')}`);
     log(`${arm}: ${r.seconds} s, peak RSS ${r.peakRssMiB} MiB, CPU ${r.cpuSeconds} s, GCs ${JSON.stringify(r.gcs)}`);
     const { report, ...figures } = r;
@@ -153,7 +173,7 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Medians per arm, and without / with as a ratio (above 1: the steering saves that share). */
+/** Medians per arm, and each arm over "with" as a ratio (above 1: the steering saves that share). */
 function summary(runs) {
   const keys = ['peakRssMiB', 'seconds', 'cpuSeconds'];
   const arm = (name) => {
@@ -162,28 +182,27 @@ function summary(runs) {
     for (const k of ['young', 'full', 'requested', 'pauseMs']) m[k] = round(median(rs.map((r) => r.gcs[k])), 0);
     return m;
   };
-  const w = arm('with');
-  const wo = arm('without');
-  return { with: w, without: wo, withoutOverWith: Object.fromEntries(keys.map((k) => [k, round(wo[k] / w[k], 2)])) };
+  const medians = Object.fromEntries(ARMS.map((a) => [a, arm(a)]));
+  const overWith = Object.fromEntries(
+    ARMS.filter((a) => a !== 'with').map((a) => [a, Object.fromEntries(keys.map((k) => [k, round(medians[a][k] / medians.with[k], 2)]))]),
+  );
+  return { medians, overWith };
 }
 
 function render(out) {
   const g = (r) => `${r.gcs.young} / ${r.gcs.full} (${r.gcs.requested}) / ${r.gcs.pauseMs} ms`;
   const lines = [
-    `mem reindex, full index of ${FILES} files (${out.rows} rows, vectors from the cache), ${RUNS} run(s) per arm, alternated`,
+    `mem reindex, full index of ${FILES} files (${out.rows} rows, vectors from the cache), ${RUNS} run(s) per arm (${ARMS.join(', ')}), alternated`,
     `${out.date}, ${out.machine.cpuCount} × ${out.machine.cpuModel}, load average ${out.loadAverageAtStart.join(' ')} at the start, ${out.loadAverageAtEnd.join(' ')} at the end`,
     '',
     '| run | arm | peak RSS | wall | CPU | GCs: young / full (requested) / pauses | load |',
     '|---|---|---|---|---|---|---|',
     ...out.runs.map((r, i) => `| ${i + 1} | ${r.arm} | ${r.peakRssMiB} MiB | ${r.seconds} s | ${r.cpuSeconds} s | ${g(r)} | ${r.loadAtStart} |`),
   ];
-  const s = out.summary;
-  lines.push(
-    '',
-    `medians, with: ${s.with.peakRssMiB} MiB, ${s.with.seconds} s wall, ${s.with.cpuSeconds} s CPU`,
-    `medians, without: ${s.without.peakRssMiB} MiB, ${s.without.seconds} s wall, ${s.without.cpuSeconds} s CPU`,
-    `without / with: peak RSS ${s.withoutOverWith.peakRssMiB}×, wall ${s.withoutOverWith.seconds}×, CPU ${s.withoutOverWith.cpuSeconds}×`,
-  );
+  const { medians, overWith } = out.summary;
+  lines.push('');
+  for (const [a, m] of Object.entries(medians)) lines.push(`medians, ${a}: ${m.peakRssMiB} MiB, ${m.seconds} s wall, ${m.cpuSeconds} s CPU`);
+  for (const [a, r] of Object.entries(overWith)) lines.push(`${a} / with: peak RSS ${r.peakRssMiB}×, wall ${r.seconds}×, CPU ${r.cpuSeconds}×`);
   return lines.join('\n');
 }
 
@@ -198,20 +217,19 @@ async function main() {
     runs: [],
   };
   const corpus = await mkdtemp(join(os.tmpdir(), 'memdir-heap-corpus-'));
-  const without = await copyWithoutSteering();
+  const cli = await armClis();
   try {
     log(`generating ${FILES} files and their synthetic vectors in ${corpus}`);
     const { files } = await generateCorpus(corpus, FILES);
     const chunked = await chunkTexts(corpus, files);
     out.rows = chunked.reduce((n, f) => n + f.records.length, 0);
     await fillCacheWithRandomVectors(corpus, chunked);
-    const cli = { with: REPO, without };
     for (let i = 0; i < RUNS; i++) {
-      const order = i % 2 === 0 ? ['with', 'without'] : ['without', 'with'];
+      const order = i % 2 === 0 ? ARMS : [...ARMS].reverse();
       for (const arm of order) out.runs.push(await oneRun(arm, cli[arm], corpus, out.rows));
     }
   } finally {
-    for (const dir of [corpus, without]) await rm(dir, { recursive: true, force: true });
+    for (const dir of [corpus, ...Object.values(cli).filter((d) => d !== REPO)]) await rm(dir, { recursive: true, force: true });
   }
   out.loadAverageAtEnd = os.loadavg().map((x) => round(x, 2));
   out.summary = summary(out.runs);
