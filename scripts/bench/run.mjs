@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS, generateCorpus } from './corpus.mjs';
-import { STRIPPED_ENV, defaultsEnv, du, embed } from './local.mjs';
+import { STRIPPED_ENV, defaultsEnv, du, embed, serverCpuShare, waitForQuietServer as waitForQuiet } from './local.mjs';
 import { rawInsertRate } from './raw-insert.mjs';
 import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
 import { machine, round, stats } from './stats.mjs';
@@ -92,43 +92,11 @@ function mem(root, cliArgs, { allowFail = false } = {}) {
   });
 }
 
-/** CPU of the root's Milvus Lite server over `ms` (share of one core), e.g. still indexing or compacting in the background. */
-async function serverCpuShare(root, ms = 1000) {
-  try {
-    const rec = JSON.parse(await readFile(join(`${root}-servers`, 'servers', 'milvus-lite.json'), 'utf8'));
-    // utime + stime, in clock ticks (100 per second on Linux): fields 14 and 15, after the parenthesised name.
-    const ticks = async () => {
-      const fields = (await readFile(`/proc/${rec.pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ');
-      return Number(fields[11]) + Number(fields[12]);
-    };
-    const a = await ticks();
-    await new Promise((r) => setTimeout(r, ms));
-    return round(((await ticks()) - a) / (ms / 10), 2);
-  } catch {
-    return null; // not running, or no /proc
-  }
-}
-
-// Quiet: Milvus Lite under 10 % of a core in each of three consecutive seconds.
-const QUIET_SHARE = 0.1;
-const QUIET_SECONDS = 3;
-// Milvus Lite now builds the indexes of a bulk load's segments once its writes pause (src/adapters/runtime/
-// lite-write-patch.ts): after the 50,000-file full index that is all 208,813 rows' HNSW graphs at once (about 265 s on
-// a loaded 2-core machine), which 120 s did not cover; the raw insert must not start beside it.
-const QUIET_WAIT_MS = 600_000;
-
-/** Waits until the root's Milvus Lite server is quiet (background compaction and index builds over), at most 600 s. */
+/** Waits until the root's Milvus Lite server is quiet, and says how long that took. */
 async function waitForQuietServer(root) {
-  const started = performance.now();
-  let calm = 0;
-  while (calm < QUIET_SECONDS && performance.now() - started < QUIET_WAIT_MS) {
-    const share = await serverCpuShare(root);
-    if (share === null) break; // not running: nothing to wait for
-    calm = share < QUIET_SHARE ? calm + 1 : 0;
-  }
-  const seconds = round((performance.now() - started) / 1000, 1);
-  log(`Milvus Lite ${calm >= QUIET_SECONDS ? 'quiet' : 'still busy'} after ${seconds} s`);
-  return { seconds, quiet: calm >= QUIET_SECONDS };
+  const q = await waitForQuiet(root);
+  log(`Milvus Lite ${q.quiet ? 'quiet' : 'still busy'} after ${q.seconds} s`);
+  return q;
 }
 
 /**

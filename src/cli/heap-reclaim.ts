@@ -8,9 +8,10 @@ import { capYoungGeneration } from './young-generation.js';
 /**
  * A full index allocates a batch of rows (texts, vectors, the Milvus SDK's copies) every fraction of a second and
  * holds each across a network call, so V8 promotes them to its old space and lets that grow to several times
- * the live heap before it collects (~60 MB live, 595 MiB resident at 10,000
- * files). Its heap limit cannot be set once the process runs; a full collection when the heap has grown by
- * GROWTH_BYTES keeps it near the live size. A no-op sync allocates little and is never collected this way.
+ * the live heap before it collects: a full index of 10,000 files peaks at ~270 MiB resident without this, ~170 MiB
+ * with it (`npm run bench:heap`, docs/decisions/heap-steering.md). Its heap limit cannot be set once the process runs;
+ * a full collection when the heap has grown by GROWTH_BYTES keeps it near the live size. A no-op sync allocates little
+ * and is never collected this way.
  * 16 MB (was 24) since an insert no longer leaves ~25 MB of the SDK's log strings behind: V8 keeps the heap it grew
  * into between collections committed, and at 50,000 files that headroom was part of the peak.
  */
