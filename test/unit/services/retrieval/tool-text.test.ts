@@ -1,9 +1,9 @@
 // Covers the MCP result texts: one labelled block per answer, metadata lines, and text that tries to break out of the block.
 import { describe, expect, it } from 'vitest';
 
-import { listText, recordText, searchText } from '../../../src/mcp/format.js';
-import type { MemoryRecord } from '../../../src/services/core/documents.js';
-import type { SearchResult } from '../../../src/services/search.js';
+import { listText, recordText, searchText } from '../../../../src/services/retrieval/tool-text.js';
+import type { MemoryRecord } from '../../../../src/services/core/documents.js';
+import type { SearchResult } from '../../../../src/services/search.js';
 
 const record: MemoryRecord = {
   id: 'm1',
