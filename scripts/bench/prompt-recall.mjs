@@ -29,12 +29,15 @@ export async function promptEnv(work, personal, user) {
 }
 
 function mem(root, argv, env) {
+  const t0 = performance.now();
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [MEM, '--root', root, '--json', ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c) => (err += c));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolvePromise() : reject(new Error(`mem ${argv.join(' ')} exited ${code}: ${err.slice(-500)}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolvePromise(performance.now() - t0) : reject(new Error(`mem ${argv.join(' ')} exited ${code}: ${err.slice(-500)}`)),
+    );
   });
 }
 
@@ -59,6 +62,8 @@ export async function promptRecallCost({ project, root, runs, env, payload, runH
   const hookLog = join(root, '.mem', 'hooks', 'log.jsonl');
   const prompt = (i) => runHook(['claude-code', 'prompt'], { ...payload, cwd: project, prompt: QUERIES[i % QUERIES.length] }, env);
   const stopAll = () => mem(root, ['server', 'stop', '--all'], env);
+  // The same query through the same daemon as `mem search` asks it (its fast path), for what the hook adds to a search.
+  const search = (i) => mem(root, ['search', QUERIES[i % QUERIES.length], '-k', '5'], env);
   const untilRecall = async (from) => {
     for (let i = 0; performance.now() - from < WARM_UP_LIMIT_MS; i++) {
       const r = await prompt(i);
@@ -69,7 +74,7 @@ export async function promptRecallCost({ project, root, runs, env, payload, runH
   };
 
   try {
-    return await measure(prompt, stopAll, untilRecall, runs, log, hookLog);
+    return await measure({ prompt, search, stopAll, untilRecall, runs, log, hookLog });
   } finally {
     await stopAll().catch(() => undefined);
   }
@@ -95,12 +100,13 @@ function nodeStartup() {
   });
 }
 
-async function measure(prompt, stopAll, untilRecall, runs, log, hookLog) {
+async function measure({ prompt, search, stopAll, untilRecall, runs, log, hookLog }) {
   log('prompt recall: first start of the daemon and servers');
   if (!(await untilRecall(performance.now()))) throw new Error('the prompt hook never recalled a memory');
-  const warm = { walls: [], tokens: [], memories: [], empty: 0, sample: '', startup: [] };
+  const warm = { walls: [], tokens: [], memories: [], empty: 0, sample: '', startup: [], search: [] };
   for (let i = 0; i < runs; i++) {
     warm.startup.push(await nodeStartup());
+    warm.search.push(await search(i));
     const r = await prompt(i);
     if (r.code !== 0) throw new Error(`prompt hook exited ${r.code}`);
     const h = handed(r.stdout);
@@ -133,6 +139,7 @@ async function measure(prompt, stopAll, untilRecall, runs, log, hookLog) {
       wall: stats(warm.walls),
       inProcess: stats(inProcess),
       nodeStartup: stats(warm.startup),
+      memSearch: stats(warm.search),
       tokens: stats(warm.tokens),
       memories: stats(warm.memories),
       promptsWithoutMemory: warm.empty,
