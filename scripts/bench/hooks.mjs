@@ -109,7 +109,7 @@ try {
       const p = s.prompt;
       if (p)
         console.log(
-          `${size} files: prompt recall warm wall p50 ${p.warm.wall.p50} ms p95 ${p.warm.wall.p95} ms (in-process p50 ${p.warm.inProcess.p50} ms p95 ${p.warm.inProcess.p95} ms; node -e 0 p50 ${p.warm.nodeStartup.p50} ms; mem search -k 5 through the daemon p50 ${p.warm.memSearch.p50} ms p95 ${p.warm.memSearch.p95} ms), ~${p.warm.tokens.p50} tokens, ${p.warm.memories.p50} memories (${p.warm.promptsWithoutMemory}/${PROMPT_RUNS} prompts without); cold wall p50 ${p.cold.wall.p50} ms p95 ${p.cold.wall.p95} ms, memory in ${p.cold.promptsWithMemory}/${PROMPT_RUNS} cold prompts, servers up when it returned ${p.cold.serversUpWhenItReturned}/${PROMPT_RUNS}, memory again after p50 ${p.cold.warmUpSeconds.p50} s p95 ${p.cold.warmUpSeconds.p95} s (load ${p.load})`,
+          `${size} files: prompt recall warm wall p50 ${p.warm.wall.p50} ms p95 ${p.warm.wall.p95} ms (in-process p50 ${p.warm.inProcess.p50} ms p95 ${p.warm.inProcess.p95} ms; node -e 0 p50 ${p.warm.nodeStartup.p50} ms; mem search -k 5 through the daemon p50 ${p.warm.memSearch.p50} ms p95 ${p.warm.memSearch.p95} ms), ~${p.warm.tokens.p50} tokens, ${p.warm.memories.p50} memories (${p.warm.promptsWithoutMemory}/${PROMPT_RUNS} prompts without); cold wall p50 ${p.cold.wall.p50} ms p95 ${p.cold.wall.p95} ms max ${p.cold.wall.max} ms (in-process max ${p.cold.inProcess.max} ms), memory in ${p.cold.promptsWithMemory}/${PROMPT_RUNS} cold prompts, servers up when it returned ${p.cold.serversUpWhenItReturned}/${PROMPT_RUNS}, memory again after p50 ${p.cold.warmUpSeconds.p50} s p95 ${p.cold.warmUpSeconds.p95} s (load ${p.load})`,
         );
     }
   }

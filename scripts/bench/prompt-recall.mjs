@@ -117,12 +117,13 @@ async function measure({ prompt, search, stopAll, untilRecall, runs, log, hookLo
     if (i === 0) warm.sample = h.text ?? '';
   }
   const inProcess = await loggedMs(hookLog, runs);
-  const cold = { walls: [], handedMemory: 0, warmUps: [], neverWarm: 0, answeredAtOnce: 0 };
+  const cold = { walls: [], inProcess: [], handedMemory: 0, warmUps: [], neverWarm: 0, answeredAtOnce: 0 };
   for (let i = 0; i < runs; i++) {
     await stopAll();
     const r = await prompt(i);
     if (r.code !== 0) throw new Error(`prompt hook exited ${r.code}`);
     cold.walls.push(r.ms);
+    cold.inProcess.push(...(await loggedMs(hookLog, 1)));
     if (handed(r.stdout).memories > 0) cold.handedMemory++;
     // The warm-up counts from the cold prompt's start: the next prompts go without memory until it is over.
     const up = await untilRecall(performance.now() - r.ms);
@@ -147,6 +148,7 @@ async function measure({ prompt, search, stopAll, untilRecall, runs, log, hookLo
     },
     cold: {
       wall: stats(cold.walls),
+      inProcess: stats(cold.inProcess),
       promptsWithMemory: cold.handedMemory,
       serversUpWhenItReturned: cold.answeredAtOnce,
       warmUpSeconds: stats(cold.warmUps.map((ms) => ms / 1000)),

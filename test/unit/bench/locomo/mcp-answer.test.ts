@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mcpAnswer, mcpFigures } from '../../../../bench/locomo/mcp-answer.js';
 import { estimateTokens } from '../../../../src/services/retrieval/context.js';
 import { searchText } from '../../../../src/services/retrieval/tool-text.js';
-import type { SearchResult } from '../../../../src/services/search.js';
+import { searchResult } from '../../../support/search-result.js';
 
 const TURNS = new Map([
   ['c/D1:1', 'I adopted a cat   named Miso!'],
@@ -12,23 +12,7 @@ const TURNS = new Map([
   ['c/D2:1', 'She is grey, with one white paw.'],
 ]);
 const textOf = (t: string) => TURNS.get(t);
-const hit = (id: string, content: string): SearchResult => ({
-  id,
-  path: `c/episodic/${id}.md`,
-  user: 'c',
-  type: 'episodic',
-  status: 'active',
-  importance: 0.5,
-  created: '2023-05-08T00:00:00.000Z',
-  updated: '2023-05-08T00:00:00.000Z',
-  tags: [],
-  heading: '',
-  lines: [1, 3],
-  content,
-  score: 0.5,
-  scores: { relevance: 1, recency: 1, importance: 0.5 },
-  eligibility: '',
-});
+const hit = (id: string, content: string) => searchResult(content, { id, path: `c/episodic/${id}.md`, user: 'c' });
 
 describe('LoCoMo MCP-answer figures', () => {
   it('a turn is inside when its whole text is in the answer (line breaks as spaces), not when cut; tokens as the block counts them', () => {
