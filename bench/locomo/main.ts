@@ -53,6 +53,10 @@ function budgets(ablations: Record<string, AblationMetrics>): string[] {
   );
 }
 
+function mcpRows(ablations: Record<string, AblationMetrics>): string[] {
+  return Object.entries(ablations).map(([name, m]) => `| ${name} | ${pct(m.mcp.turns)} / ${pct(m.mcp.sessions)} / ${m.mcp.tokens.toFixed(0)} |`);
+}
+
 function table(report: LocomoReport): string {
   const head = `LoCoMo: ${report.conversations} conversations, ${report.index.chunks} rows (${report.index.units} units, ${report.index.windows} windows; ${report.index.texts} distinct texts) indexed in ${report.index.seconds.toFixed(1)} s (${report.index.embedded} embedded), k=${report.k}`;
   const out = [head, report.state];
@@ -73,6 +77,14 @@ function table(report: LocomoReport): string {
       `| ablation | ${BUDGETS.join(' | ')} |`,
       `|---|${BUDGETS.map(() => '---').join('|')}|`,
       ...budgets(ablations),
+    );
+    out.push(
+      '',
+      'inside the MCP `memory_search` answer (default k 8): evidence turns / sessions / tokens',
+      '',
+      '| ablation | mcp |',
+      '|---|---|',
+      ...mcpRows(ablations),
     );
   }
   return out.join('\n');

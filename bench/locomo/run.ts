@@ -27,9 +27,13 @@ import { sessionMarkdown, sessionPath, turnOfHeading, userOf } from './ingest.js
 import { conversationLogs, turnsOfLines, type LogFile } from './ingest-log.js';
 import { ADVERSARIAL, computeMetrics, type Metrics, type QuestionOutcome } from './metrics.js';
 import { BUDGETS, budgetFigures, turnsInside, type BudgetFigures, type BudgetOutcome } from './budget.js';
+import { mcpAnswer, mcpFigures, type McpFigures, type McpOutcome } from './mcp-answer.js';
 
-/** An ablation's figures: recall of the ranked list, and what the context block holds at each budget ("500", ...). */
-export type AblationMetrics = Metrics & { budget: Record<string, BudgetFigures> };
+/**
+ * An ablation's figures: recall of the ranked list, what the context block holds at each budget ("500", ...), and what
+ * the MCP search tool's answer holds.
+ */
+export type AblationMetrics = Metrics & { budget: Record<string, BudgetFigures>; mcp: McpFigures };
 
 /** `mem search --format context`'s own search: one result per memory, its default k. */
 const CONTEXT_K = 8;
@@ -264,6 +268,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
           if (!settings) throw new Error(`unknown ablation ${name}`);
           const outcomes: QuestionOutcome[] = [];
           const blocks: BudgetOutcome[] = [];
+          const answers: McpOutcome[] = [];
           for (const conv of conversations) {
             const at = atOf(scope, conv);
             const questions = questionsOf(conv);
@@ -300,9 +305,11 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
                 inside[budget] = { turns: turnsInside(block.text, evidence, (t) => turnText.get(t)), tokens: block.tokens };
               }
               blocks.push({ evidence, inside });
+              // The MCP search tool's answer: its default k is the block's search's (8), in its own format, no budget.
+              answers.push(mcpAnswer(user, memories, evidence, (t) => turnText.get(t)));
             }
           }
-          ablations[name] = { ...computeMetrics(outcomes), budget: budgetFigures(blocks) };
+          ablations[name] = { ...computeMetrics(outcomes), budget: budgetFigures(blocks), mcp: mcpFigures(answers) };
           log(
             `${layout}/${scope} ${name}: turn R@10 ${ablations[name]!.turn['recall@10'].toFixed(3)}, session R@5 ${ablations[name]!.session['recall@5'].toFixed(3)}`,
           );

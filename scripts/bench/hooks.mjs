@@ -1,9 +1,10 @@
 // Benchmark of the agent hooks' time budgets: how long `mem hook claude-code session-start` takes (it
-// reads the memory files, no servers) at several project sizes, and how long a capture hook (Stop)
-// takes to hand its work to the detached worker and return.
+// reads the memory files, no servers) at several project sizes, how long a capture hook (Stop) takes
+// to hand its work to the detached worker and return, and (--prompt) what the per-prompt recall hook
+// (UserPromptSubmit) costs with its search daemon up and with nothing running.
 //
-// Usage: node scripts/bench/hooks.mjs [--sizes 1000,10000] [--runs 10] [--json] [--keep]
-//        (or `npm run bench:hooks`). Needs a build; no runtime or server is used.
+// Usage: node scripts/bench/hooks.mjs [--sizes 1000,10000] [--runs 10] [--prompt] [--prompt-runs 20] [--json] [--keep]
+//        (or `npm run bench:hooks`). Needs a build; only --prompt uses the embedded runtime and its servers.
 //
 // Each size is a generated corpus (scripts/bench/corpus.mjs: ten users, four memory types) as the
 // memories/ folder of a fresh git repository, plus a personal root of 200 files. Every run is a new
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { generateCorpus } from './corpus.mjs';
+import { indexWithSyntheticVectors, promptEnv, promptRecallCost } from './prompt-recall.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,10 +32,14 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '10' },
     json: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    prompt: { type: 'boolean', default: false },
+    'prompt-runs': { type: 'string', default: '20' },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
 const RUNS = Number(args.runs);
+const PROMPT_RUNS = Number(args['prompt-runs']);
+const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 const USER = 'alice';
 
 function runHook(argv, payload, env) {
@@ -58,15 +64,16 @@ async function loggedMs(root, event) {
 
 const work = await mkdtemp(join(os.tmpdir(), 'memdir-bench-hooks-'));
 const personal = join(work, 'personal');
-await generateCorpus(personal, 200, 7);
+const personalFiles = (await generateCorpus(personal, 200, 7)).files;
 const env = { ...process.env, HOME: work, MEM_PERSONAL_ROOT: personal, MEM_USER: USER, MEM_DAEMON: 'off' };
 const startPayload = JSON.parse(await readFile(join(FIXTURES, 'claude-code-session-start.json'), 'utf8'));
 const stopPayload = JSON.parse(await readFile(join(FIXTURES, 'claude-code-stop.json'), 'utf8'));
+const promptPayload = JSON.parse(await readFile(join(FIXTURES, 'claude-code-user-prompt-submit.json'), 'utf8'));
 const results = [];
 try {
   for (const size of SIZES) {
     const project = join(work, `project-${size}`);
-    await generateCorpus(join(project, 'memories'), size);
+    const projectFiles = (await generateCorpus(join(project, 'memories'), size)).files;
     execFileSync('git', ['init', '-q', project]);
     const walls = [];
     const tokens = [];
@@ -85,11 +92,25 @@ try {
       stops.push(r.ms);
     }
     results.push({ files: size, sessionStart: { wall: stats(walls), inProcess: stats(inProcess), contextTokens: stats(tokens) }, stopHandOff: stats(stops) });
+    if (args.prompt) {
+      // The search daemon's own servers, indexed from synthetic vectors: both roots the hook asks.
+      const penv = await promptEnv(work, personal, USER);
+      log(`${size} files: indexing the project and personal roots from synthetic vectors`);
+      await indexWithSyntheticVectors(join(project, 'memories'), projectFiles, penv);
+      await indexWithSyntheticVectors(personal, personalFiles, penv);
+      const cost = await promptRecallCost({ project, root: join(project, 'memories'), runs: PROMPT_RUNS, env: penv, payload: promptPayload, runHook, log });
+      results.at(-1).prompt = { ...cost, load: round(os.loadavg()[0], 2) };
+    }
     if (!args.json) {
       const s = results.at(-1);
       console.log(
         `${size} files: session-start wall p50 ${s.sessionStart.wall.p50} ms p95 ${s.sessionStart.wall.p95} ms, in-process p50 ${s.sessionStart.inProcess.p50} ms p95 ${s.sessionStart.inProcess.p95} ms, context p50 ~${s.sessionStart.contextTokens.p50} tokens (min ${s.sessionStart.contextTokens.min}); stop hand-off p50 ${s.stopHandOff.p50} ms p95 ${s.stopHandOff.p95} ms`,
       );
+      const p = s.prompt;
+      if (p)
+        console.log(
+          `${size} files: prompt recall warm wall p50 ${p.warm.wall.p50} ms p95 ${p.warm.wall.p95} ms (in-process p50 ${p.warm.inProcess.p50} ms p95 ${p.warm.inProcess.p95} ms; node -e 0 p50 ${p.warm.nodeStartup.p50} ms; mem search -k 5 through the daemon p50 ${p.warm.memSearch.p50} ms p95 ${p.warm.memSearch.p95} ms), ~${p.warm.tokens.p50} tokens, ${p.warm.memories.p50} memories (${p.warm.promptsWithoutMemory}/${PROMPT_RUNS} prompts without); cold wall p50 ${p.cold.wall.p50} ms p95 ${p.cold.wall.p95} ms max ${p.cold.wall.max} ms (in-process max ${p.cold.inProcess.max} ms), memory in ${p.cold.promptsWithMemory}/${PROMPT_RUNS} cold prompts, servers up when it returned ${p.cold.serversUpWhenItReturned}/${PROMPT_RUNS}, memory again after p50 ${p.cold.warmUpSeconds.p50} s p95 ${p.cold.warmUpSeconds.p95} s (load ${p.load})`,
+        );
     }
   }
 } finally {

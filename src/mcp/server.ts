@@ -11,7 +11,7 @@ import { MEMORY_TYPES } from '../memory/model.js';
 import { maskSecrets } from '../memory/secrets.js';
 import type { Memory } from '../services/facade.js';
 import { defuseField } from '../services/retrieval/defuse.js';
-import { listText, recordText, searchText } from './format.js';
+import { listText, recordText, searchText } from '../services/retrieval/tool-text.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

@@ -2,25 +2,10 @@
 import { describe, expect, it } from 'vitest';
 
 import { promptRecall, type RecallInput } from '../../../../src/services/capture/prompt-recall.js';
-import type { SearchResult } from '../../../../src/services/search.js';
+import { searchResult } from '../../../support/search-result.js';
 
-const hit = (content: string): SearchResult => ({
-  id: content.slice(0, 4),
-  path: `ann/semantic/${content.slice(0, 4)}.md`,
-  user: 'ann',
-  type: 'semantic',
-  status: 'active',
-  importance: 0.5,
-  created: '2026-11-01T00:00:00Z',
-  updated: '2026-11-01T00:00:00Z',
-  tags: [],
-  heading: '',
-  lines: [1, 1],
-  content,
-  score: 1,
-  scores: { relevance: 1, recency: 0, importance: 0.5 },
-  eligibility: 'active',
-});
+const hit = (content: string) =>
+  searchResult(content, { id: content.slice(0, 4), path: `ann/semantic/${content.slice(0, 4)}.md`, type: 'semantic', created: '2026-11-01T00:00:00Z' });
 
 const input: RecallInput = { query: 'which package manager?', user: 'ann', projectRoot: '/p', personalRoot: '/home', promptTokens: 1000, ms: 1000 };
 

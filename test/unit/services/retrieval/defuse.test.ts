@@ -2,7 +2,7 @@
 // and look-alike closers, and metadata values that try to start a fake entry on a new line.
 import { describe, expect, it } from 'vitest';
 
-import { listText, recordText, searchText } from '../../../../src/mcp/format.js';
+import { listText, recordText, searchText } from '../../../../src/services/retrieval/tool-text.js';
 import type { MemoryRecord } from '../../../../src/services/core/documents.js';
 import { formatContext } from '../../../../src/services/retrieval/context.js';
 import { defuseField, defuseText } from '../../../../src/services/retrieval/defuse.js';

@@ -1,9 +1,9 @@
 // Covers the MCP result texts: one labelled block per answer, metadata lines, and text that tries to break out of the block.
 import { describe, expect, it } from 'vitest';
 
-import { listText, recordText, searchText } from '../../../src/mcp/format.js';
-import type { MemoryRecord } from '../../../src/services/core/documents.js';
-import type { SearchResult } from '../../../src/services/search.js';
+import { listText, recordText, searchText } from '../../../../src/services/retrieval/tool-text.js';
+import type { MemoryRecord } from '../../../../src/services/core/documents.js';
+import { searchResult as hit } from '../../../support/search-result.js';
 
 const record: MemoryRecord = {
   id: 'm1',
@@ -18,23 +18,6 @@ const record: MemoryRecord = {
   path: 'ann/semantic/m1.md',
   content: 'Ann is vegetarian.',
 };
-const hit = (content: string): SearchResult => ({
-  id: 'm2',
-  path: 'ann/semantic/m2.md',
-  user: 'ann',
-  type: 'episodic',
-  status: 'active',
-  importance: 0.5,
-  created: '2026-11-03T00:00:00.000Z',
-  updated: '2026-11-03T00:00:00.000Z',
-  tags: [],
-  heading: '',
-  lines: [5, 5],
-  content,
-  score: 0.81234,
-  scores: { relevance: 1, recency: 1, importance: 0.5 },
-  eligibility: '',
-});
 
 describe('MCP result texts', () => {
   it('search results: a labelled block with id, type, date, score and content', () => {

@@ -1,0 +1,158 @@
+// The prompt-recall hook's cost, for hooks.mjs --prompt: `mem hook claude-code prompt` as a new process fed Claude
+// Code's UserPromptSubmit payload, with the search daemon up (warm) and with no daemon or server running (cold). A
+// support module of hooks.mjs: the figures are reported there.
+import { spawn } from 'node:child_process';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve, dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+import { QUERIES } from './corpus.mjs';
+import { defaultsEnv } from './local.mjs';
+import { round, stats } from './stats.mjs';
+import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
+
+const MEM = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'bin', 'mem.js');
+/** How long a cold start may take to reach the first recalled prompt before the run gives up on it. */
+const WARM_UP_LIMIT_MS = 300_000;
+const POLL_MS = 500;
+
+/**
+ * The environment of the hook and of the servers it starts: the embedded default (the provisioned runtime under the
+ * real home), with this run's own servers and its own socket folder, so that stopping them touches nobody else's.
+ */
+export async function promptEnv(work, personal, user) {
+  const run = join(work, 'run');
+  await mkdir(run, { recursive: true, mode: 0o700 });
+  return { ...defaultsEnv(), MEM_PERSONAL_ROOT: personal, MEM_USER: user, MEMDIR_SERVER_HOME: join(work, 'servers'), XDG_RUNTIME_DIR: run };
+}
+
+function mem(root, argv, env) {
+  const t0 = performance.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [MEM, '--root', root, '--json', ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolvePromise(performance.now() - t0) : reject(new Error(`mem ${argv.join(' ')} exited ${code}: ${err.slice(-500)}`)),
+    );
+  });
+}
+
+/** What the hook handed the agent: tokens (as the session-start figure counts them) and memory lines. */
+function handed(stdout) {
+  if (!stdout.trim()) return { tokens: 0, memories: 0 };
+  const text = JSON.parse(stdout).hookSpecificOutput.additionalContext;
+  return { tokens: Math.ceil(text.length / 4), memories: (text.match(/\(memory [^)]+\)/g) ?? []).length, text };
+}
+
+/** Indexes a root from synthetic vectors (no embedding: the dense ranking is meaningless, the latency is not). */
+export async function indexWithSyntheticVectors(root, files, env) {
+  await fillCacheWithRandomVectors(root, await chunkTexts(root, files));
+  await mem(root, ['reindex'], env);
+}
+
+/**
+ * Warm: the daemon answers, each prompt a new hook process. Cold: every daemon and server of this run stopped, one
+ * prompt, then the next prompts until one gets memory back (how long the warm-up the first one started took).
+ */
+export async function promptRecallCost({ project, root, runs, env, payload, runHook, log }) {
+  const hookLog = join(root, '.mem', 'hooks', 'log.jsonl');
+  const prompt = (i) => runHook(['claude-code', 'prompt'], { ...payload, cwd: project, prompt: QUERIES[i % QUERIES.length] }, env);
+  const stopAll = () => mem(root, ['server', 'stop', '--all'], env);
+  // The same query through the same daemon as `mem search` asks it (its fast path), for what the hook adds to a search.
+  const search = (i) => mem(root, ['search', QUERIES[i % QUERIES.length], '-k', '5'], env);
+  const untilRecall = async (from) => {
+    for (let i = 0; performance.now() - from < WARM_UP_LIMIT_MS; i++) {
+      const r = await prompt(i);
+      if (handed(r.stdout).memories > 0) return { ms: performance.now() - from, prompts: i + 1 };
+      await sleep(POLL_MS);
+    }
+    return null;
+  };
+
+  try {
+    return await measure({ prompt, search, stopAll, untilRecall, runs, log, hookLog });
+  } finally {
+    await stopAll().catch(() => undefined);
+  }
+}
+
+/** The in-process time the last `n` prompt hooks logged (the wall time less Node's start-up and the CLI's imports). */
+async function loggedMs(hookLog, n) {
+  const lines = (await readFile(hookLog, 'utf8')).trim().split('\n');
+  return lines
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.event === 'prompt')
+    .slice(-n)
+    .map((e) => e.ms);
+}
+
+/** A process that does nothing: the start-up every hook pays before its own work, under the same load. */
+function nodeStartup() {
+  const t0 = performance.now();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', () => resolvePromise(performance.now() - t0));
+  });
+}
+
+async function measure({ prompt, search, stopAll, untilRecall, runs, log, hookLog }) {
+  log('prompt recall: first start of the daemon and servers');
+  if (!(await untilRecall(performance.now()))) throw new Error('the prompt hook never recalled a memory');
+  const warm = { walls: [], tokens: [], memories: [], empty: 0, sample: '', startup: [], search: [] };
+  for (let i = 0; i < runs; i++) {
+    warm.startup.push(await nodeStartup());
+    warm.search.push(await search(i));
+    const r = await prompt(i);
+    if (r.code !== 0) throw new Error(`prompt hook exited ${r.code}`);
+    const h = handed(r.stdout);
+    warm.walls.push(r.ms);
+    warm.tokens.push(h.tokens);
+    warm.memories.push(h.memories);
+    if (h.memories === 0) warm.empty++;
+    if (i === 0) warm.sample = h.text ?? '';
+  }
+  const inProcess = await loggedMs(hookLog, runs);
+  const cold = { walls: [], inProcess: [], handedMemory: 0, warmUps: [], neverWarm: 0, answeredAtOnce: 0 };
+  for (let i = 0; i < runs; i++) {
+    await stopAll();
+    const r = await prompt(i);
+    if (r.code !== 0) throw new Error(`prompt hook exited ${r.code}`);
+    cold.walls.push(r.ms);
+    cold.inProcess.push(...(await loggedMs(hookLog, 1)));
+    if (handed(r.stdout).memories > 0) cold.handedMemory++;
+    // The warm-up counts from the cold prompt's start: the next prompts go without memory until it is over.
+    const up = await untilRecall(performance.now() - r.ms);
+    if (!up) cold.neverWarm++;
+    else {
+      cold.warmUps.push(up.ms);
+      // The first prompt after the cold one already got memory: the servers were up when the cold hook returned.
+      if (up.prompts === 1) cold.answeredAtOnce++;
+    }
+    log(`cold prompt ${i + 1}/${runs}: ${round(r.ms)} ms, memory again after ${up ? round(up.ms / 1000) : '-'} s`);
+  }
+  return {
+    warm: {
+      wall: stats(warm.walls),
+      inProcess: stats(inProcess),
+      nodeStartup: stats(warm.startup),
+      memSearch: stats(warm.search),
+      tokens: stats(warm.tokens),
+      memories: stats(warm.memories),
+      promptsWithoutMemory: warm.empty,
+      sample: warm.sample.slice(0, 600),
+    },
+    cold: {
+      wall: stats(cold.walls),
+      inProcess: stats(cold.inProcess),
+      promptsWithMemory: cold.handedMemory,
+      serversUpWhenItReturned: cold.answeredAtOnce,
+      warmUpSeconds: stats(cold.warmUps.map((ms) => ms / 1000)),
+      neverWarm: cold.neverWarm,
+    },
+  };
+}
