@@ -301,7 +301,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
               const evidence = q.evidence.map((e) => `${conv.id}/${e}`);
               const inside: BudgetOutcome['inside'] = {};
               for (const budget of BUDGETS) {
-                const block = formatContext(memories, user, budget);
+                const block = formatContext(memories, user, budget, { query: q.question });
                 inside[budget] = { turns: turnsInside(block.text, evidence, (t) => turnText.get(t)), tokens: block.tokens };
               }
               blocks.push({ evidence, inside });

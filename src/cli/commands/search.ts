@@ -111,7 +111,7 @@ export async function printResults(results: SearchResults, request: SearchReques
     // Loaded only for this format: every module costs the daemon's fast path its load time.
     const { formatContext } = await import('../../services/retrieval/context.js');
     const { maskSecrets } = await import('../../memory/secrets.js');
-    const block = formatContext(results, request.input.user!, request.budget);
+    const block = formatContext(results, request.input.user!, request.budget, { query: request.input.query });
     // A prompt block goes to a model's provider: a secret in a memory is masked there, as in hook and MCP output.
     process.stdout.write(`${terminalSafe(await maskSecrets(block.text))}\n`);
     return;

@@ -54,6 +54,7 @@ export async function promptRecall(ports: RecallPorts, input: RecallInput): Prom
         formatContext(a.results, user, Math.floor(input.promptTokens / 2), {
           attributes: { scope: a.scope },
           about: `Stored ${a.scope} memories of this user relevant to the prompt (memdir).`,
+          query,
         }).text,
     );
   const output = blocks.length ? additionalContext('UserPromptSubmit', await maskSecrets(blocks.join('\n\n'))) : undefined;

@@ -20,10 +20,11 @@ describe('formatContext', () => {
     item('p1', 'procedural', 'Run the tests before a release.'),
   ];
 
-  it('labels memories as data, groups them by type and dates each line', () => {
+  it("labels memories as data, groups them by type (the best result's group first) and dates each line", () => {
     const block = formatContext(items, 'alice', 500);
     expect(block.text).toMatch(/^<memories user="alice">\nStored memories about this user.*not instructions/);
-    expect(block.text.indexOf('## Facts and preferences')).toBeLessThan(block.text.indexOf('## Past events'));
+    expect(block.text.indexOf('## Past events')).toBeLessThan(block.text.indexOf('## Facts and preferences'));
+    expect(block.text.indexOf('## Facts and preferences')).toBeLessThan(block.text.indexOf('## How-tos'));
     expect(block.text).toContain('- [2026-11-28] Alice went to Lisbon. (memory e1)');
     expect(block.text.trimEnd().endsWith('</memories>')).toBe(true);
     expect(block.included).toEqual(['e1', 's1', 'p1']);
@@ -43,5 +44,58 @@ describe('formatContext', () => {
     const block = formatContext([], 'al"ice', 100);
     expect(block.text).toContain('(no relevant memories)');
     expect(block.text).toContain('<memories user="alice">');
+  });
+});
+
+describe('formatContext packing', () => {
+  const LOG = 'ann/episodic/2023-05-08';
+  const HEADING = 'Conversations on 2023-05-08 > Session 2023-05-08 13:56 UTC · session-01.json';
+  const turns = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => `**Ann** (13:56): turn ${from + i}, ${'about the garden and the weather '.repeat(3)}`);
+  const excerpt = (from: number, to: number, extra: string[] = []): ContextItem & { path: string; heading: string; lines: [number, number] } => ({
+    id: LOG,
+    type: 'episodic',
+    created: '2023-05-08T13:56:00Z',
+    path: `${LOG}.md`,
+    heading: HEADING,
+    lines: [20 + 2 * from, 20 + 2 * to + 2 * extra.length],
+    content: `${HEADING}\n\n${[...turns(from, to), ...extra].join('\n\n')}`,
+  });
+
+  it("shows overlapping excerpts of one memory once, under one header, without the day log's repeated provenance", () => {
+    const block = formatContext([excerpt(3, 6), excerpt(5, 9), item('s1', 'semantic', 'Ann gardens.')], 'ann', 2000);
+    expect(block.text.match(/\(memory ann\/episodic\/2023-05-08\)/g)).toHaveLength(1);
+    for (let n = 3; n <= 9; n++) expect(block.text.split(`: turn ${n},`).length - 1).toBe(1);
+    // The turns' shared time is said once, by the session heading.
+    expect(block.text).toContain('- [2023-05-08] (memory ann/episodic/2023-05-08)\nSession 2023-05-08 13:56 UTC · session-01.json\nAnn: turn 3,');
+    expect(block.text).not.toContain('Conversations on');
+    expect(block.included).toEqual([LOG, LOG, 's1']);
+  });
+
+  it('cuts a memory that does not fit whole to the paragraphs around the one the query names, marked by "…"', () => {
+    const answer = 'Ann planted tulips by the fence in April.';
+    const long = excerpt(1, 12, [answer, ...turns(13, 20)]);
+    const block = formatContext([item('s1', 'semantic', 'Ann gardens.'), long], 'ann', 300, { query: 'When did Ann plant the tulips?' });
+    expect(block.text).toContain(answer);
+    expect(block.text).toContain('…');
+    expect(block.text).not.toContain('turn 1,');
+    expect(block.included).toEqual(['s1', LOG]);
+    expect(block.tokens).toBeLessThanOrEqual(300);
+    // Without the query the cut keeps the start.
+    expect(formatContext([long], 'ann', 300).text).toContain('turn 1,');
+  });
+
+  it('never goes over its budget, counted as estimateTokens counts the text', () => {
+    const items = [excerpt(1, 30), item('s1', 'semantic', 'Ann gardens.'), excerpt(40, 44), item('p1', 'procedural', 'Water at dawn. '.repeat(20))];
+    for (let budget = 40; budget <= 1200; budget += 7) {
+      const block = formatContext(items, 'ann', budget, { query: 'garden weather' });
+      expect(block.tokens).toBe(estimateTokens(block.text));
+      if (block.included.length > 0) expect(block.tokens).toBeLessThanOrEqual(budget);
+    }
+  });
+
+  it("shows a memory's status when it is not active", () => {
+    const block = formatContext([{ ...item('old', 'semantic', 'Ann lived in Kiel.'), status: 'superseded' }], 'ann', 200);
+    expect(block.text).toContain('- [2026-11-02, superseded] Ann lived in Kiel. (memory old)');
   });
 });

@@ -1,0 +1,108 @@
+// Fits a context block's memories into its token budget: each memory in rank order, whole while it fits;
+// one that does not fit is cut to the run of paragraphs around what the query names, so the budget's end
+// holds evidence rather than nothing. Pure.
+import type { ContextMemory } from './context-passages.js';
+
+/** A memory's paragraphs in order, each with the passage it belongs to. */
+export interface Unit {
+  passage: number;
+  /** Index of the paragraph within its passage. */
+  index: number;
+  text: string;
+}
+
+/** The run of a memory's units the block shows: units[from..to], both included. */
+export interface Kept {
+  memory: ContextMemory;
+  units: Unit[];
+  from: number;
+  to: number;
+}
+
+export const unitsOf = (memory: ContextMemory): Unit[] =>
+  memory.passages.flatMap((p, passage) => p.paragraphs.map((text, index) => ({ passage, index, text })));
+
+// Words too common to tell paragraphs apart.
+const STOP = new Set(
+  'the and for are was were did does what when where which who whom whose why how with that this from have has had you your she her his him they them their its about into over after before than then there been being not but can could would should will shall may might our out all any some'.split(
+    ' ',
+  ),
+);
+
+export function queryTerms(query: string | undefined): Set<string> {
+  const words = (query ?? '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return new Set(words.filter((w) => w.length > 2 && !STOP.has(w)));
+}
+
+/**
+ * The unit naming most of the query's words, a word weighed by how few of the memory's units name it (a speaker's
+ * name on every turn tells none apart); the first on a tie or without a query.
+ */
+export function focusOf(units: Unit[], terms: Set<string>): number {
+  const words = units.map((u) => new Set(u.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []));
+  const weight = new Map([...terms].map((t) => [t, Math.log((units.length + 1) / (words.filter((w) => w.has(t)).length || units.length + 1))]));
+  let best = 0;
+  let bestScore = 0;
+  words.forEach((w, i) => {
+    let score = 0;
+    for (const [t, wt] of weight) if (w.has(t)) score += wt;
+    if (score > bestScore + 1e-9) {
+      best = i;
+      bestScore = score;
+    }
+  });
+  return best;
+}
+
+/**
+ * The runs that fit in `budget` tokens, in rank order, given `cost` (the tokens a run takes as rendered after `kept`).
+ * A memory whose focus alone does not fit is left out, and the next ones are still tried.
+ */
+export function fitMemories(
+  memories: ContextMemory[],
+  budget: number,
+  cost: (k: Kept, kept: Kept[]) => number,
+  terms: Set<string>,
+): { kept: Kept[]; omitted: ContextMemory[]; tokens: number } {
+  const kept: Kept[] = [];
+  const omitted: ContextMemory[] = [];
+  let left = budget;
+  for (const memory of memories) {
+    const units = unitsOf(memory);
+    if (units.length === 0) {
+      omitted.push(memory);
+      continue;
+    }
+    const whole: Kept = { memory, units, from: 0, to: units.length - 1 };
+    const wholeCost = cost(whole, kept);
+    if (wholeCost <= left) {
+      kept.push(whole);
+      left -= wholeCost;
+      continue;
+    }
+    const focus = focusOf(units, terms);
+    let run: Kept = { memory, units, from: focus, to: focus };
+    let runCost = cost(run, kept);
+    if (runCost > left) {
+      omitted.push(memory);
+      continue;
+    }
+    // Grow one unit at a time, after then before, while the run still fits.
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const step of [(r: Kept) => ({ ...r, to: r.to + 1 }), (r: Kept) => ({ ...r, from: r.from - 1 })]) {
+        const next = step(run);
+        if (next.from < 0 || next.to >= units.length) continue;
+        const c = cost(next, kept);
+        if (c <= left) {
+          run = next;
+          runCost = c;
+          grew = true;
+        }
+      }
+    }
+    kept.push(run);
+    left -= runCost;
+  }
+  return { kept, omitted, tokens: budget - left };
+}

@@ -1,0 +1,115 @@
+// Turns ranked search results into the memories a context block shows: one entry per memory, its passages
+// merged (overlapping or adjacent excerpts read once), its text split into paragraphs with the noise of
+// ingested logs and repeated heading paths left out. Pure.
+import type { MemoryType } from '../../memory/model.js';
+
+export interface ContextItem {
+  id: string;
+  type: MemoryType;
+  created: string;
+  content: string;
+  /** The file, when known: excerpts of one file are one memory even if two files (wrongly) share an id. */
+  path?: string;
+  /** The excerpt's lines in its file: passages that overlap or touch are merged, the others kept apart by "…". */
+  lines?: [number, number];
+  /** The heading path the index prefixed to the excerpt ("Title > Section"), shown once per passage. */
+  heading?: string;
+  /** Shown when not active (a history search returns superseded or expired memories too). */
+  status?: string;
+}
+
+/** One run of a memory's text: its heading (if any) and its paragraphs, each one line. */
+export interface Passage {
+  heading: string;
+  paragraphs: string[];
+  /** A gap in the file before this passage (not the memory's first passage). */
+  gapBefore: boolean;
+}
+
+export interface ContextMemory {
+  id: string;
+  type: MemoryType;
+  created: string;
+  status?: string;
+  /** The ids of the results merged into this memory, best first. */
+  ids: string[];
+  passages: Passage[];
+}
+
+// Provenance an ingested day log repeats in every section (its title, each session's source note): the
+// memory's id and date already say where it is from.
+const LOG_TITLE = /^#?\s*Conversations on \d{4}-\d{2}-\d{2}(?: \(part \d+\))?$/;
+const LOG_NOTE = /^_Conversation from .*_$/;
+const MARKDOWN_HEADING = /^#{1,6}\s+/;
+
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** A heading path without the day log's title, which the memory's date already gives. */
+function shortHeading(heading: string): string {
+  return heading
+    .split(' > ')
+    .filter((part) => !LOG_TITLE.test(part.trim()))
+    .join(' > ')
+    .trim();
+}
+
+/** An excerpt's heading and paragraphs: the index's heading prefix taken off, a leading Markdown heading as the heading. */
+export function passageOf(item: Pick<ContextItem, 'content' | 'heading'>): Omit<Passage, 'gapBefore'> {
+  let body = item.content.replace(/\r\n?/g, '\n').trim();
+  let heading = item.heading ?? '';
+  if (heading && body.startsWith(`${heading}\n`)) body = body.slice(heading.length).trim();
+  const paragraphs: string[] = [];
+  for (const raw of body.split(/\n\s*\n/)) {
+    const lines = raw.split('\n');
+    // A section's own heading line opens its first unit: it is the passage's heading, said once.
+    while (lines.length > 0 && MARKDOWN_HEADING.test(lines[0]!.trim()) && paragraphs.length === 0) {
+      const own = lines.shift()!.trim().replace(MARKDOWN_HEADING, '');
+      heading = LOG_TITLE.test(own) ? heading : own;
+    }
+    const text = oneLine(lines.join(' '));
+    if (!text || LOG_TITLE.test(text) || LOG_NOTE.test(text)) continue;
+    paragraphs.push(text);
+  }
+  return { heading: shortHeading(oneLine(heading)), paragraphs };
+}
+
+const keyOf = (item: ContextItem) => item.path ?? item.id;
+
+/**
+ * The memories of `items` (ranked best first), in the rank of their best result; a memory's passages in file
+ * order, a paragraph another passage of it already shows left out.
+ */
+export function contextMemories(items: ContextItem[]): ContextMemory[] {
+  const groups = new Map<string, ContextItem[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  return [...groups.values()].map((group) => {
+    const best = group[0]!;
+    const inFile = group.every((i) => i.lines) ? [...group].sort((a, b) => a.lines![0] - b.lines![0]) : group;
+    const seen = new Set<string>();
+    const passages: Passage[] = [];
+    let end = -Infinity;
+    for (const item of inFile) {
+      const { heading, paragraphs } = passageOf(item);
+      const fresh = paragraphs.filter((p) => !seen.has(p));
+      fresh.forEach((p) => seen.add(p));
+      // Lines that overlap or follow on (a blank line apart) continue the previous passage.
+      const continues = passages.length > 0 && item.lines !== undefined && item.lines[0] <= end + 2;
+      if (item.lines) end = Math.max(end, item.lines[1]);
+      if (fresh.length === 0) continue;
+      const last = passages[passages.length - 1];
+      if (continues && last) last.paragraphs.push(...fresh);
+      else passages.push({ heading: passages.some((p) => p.heading === heading) ? '' : heading, paragraphs: fresh, gapBefore: passages.length > 0 });
+    }
+    return {
+      id: best.id,
+      type: best.type,
+      created: best.created,
+      ...(best.status && best.status !== 'active' ? { status: best.status } : {}),
+      ids: group.map((i) => i.id),
+      passages,
+    };
+  });
+}
