@@ -28,7 +28,7 @@ import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
 import { fileUnitsReader, type FileUnits } from './retrieval/file-units.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
 import { DEFAULT_WINDOW_TERM, SECOND_WINDOW_TERM, withWindowTerm } from './retrieval/window-term.js';
-import { DEFAULT_SECTION_EXPAND, DEFAULT_SECTION_NEIGHBOUR, unseenSectionNeighbours, withSectionNeighbours } from './retrieval/section-neighbours.js';
+import { DEFAULT_SECTION_NEIGHBOUR, withSectionNeighbours } from './retrieval/section-neighbours.js';
 import { ensureIndexed, openIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
@@ -235,12 +235,7 @@ async function retrieve(
   const term = tuning.windowTerm ?? (answered ? SECOND_WINDOW_TERM : DEFAULT_WINDOW_TERM);
   const windowed = withWindowTerm(withWindows([...fused, ...extra], spans, share), spans, term);
   // Where no window reaches (a section per turn), a unit borrows from the unit beside it instead.
-  const across = tuning.sectionNeighbour ?? DEFAULT_SECTION_NEIGHBOUR;
-  const beside =
-    across > 0
-      ? (await unseenSectionNeighbours(windowed, tuning.sectionExpand ?? DEFAULT_SECTION_EXPAND, readUnits)).filter((c) => isEligible(c.hit, scope))
-      : [];
-  const lifted = withSectionNeighbours([...windowed, ...beside], across);
+  const lifted = withSectionNeighbours(windowed, tuning.sectionNeighbour ?? DEFAULT_SECTION_NEIGHBOUR);
   // Names and dates first, so a unit's neighbours lend it their lifted relevance.
   const named = withDates(withNames(lifted, input.query, tuning.names ?? DEFAULT_NAME_SHARE), input.query, at, tuning.dates ?? DEFAULT_DATE_SHARE);
   return withContext(withSectionPrior(named, tuning.prior ?? DEFAULT_PRIOR), tuning.context ?? DEFAULT_CONTEXT);

@@ -12,8 +12,8 @@ type Row = IndexHit['record'];
 
 /** The share measured on the LoCoMo dev split, one section per turn; 0 turns the signal off. */
 export const DEFAULT_SECTION_NEIGHBOUR = 0.5;
-/** How many of the best one-unit-section candidates bring in the neighbours that neither list returned. */
-export const DEFAULT_SECTION_EXPAND = 5;
+// Only candidates lend and borrow: bringing in the neighbours of the best turns that neither list returned (as the
+// windows bring in their units) found no more evidence on the dev split and cost file reads.
 
 /** Longer units carry their own context, and their neighbour is as long and about other things. */
 const MAX_CHARS = 500;
@@ -65,32 +65,4 @@ export function withSectionNeighbours(units: FusedCandidate[], share: number): F
       return best === undefined ? c : { ...c, relevance: (c.relevance + share * best) / (1 + share) };
     })
     .sort((a, b) => b.relevance - a.relevance);
-}
-
-/**
- * The units next to the best `count` candidates that open one-unit sections, which are not candidates yet, with no
- * relevance of their own: the reply that shares no word with the question joins through the question's turn.
- * `candidates` best first; `fileUnits` gives a row's file's units in line order (null: the index must answer).
- */
-export async function unseenSectionNeighbours(
-  candidates: FusedCandidate[],
-  count: number,
-  fileUnits: (row: Row) => Promise<Row[] | null>,
-): Promise<FusedCandidate[]> {
-  if (count <= 0) return [];
-  const best = candidates.filter((c) => opensSection(c.hit.record)).slice(0, count);
-  const files = await Promise.all(best.map((c) => fileUnits(c.hit.record)));
-  const seen = new Set(candidates.map((c) => c.hit.record.chunkId));
-  const out: FusedCandidate[] = [];
-  best.forEach((c, b) => {
-    const units = files[b] ?? [];
-    const i = units.findIndex((u) => u.chunkId === c.hit.record.chunkId);
-    if (i < 0) return;
-    for (const n of [units[i - 1], units[i + 1]]) {
-      if (!n || seen.has(n.chunkId) || !acrossSections(n, c.hit.record)) continue;
-      seen.add(n.chunkId);
-      out.push({ hit: { record: n, score: 0 }, relevance: 0 });
-    }
-  });
-  return out;
 }

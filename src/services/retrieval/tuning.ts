@@ -22,8 +22,6 @@ export interface RankingTuning {
    * next section, where no window reaches (default DEFAULT_SECTION_NEIGHBOUR; 0 turns it off).
    */
   sectionNeighbour?: number;
-  /** Neighbours of this many best such units join the candidates when neither list found them (default DEFAULT_SECTION_EXPAND). */
-  sectionExpand?: number;
   /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
   names?: number;
   /** Share of relevance for a date in a period the query names (default DEFAULT_DATE_SHARE; 0 turns it off). */

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import type { FusedCandidate } from '../../../../src/services/retrieval/fuse.js';
-import { acrossSections, opensSection, unseenSectionNeighbours, withSectionNeighbours } from '../../../../src/services/retrieval/section-neighbours.js';
+import { acrossSections, opensSection, withSectionNeighbours } from '../../../../src/services/retrieval/section-neighbours.js';
 import { candidate, hitRecord, type HitRecord } from '../../../support/hit-record.js';
 
 // A transcript written with a heading per turn: "## D1:n Speaker", a blank line, the turn; one blank line between turns.
@@ -78,25 +78,5 @@ describe('withSectionNeighbours', () => {
   it('changes nothing with share 0', () => {
     const units = [candidate(0.9, turn(1)), candidate(0.3, turn(2))];
     expect(withSectionNeighbours(units, 0)).toBe(units);
-  });
-});
-
-describe('unseenSectionNeighbours', () => {
-  const file = [turn(0), turn(1), turn(2), turn(3)];
-  const units = async (row: HitRecord) => (row.path === 'session-01.md' ? file : null);
-
-  it('brings in the turns beside the best turns that neither list returned, with no relevance of their own', async () => {
-    const out = await unseenSectionNeighbours([candidate(0.9, turn(1)), candidate(0.5, turn(2))], 5, units);
-    expect(out.map((c) => [c.hit.record.chunkId, c.relevance])).toEqual([
-      ['t0', 0],
-      ['t3', 0],
-    ]);
-  });
-
-  it('brings in nothing beside a line of a longer section, past its count, or when the file cannot answer', async () => {
-    const log = [logLine(0), logLine(1), logLine(2)];
-    expect(await unseenSectionNeighbours([candidate(0.9, logLine(1))], 5, async () => log)).toEqual([]);
-    expect(await unseenSectionNeighbours([candidate(0.9, turn(1))], 0, units)).toEqual([]);
-    expect(await unseenSectionNeighbours([candidate(0.9, turn(1, 'gone.md'))], 5, units)).toEqual([]);
   });
 });
