@@ -41,9 +41,10 @@ const CONTEXT_K = 8;
 /** A row of the table: the search's own mode, fusion and rescoring, and the ranking's knobs moved off their defaults. */
 export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore'> & { tuning?: RankingTuning };
 
-// Every signal the default adds over hybrid fusion with rescoring, off: the windows (and the units they bring in) and
-// the dates the query names. (The second dense field, when MEM_SECOND_MODEL sets one, counts as part of the fusion.)
-const PLAIN: RankingTuning = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0 };
+// Every signal the default adds over hybrid fusion with rescoring, off: the windows (and the units they bring in), the
+// neighbours across one-unit sections (and theirs) and the dates the query names. (The second dense field, when
+// MEM_SECOND_MODEL sets one, counts as part of the fusion.)
+const PLAIN: RankingTuning = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0, sectionNeighbour: 0 };
 const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
 
 // The rows that answer a question still open: the default; what it adds over hybrid with rescoring alone; each of
@@ -56,6 +57,7 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'hybrid+rescore': { ...RESCORED, tuning: PLAIN },
   'default-windows': { ...RESCORED, tuning: { windows: 0, expand: 0 } },
   'default-expand': { ...RESCORED, tuning: { expand: 0 } },
+  'default-neighbours': { ...RESCORED, tuning: { sectionNeighbour: 0 } },
   'default-dates': { ...RESCORED, tuning: { dates: 0 } },
   'default-rescore': { ...RESCORED, rescore: false },
   'default-second': { ...RESCORED, tuning: { second: 0 } },

@@ -29,6 +29,7 @@ import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
 import { fileUnitsReader, type FileUnits } from './retrieval/file-units.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
 import { DEFAULT_WINDOW_TERM, SECOND_WINDOW_TERM, withWindowTerm } from './retrieval/window-term.js';
+import { DEFAULT_SECTION_NEIGHBOUR, withSectionNeighbours } from './retrieval/section-neighbours.js';
 import { ensureIndexed, openIndexed } from './core/ensure-indexed.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
@@ -233,7 +234,9 @@ async function retrieve(
         )
       : [];
   const term = tuning.windowTerm ?? (answered ? SECOND_WINDOW_TERM : DEFAULT_WINDOW_TERM);
-  const lifted = withWindowTerm(withWindows([...fused, ...extra], spans, share), spans, term);
+  const windowed = withWindowTerm(withWindows([...fused, ...extra], spans, share), spans, term);
+  // Where no window reaches (a section per turn), a unit borrows from the unit beside it instead.
+  const lifted = withSectionNeighbours(windowed, tuning.sectionNeighbour ?? DEFAULT_SECTION_NEIGHBOUR);
   // Names and dates first, so a unit's neighbours lend it their lifted relevance.
   const named = withDates(withNames(lifted, input.query, tuning.names ?? DEFAULT_NAME_SHARE), input.query, at, tuning.dates ?? DEFAULT_DATE_SHARE);
   return withContext(withSectionPrior(named, tuning.prior ?? DEFAULT_PRIOR), tuning.context ?? DEFAULT_CONTEXT);

@@ -17,6 +17,11 @@ export interface RankingTuning {
    * when the second dense field answered, else DEFAULT_WINDOW_TERM; 0 turns it off).
    */
   windowTerm?: number;
+  /**
+   * Share of the relevance of the unit beside it that a unit alone in its section gains from a neighbour opening the
+   * next section, where no window reaches (default DEFAULT_SECTION_NEIGHBOUR; 0 turns it off).
+   */
+  sectionNeighbour?: number;
   /** Share of relevance for containing the names the query mentions (default DEFAULT_NAME_SHARE; 0 turns it off). */
   names?: number;
   /** Share of relevance for a date in a period the query names (default DEFAULT_DATE_SHARE; 0 turns it off). */
