@@ -8,6 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { eventually } from '../support/eventually.js';
 import { gitIn, machines, type Machines } from '../support/git-clones.js';
 
 describe('a mem sync killed mid-merge', () => {
@@ -28,16 +29,30 @@ describe('a mem sync killed mid-merge', () => {
   it('is put back by the next command, and the next sync completes it', async () => {
     const desk = m.roots.desk!;
     const before = m.gitState('desk');
-    // Runs inside `git merge`, before the merge commit: kills the `mem` that started the merge (git's parent).
+    // Runs inside `git merge`, before the merge commit: kills the `mem` that started the merge (git's parent). git's
+    // output goes to pipes that only that `mem` read: after the hook, git says "Not committing merge" and only then
+    // records the merge under way (MERGE_HEAD), so with no reader left it could die of SIGPIPE first, or not,
+    // depending on how fast the killed process was torn down. A background reader of those pipes lets git finish.
     const hook = join(desk, '.git', 'hooks', 'pre-merge-commit');
-    await writeFile(hook, '#!/bin/sh\nkill -9 "$(ps -o ppid= -p "$PPID" | tr -d " ")"\nexit 1\n');
+    await writeFile(
+      hook,
+      [
+        '#!/bin/sh',
+        'git_pid=$PPID',
+        '( exec 3</proc/$git_pid/fd/1 4</proc/$git_pid/fd/2; sleep 10 ) </dev/null >/dev/null 2>&1 &',
+        'kill -9 "$(ps -o ppid= -p "$git_pid" | tr -d " ")"',
+        'exit 1',
+        '',
+      ].join('\n'),
+    );
     await chmod(hook, 0o755);
     const killed = await m.mem('desk', ['sync', '--json']);
     await rm(hook);
     expect(killed.code).not.toBe(0);
     expect(killed.stdout).toBe('');
-    // Killed mid-merge: git holds a merge under way, and the file left uncommitted is in the sync's commit.
-    expect(existsSync(join(desk, '.git', 'MERGE_HEAD'))).toBe(true);
+    // Killed mid-merge: git (which outlives the killed `mem` by a moment) holds a merge under way, and the file left
+    // uncommitted is in the sync's commit.
+    await eventually(async () => existsSync(join(desk, '.git', 'MERGE_HEAD')), 'git to record the merge under way', 10_000, 50);
     expect(m.gitState('desk')).not.toBe(before);
 
     // Any writing command settles it first: the repository as the sync found it, then its own write.
