@@ -249,7 +249,6 @@ export type SearchIndex = SyncIndex & IndexSearcher;
  * `tuning` moves the ranking's knobs off their defaults: for the benchmarks that measure each signal (the library's
  * callers leave it out).
  */
-
 export async function searchMemories(deps: DepsUsing<SearchIndex>, input: SearchInput, tuning: RankingTuning = NO_TUNING): Promise<SearchResults> {
   const k = validate(input);
   const at = input.at ?? deps.now();

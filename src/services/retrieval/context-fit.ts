@@ -1,6 +1,7 @@
 // Fits a context block's memories into its token budget: each memory in rank order, whole while it fits;
 // one that does not fit is cut to the run of paragraphs around what the query names, so the budget's end
 // holds evidence rather than nothing. Pure.
+import { isStopWord } from '../../memory/lexical.js';
 import type { ContextMemory } from './context-passages.js';
 
 /** A memory's paragraphs in order, each with the passage it belongs to. */
@@ -22,16 +23,9 @@ export interface Kept {
 export const unitsOf = (memory: ContextMemory): Unit[] =>
   memory.passages.flatMap((p, passage) => p.paragraphs.map((text, index) => ({ passage, index, text })));
 
-// Words too common to tell paragraphs apart.
-const STOP = new Set(
-  'the and for are was were did does what when where which who whom whose why how with that this from have has had you your she her his him they them their its about into over after before than then there been being not but can could would should will shall may might our out all any some'.split(
-    ' ',
-  ),
-);
-
 export function queryTerms(query: string | undefined): Set<string> {
   const words = (query ?? '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return new Set(words.filter((w) => w.length > 2 && !STOP.has(w)));
+  return new Set(words.filter((w) => w.length > 2 && !isStopWord(w)));
 }
 
 /**
