@@ -179,9 +179,29 @@ const aroundOf = (r: Row): LineSpan => ({ path: r.path, lineStart: Math.max(0, r
 const secondDegraded = (err: unknown) =>
   `the second dense field (MEM_SECOND_MODEL) did not answer, so these results are ranked by BM25 and the first dense field alone: ${errorMessage(err)}`;
 
+/** The text retrieval searches for (the query, or it with its rewrite) and its vector (none for BM25 alone). */
+interface AskedQuery {
+  text: Promise<string>;
+  vector: Promise<number[]> | null;
+}
+
+/**
+ * Asks for the query's text and vector at once: neither depends on the index, so the model works while the search
+ * checks the index (a manifest's stat and read, each a few ms on a busy machine). A failure is the search's when it
+ * awaits them, after the index checks, as before.
+ */
+function askQuery(deps: DepsUsing<IndexSearcher>, input: SearchInput): AskedQuery {
+  const text = retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
+  const vector = (input.mode ?? 'hybrid') === 'bm25' ? null : text.then((t) => deps.embedder.embedQuery(t));
+  // Handled here too: a search whose index check fails never awaits them.
+  vector?.catch(() => undefined);
+  return { text, vector };
+}
+
 async function retrieve(
   deps: DepsUsing<IndexSearcher>,
   input: SearchInput,
+  asked: AskedQuery,
   tuning: RankingTuning,
   scope: IndexScope,
   limit: number,
@@ -190,9 +210,9 @@ async function retrieve(
   onDegraded: (degraded: SearchDegraded) => void,
 ): Promise<FusedCandidate[]> {
   const mode = input.mode ?? 'hybrid';
-  const text = await retrievalText(input.rewrite === false ? undefined : deps.rewriter, input.query);
+  const text = await asked.text;
   const share = tuning.windows ?? DEFAULT_WINDOW_SHARE;
-  const queryVector = mode === 'bm25' ? null : deps.embedder.embedQuery(text);
+  const queryVector = asked.vector;
   const signals = (kind: 'unit' | 'window') =>
     Promise.all([
       queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
@@ -253,6 +273,7 @@ export async function searchMemories(deps: DepsUsing<SearchIndex>, input: Search
   const k = validate(input);
   const at = input.at ?? deps.now();
   const scope = eligibilityScope(input, at);
+  const asked = askQuery(deps, input);
   // First use of a root (no manifest yet): index it, so a fresh clone's first search finds the samples.
   await ensureIndexed(deps);
   await openIndexed(deps);
@@ -261,7 +282,8 @@ export async function searchMemories(deps: DepsUsing<SearchIndex>, input: Search
   // The expansion and the excerpts read the same few files: each is read and parsed once per search.
   const readUnits = fileUnitsReader(deps);
   let degraded: SearchDegraded | undefined;
-  const candidates = await retrieve(deps, input, tuning, scope, Math.max(tuning.candidates ?? MIN_CANDIDATES, k * 5), at, readUnits, (d) => (degraded = d));
+  const limit = Math.max(tuning.candidates ?? MIN_CANDIDATES, k * 5);
+  const candidates = await retrieve(deps, input, asked, tuning, scope, limit, at, readUnits, (d) => (degraded = d));
   const access =
     input.rescore === false || tuning.recordedAccess === false
       ? new Map()
