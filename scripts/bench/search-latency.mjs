@@ -71,13 +71,13 @@ function run(argv, env) {
 
 const status = async (b) => JSON.parse((await run([b.mem, '--root', ROOT, '--json', 'server', 'status'], b.env)).out).daemon;
 
-/** Starts the build's daemon with a search and waits until it listens and has warmed every user up. */
+/** Starts the build's daemon with a search and waits until it listens and has warmed every user up: its pid and log. */
 async function warmDaemon(b) {
   await run([b.mem, '--root', ROOT, '--json', 'search', 'warm up', '--user', USERS[0]], b.env);
   const started = performance.now();
   for (;;) {
     const d = await status(b);
-    if (d?.running && d.warming === 0) return d.pid;
+    if (d?.running && d.warming === 0) return { pid: d.pid, log: await readlink(`/proc/${d.pid}/fd/1`) };
     if (performance.now() - started > 300_000) throw new Error(`${b.name}: the daemon did not warm up within 300 s`);
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -99,10 +99,14 @@ async function importMs(b) {
   return Number((await run(['--input-type=module', '-e', probe], b.env)).out);
 }
 
-/** The daemon's own time of its last `n` searches of this root, from its log (`search in <root> (N ms)`). */
-async function daemonOwn(pid, n) {
-  const file = await readlink(`/proc/${pid}/fd/1`);
-  const own = (await readFile(file, 'utf8'))
+/**
+ * The daemon's own time of its last `n` searches of this root, from its log (`search in <root> (N ms)`), once it is
+ * sure the daemon warmed up at the start answered them all (a build meanwhile makes it exit: the next search starts another).
+ */
+async function daemonOwn(b, daemon, n) {
+  const now = await status(b);
+  if (now?.pid !== daemon.pid) throw new Error(`${b.name}: its daemon ${daemon.pid} was replaced during the run (rebuilt meanwhile?)`);
+  const own = (await readFile(daemon.log, 'utf8'))
     .split('\n')
     .map((l) => (l.startsWith(`search in ${ROOT} (`) ? /\((\d+) ms\)$/.exec(l)?.[1] : undefined))
     .filter((ms) => ms !== undefined)
@@ -215,10 +219,10 @@ async function main() {
     root: ROOT,
     builds: {},
   };
-  const pids = {};
+  const daemons = {};
   for (const b of builds) {
     log(`${b.name}: starting and warming its daemon (${b.dir})`);
-    pids[b.name] = await warmDaemon(b);
+    daemons[b.name] = await warmDaemon(b);
   }
   const samples = Object.fromEntries(builds.map((b) => [b.name, { plain: [], traced: [], imports: [] }]));
   const bare = [];
@@ -249,7 +253,7 @@ async function main() {
       endToEndTraced: stats(s.traced.map((t) => t.ms)),
       fastPathImport: stats(s.imports),
       client: clientPhases(s.traced),
-      daemonOwn: stats(await daemonOwn(pids[b.name], 2 * SEARCHES)),
+      daemonOwn: stats(await daemonOwn(b, daemons[b.name], 2 * SEARCHES)),
     };
   }
   if (args.against) out.ratioThisToAgainst = round(out.builds.this.endToEnd.p50 / out.builds.against.endToEnd.p50, 3);
