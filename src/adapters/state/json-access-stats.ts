@@ -1,5 +1,5 @@
 // AccessStats as one JSON file under `.mem/`; best effort: a busy lock skips an update rather than delay a search.
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { AccessRecord, AccessStats } from '../../services/ports.js';
@@ -19,23 +19,25 @@ export class JsonAccessStats implements AccessStats {
     this.lock = new FileLock(layout.dir, 'access', 2_000);
   }
 
-  private async load(): Promise<Record<string, AccessRecord>> {
+  // Read at once, not through the thread pool: every search reads the file between its retrieval and its ranking, and
+  // on a busy machine the pool's round trips cost more than reading the file (one entry per memory ever returned).
+  private load(): Record<string, AccessRecord> {
     try {
-      return JSON.parse(await readFile(this.file, 'utf8')) as Record<string, AccessRecord>;
+      return JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, AccessRecord>;
     } catch {
       return {};
     }
   }
 
   async get(keys: string[]): Promise<Map<string, AccessRecord>> {
-    const all = await this.load();
+    const all = this.load();
     return new Map(keys.filter((k) => all[k]).map((k) => [k, all[k]!]));
   }
 
   private async update(change: (all: Record<string, AccessRecord>) => void): Promise<void> {
     await ensureStateDir(this.stateDir);
     await this.lock.run(async () => {
-      const all = await this.load();
+      const all = this.load();
       change(all);
       await writeFileAtomic(this.file, JSON.stringify(all), { mode: 0o600 });
     });
