@@ -256,7 +256,28 @@ async function main() {
       daemonOwn: stats(await daemonOwn(b, daemons[b.name], 2 * SEARCHES)),
     };
   }
-  if (args.against) out.ratioThisToAgainst = round(out.builds.this.endToEnd.p50 / out.builds.against.endToEnd.p50, 3);
+  if (args.against) {
+    // Each round searched both builds back to back: the median of the round's differences is the least moved by the load.
+    const paired = (a, b) => stats(a.map((x, i) => x - b[i])).p50;
+    const [own, base] = [samples.this, samples.against];
+    out.ratioThisToAgainst = round(out.builds.this.endToEnd.p50 / out.builds.against.endToEnd.p50, 3);
+    out.pairedMedianDifference = {
+      endToEnd: paired(own.plain, base.plain),
+      endToEndTraced: paired(
+        own.traced.map((t) => t.ms),
+        base.traced.map((t) => t.ms),
+      ),
+      daemonAnswer: paired(
+        own.traced.map((t) => t.trace.answered - t.trace.connected),
+        base.traced.map((t) => t.trace.answered - t.trace.connected),
+      ),
+      toSocket: paired(
+        own.traced.map((t) => t.trace.connectCalled - t.trace.started),
+        base.traced.map((t) => t.trace.connectCalled - t.trace.started),
+      ),
+      fastPathImport: paired(own.imports, base.imports),
+    };
+  }
   if (DAEMON_SEARCHES > 0) {
     log(`the daemon's work of ${DAEMON_SEARCHES} searches, in this process, each call timed`);
     out.daemonBreakdown = await daemonBreakdown(builds[0]);
@@ -287,7 +308,14 @@ function render(o) {
       `  written to exit              ${ms(c.exitAfterWrite)}`,
     );
   }
-  if (o.ratioThisToAgainst !== undefined) lines.push(`\nend to end p50, this / against: ${o.ratioThisToAgainst}`);
+  if (o.ratioThisToAgainst !== undefined) {
+    const d = o.pairedMedianDifference;
+    lines.push(
+      `\nend to end p50, this / against: ${o.ratioThisToAgainst}`,
+      `median of each round's difference, this - against (ms): end to end ${d.endToEnd} (traced ${d.endToEndTraced}); to the socket ${d.toSocket}; ` +
+        `fast path's import ${d.fastPathImport}; the daemon's answer ${d.daemonAnswer}`,
+    );
+  }
   const d = o.daemonBreakdown;
   if (d) {
     lines.push(`\nthe daemon's work per search (this build, in process, x${d.searches}): ${ms(d.search)}; serialising the answer ${ms(d.serialise)}`);
