@@ -86,7 +86,8 @@ interface Where {
 }
 
 async function where(payload: Payload, personalRoot: string): Promise<Where> {
-  const { projectMemoryRoot, openHookState, stateLayoutOf } = await import('../../open-memory.js');
+  // The light doors, not open-memory.ts: a hook that never opens a root must not load the steps of opening one.
+  const [{ projectMemoryRoot, openHookState }, { stateLayoutOf }] = await Promise.all([import('../../open/light.js'), import('../../open/state.js')]);
   const cwd = hookCwd(payload) ?? process.cwd();
   const { root, project } = await projectMemoryRoot(cwd);
   // A hook may be pointed anywhere (a deleted folder, $HOME, /tmp): making `memories/` there would plant a
@@ -137,7 +138,7 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
       if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
     },
   };
-  return promptRecall(ports, {
+  const recall = promptRecall(ports, {
     query,
     user,
     projectRoot: w.projectRoot,
@@ -146,6 +147,9 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
     promptTokens: agentConfig.promptTokens,
     ms,
   });
+  // The questions are out: the secret scan that masks the answer loads while the daemon searches, not after it.
+  (await import('../../memory/secrets.js')).prepareSecretScan().catch(() => undefined);
+  return recall;
 }
 
 /** Capture in this process (the detached worker): the new turns into the project's memory. */
@@ -195,6 +199,16 @@ async function captureLater(agent: string, event: string, payload: Payload, w: W
   await startCaptureWorker({ agent, event, user, heldFile: file, outputFile: layout.captureOutput, env: inheritedEnvironment() });
 }
 
+/**
+ * A prompt's recall starts loading its modules at once, so that the loading overlaps the wait for the input and git
+ * instead of following it. A failure here is the later import's to report.
+ */
+function preloadRecall(): void {
+  const ignore = () => undefined;
+  import('../../services/capture/prompt-recall.js').catch(ignore);
+  import('../../adapters/daemon/client.js').catch(ignore);
+}
+
 /** Whatever goes wrong after the hook has answered (a late socket or child error), the agent sees exit 0. */
 function neverFail(io: Io): void {
   const quit = (err: unknown) => {
@@ -209,6 +223,7 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   const started = Date.now();
   neverFail(io);
   const kind = hookKind(agent, event);
+  if (kind === 'prompt') preloadRecall();
   const entry: HookLogEntry = { at: new Date().toISOString(), agent, event, ok: true, ms: 0 };
   let located: Promise<Where> | undefined;
   // Read before anything else, so the budget covers the whole hook; a bad setting is caught below.
