@@ -89,6 +89,9 @@ describe('the prompt hook through bin/mem (its fast path) and through the full C
       MEM_DAEMON: 'on',
       // This file's own socket folder: its daemons are the only ones the hooks can reach.
       XDG_RUNTIME_DIR: join(home, 'run'),
+      // What each path answers is compared here, not the budget (agents.test.ts checks that): a loaded 2-core machine
+      // can hold a search past the default 1 s, and then one path would answer nothing and the other not.
+      MEM_HOOK_PROMPT_MS: '30000',
     };
     const add = async (root: string, ...args: string[]) => expect((await runMem(['add', ...args, '--user', 'ann'], { root, env })).code).toBe(0);
     await add(shopRoot(), 'The shop uses pnpm as its package manager, never npm.');

@@ -119,17 +119,48 @@ async function context(w: Where, agentConfig: AgentConfig, user: string, ms: num
   });
 }
 
+/** The search daemon's results for a root, or null when it did not answer (a cold root). */
+async function askRoot(root: string, query: string, user: string, wait: number): Promise<SearchResult[] | null> {
+  const { askDaemon } = await import('../../adapters/daemon/client.js');
+  const response = await askDaemon(configFromEnvironment({ root }), 'search', { query, user, k: 5 }, wait);
+  return response?.ok ? (response.results as SearchResult[]) : null;
+}
+
+/**
+ * The person's memory needs no git: a prompt's question to it goes out while the project is being found, and the
+ * recall takes this answer instead of asking again. Undefined when the recall will ask nothing.
+ */
+function askPersonalEarly(payload: Payload, agentConfig: AgentConfig, user: string, ms: number): Promise<SearchResult[] | null> | undefined {
+  const query = hookPrompt(payload);
+  if (!query || !agentConfig.daemon) return undefined;
+  const answer = askRoot(agentConfig.personalRoot, query, user, Math.max(1, Math.round(ms)));
+  answer.catch(() => undefined); // the recall awaits it and reports its error; until then it must not count as unhandled
+  return answer;
+}
+
 /** A prompt: the search daemon answers for both roots within the budget, or the prompt goes without. */
-async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number): Promise<HookOutcome> {
+async function prompt(
+  payload: Payload,
+  w: Where,
+  agentConfig: AgentConfig,
+  user: string,
+  ms: number,
+  early?: Promise<SearchResult[] | null>,
+): Promise<HookOutcome> {
   const query = hookPrompt(payload);
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
-  const { askDaemon, startDaemon } = await import('../../adapters/daemon/client.js');
+  const { startDaemon } = await import('../../adapters/daemon/client.js');
   const { promptRecall } = await import('../../services/capture/prompt-recall.js');
+  let asked = early;
   const ports = {
-    ask: async (root: string, q: string, u: string, wait: number) => {
-      const response = await askDaemon(configFromEnvironment({ root }), 'search', { query: q, user: u, k: 5 }, wait);
-      return response?.ok ? (response.results as SearchResult[]) : null;
+    ask: (root: string, q: string, u: string, wait: number) => {
+      if (asked && root === agentConfig.personalRoot) {
+        const answer = asked;
+        asked = undefined; // the same root asked twice (no project memory of its own) gets a second answer
+        return answer;
+      }
+      return askRoot(root, q, u, wait);
     },
     // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
     warm: async (root: string) => {
@@ -247,9 +278,10 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     const session = hookSession(payload);
     if (session) entry.session = session;
     located = where(payload, agentConfig.personalRoot);
+    const early = kind === 'prompt' ? askPersonalEarly(payload, agentConfig, user, left()) : undefined;
     const w = await located;
     if (kind === 'context') return context(w, agentConfig, user, left());
-    if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left());
+    if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left(), early);
     if (w.noProject) return { detail: `${w.noProject}: nothing captured (\`git init\` there gives the folder one)` };
     if (!opts.foreground) {
       await captureLater(agent, event, payload, w, user);
