@@ -4,7 +4,9 @@
 // (UserPromptSubmit) costs with its search daemon up and with nothing running.
 //
 // Usage: node scripts/bench/hooks.mjs [--sizes 1000,10000] [--runs 10] [--prompt] [--prompt-runs 20] [--json] [--keep]
-//        (or `npm run bench:hooks`). Needs a build; only --prompt uses the embedded runtime and its servers.
+//        [--baseline <checkout>] (or `npm run bench:hooks`). Needs a build; only --prompt uses the embedded runtime and
+//        its servers. --baseline names another built checkout of memdir: its prompt hook runs alternately with this
+//        one's on the same warm daemon, so the two are compared under the same load (a shared machine's varies).
 //
 // Each size is a generated corpus (scripts/bench/corpus.mjs: ten users, four memory types) as the
 // memories/ folder of a fresh git repository, plus a personal root of 200 files. Every run is a new
@@ -34,6 +36,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     prompt: { type: 'boolean', default: false },
     'prompt-runs': { type: 'string', default: '20' },
+    baseline: { type: 'string' },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
@@ -42,10 +45,10 @@ const PROMPT_RUNS = Number(args['prompt-runs']);
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 const USER = 'alice';
 
-function runHook(argv, payload, env) {
+function runHook(argv, payload, env, mem = MEM) {
   const started = performance.now();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [MEM, 'hook', ...argv], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [mem, 'hook', ...argv], { env, stdio: ['pipe', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.on('error', reject);
@@ -98,7 +101,18 @@ try {
       log(`${size} files: indexing the project and personal roots from synthetic vectors`);
       await indexWithSyntheticVectors(join(project, 'memories'), projectFiles, penv);
       await indexWithSyntheticVectors(personal, personalFiles, penv);
-      const cost = await promptRecallCost({ project, root: join(project, 'memories'), runs: PROMPT_RUNS, env: penv, payload: promptPayload, runHook, log });
+      const baseline = args.baseline ? join(resolve(args.baseline), 'bin', 'mem.js') : undefined;
+      const runBaseline = baseline && ((argv, payload, env) => runHook(argv, payload, env, baseline));
+      const cost = await promptRecallCost({
+        project,
+        root: join(project, 'memories'),
+        runs: PROMPT_RUNS,
+        env: penv,
+        payload: promptPayload,
+        runHook,
+        runBaseline,
+        log,
+      });
       results.at(-1).prompt = { ...cost, load: round(os.loadavg()[0], 2) };
     }
     if (!args.json) {
@@ -110,6 +124,10 @@ try {
       if (p)
         console.log(
           `${size} files: prompt recall warm wall p50 ${p.warm.wall.p50} ms p95 ${p.warm.wall.p95} ms (in-process p50 ${p.warm.inProcess.p50} ms p95 ${p.warm.inProcess.p95} ms; node -e 0 p50 ${p.warm.nodeStartup.p50} ms; mem search -k 5 through the daemon p50 ${p.warm.memSearch.p50} ms p95 ${p.warm.memSearch.p95} ms), ~${p.warm.tokens.p50} tokens, ${p.warm.memories.p50} memories (${p.warm.promptsWithoutMemory}/${PROMPT_RUNS} prompts without); cold wall p50 ${p.cold.wall.p50} ms p95 ${p.cold.wall.p95} ms max ${p.cold.wall.max} ms (in-process max ${p.cold.inProcess.max} ms), memory in ${p.cold.promptsWithMemory}/${PROMPT_RUNS} cold prompts, servers up when it returned ${p.cold.serversUpWhenItReturned}/${PROMPT_RUNS}, memory again after p50 ${p.cold.warmUpSeconds.p50} s p95 ${p.cold.warmUpSeconds.p95} s (load ${p.load})`,
+        );
+      if (p?.baseline)
+        console.log(
+          `${size} files: baseline's prompt hook, alternated on the same daemon: warm wall p50 ${p.baseline.wall.p50} ms p95 ${p.baseline.wall.p95} ms (in-process p50 ${p.baseline.inProcess.p50} ms p95 ${p.baseline.inProcess.p95} ms); this tree / baseline: wall p50 ${p.baseline.ratio.p50} p95 ${p.baseline.ratio.p95}, same output ${p.baseline.sameOutput}/${PROMPT_RUNS}`,
         );
     }
   }

@@ -58,9 +58,12 @@ export async function indexWithSyntheticVectors(root, files, env) {
  * Warm: the daemon answers, each prompt a new hook process. Cold: every daemon and server of this run stopped, one
  * prompt, then the next prompts until one gets memory back (how long the warm-up the first one started took).
  */
-export async function promptRecallCost({ project, root, runs, env, payload, runHook, log }) {
+export async function promptRecallCost({ project, root, runs, env, payload, runHook, runBaseline, log }) {
   const hookLog = join(root, '.mem', 'hooks', 'log.jsonl');
-  const prompt = (i) => runHook(['claude-code', 'prompt'], { ...payload, cwd: project, prompt: QUERIES[i % QUERIES.length] }, env);
+  const input = (i) => ({ ...payload, cwd: project, prompt: QUERIES[i % QUERIES.length] });
+  const prompt = (i) => runHook(['claude-code', 'prompt'], input(i), env);
+  // Another checkout's hook on the same prompt and daemon, right before this one's: the two see the same load.
+  const baseline = runBaseline && ((i) => runBaseline(['claude-code', 'prompt'], input(i), env));
   const stopAll = () => mem(root, ['server', 'stop', '--all'], env);
   // The same query through the same daemon as `mem search` asks it (its fast path), for what the hook adds to a search.
   const search = (i) => mem(root, ['search', QUERIES[i % QUERIES.length], '-k', '5'], env);
@@ -74,7 +77,7 @@ export async function promptRecallCost({ project, root, runs, env, payload, runH
   };
 
   try {
-    return await measure({ prompt, search, stopAll, untilRecall, runs, log, hookLog });
+    return await measure({ prompt, baseline, search, stopAll, untilRecall, runs, log, hookLog });
   } finally {
     await stopAll().catch(() => undefined);
   }
@@ -100,15 +103,24 @@ function nodeStartup() {
   });
 }
 
-async function measure({ prompt, search, stopAll, untilRecall, runs, log, hookLog }) {
+async function measure({ prompt, baseline, search, stopAll, untilRecall, runs, log, hookLog }) {
   log('prompt recall: first start of the daemon and servers');
   if (!(await untilRecall(performance.now()))) throw new Error('the prompt hook never recalled a memory');
-  const warm = { walls: [], tokens: [], memories: [], empty: 0, sample: '', startup: [], search: [] };
+  const warm = { walls: [], tokens: [], memories: [], empty: 0, sample: '', startup: [], search: [], inProcess: [] };
+  const base = { walls: [], inProcess: [], same: 0 };
   for (let i = 0; i < runs; i++) {
     warm.startup.push(await nodeStartup());
     warm.search.push(await search(i));
+    const b = baseline && (await baseline(i));
+    if (b) {
+      if (b.code !== 0) throw new Error(`the baseline's prompt hook exited ${b.code}`);
+      base.walls.push(b.ms);
+      base.inProcess.push(...(await loggedMs(hookLog, 1)));
+    }
     const r = await prompt(i);
     if (r.code !== 0) throw new Error(`prompt hook exited ${r.code}`);
+    warm.inProcess.push(...(await loggedMs(hookLog, 1)));
+    if (b?.stdout === r.stdout) base.same++;
     const h = handed(r.stdout);
     warm.walls.push(r.ms);
     warm.tokens.push(h.tokens);
@@ -116,7 +128,8 @@ async function measure({ prompt, search, stopAll, untilRecall, runs, log, hookLo
     if (h.memories === 0) warm.empty++;
     if (i === 0) warm.sample = h.text ?? '';
   }
-  const inProcess = await loggedMs(hookLog, runs);
+  const inProcess = warm.inProcess;
+  const [mine, theirs] = [stats(warm.walls), stats(base.walls)];
   const cold = { walls: [], inProcess: [], handedMemory: 0, warmUps: [], neverWarm: 0, answeredAtOnce: 0 };
   for (let i = 0; i < runs; i++) {
     await stopAll();
@@ -136,8 +149,19 @@ async function measure({ prompt, search, stopAll, untilRecall, runs, log, hookLo
     log(`cold prompt ${i + 1}/${runs}: ${round(r.ms)} ms, memory again after ${up ? round(up.ms / 1000) : '-'} s`);
   }
   return {
+    ...(baseline
+      ? {
+          baseline: {
+            wall: stats(base.walls),
+            inProcess: stats(base.inProcess),
+            // This tree's percentile over the baseline's, each over the same alternated runs.
+            ratio: { p50: round(mine.p50 / theirs.p50, 2), p95: round(mine.p95 / theirs.p95, 2) },
+            sameOutput: base.same,
+          },
+        }
+      : {}),
     warm: {
-      wall: stats(warm.walls),
+      wall: mine,
       inProcess: stats(inProcess),
       nodeStartup: stats(warm.startup),
       memSearch: stats(warm.search),

@@ -29,6 +29,11 @@ function load() {
   return config;
 }
 
+/** Loads secretlint ahead of its first use (a hook overlaps that with its wait for the search daemon). */
+export async function prepareSecretlint(): Promise<void> {
+  await load();
+}
+
 /** "found GitHub Token(****): ****" → "GitHub Token": the rule's own words, never the (masked) secret. */
 function kindOf(message: string): string {
   const kind = message

@@ -2,7 +2,7 @@
 // about to be stored in plain Markdown and git or shown to a model: secretlint's recommended preset plus memdir's own rules.
 import { UsageError } from '../errors.js';
 import { isPlaceholder, ownSecretSpans, type SecretSpan } from './secret-rules.js';
-import { secretlintSpans } from './secretlint.js';
+import { prepareSecretlint, secretlintSpans } from './secretlint.js';
 
 export interface SecretFinding {
   /** What was found, e.g. "AWS Secret Access Key". */
@@ -68,6 +68,11 @@ async function secretSpans(text: string): Promise<Span[]> {
 }
 
 const finding = ({ kind, reason, redacted, line }: Span): SecretFinding => ({ kind, reason, redacted, line });
+
+/** Loads the scanner's rules ahead of the first scan, for a caller with time to spare before it has the text. */
+export function prepareSecretScan(): Promise<void> {
+  return prepareSecretlint();
+}
 
 /** Every secret in the text, in order of position; empty when there is none. */
 export async function findSecrets(text: string): Promise<SecretFinding[]> {

@@ -5,44 +5,48 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import writeFileAtomic from 'write-file-atomic';
-
 import { sha256 } from '../../memory/hash.js';
 import { stateLayoutAt } from '../../memory/layout.js';
 import type { CaptureCursor, HookLogEntry, HookState } from '../../services/ports.js';
-import { CaptureInbox } from './capture-inbox.js';
-import { FileLock } from './file-lock.js';
+import type { CaptureInbox } from './capture-inbox.js';
+import type { FileLock } from './file-lock.js';
 import { ensureStateDir } from './state-dir.js';
 
 const KEEP = 500;
 
 export class FsHookState implements HookState {
-  private readonly lock: FileLock;
-  private readonly inbox: CaptureInbox;
+  // Loaded on first use: the prompt hook only logs, and must not pay for the lock and inbox modules on every prompt.
+  private lockP?: Promise<FileLock>;
+  private inboxP?: Promise<CaptureInbox>;
 
   /** `stateDir`: the root's `.mem/` (see stateDirOf). */
-  constructor(private readonly stateDir: string) {
-    // Not the root's write lock: capture takes that one too, inside this one.
-    this.lock = new FileLock(stateLayoutAt(stateDir).hooks, 'capture', 120_000);
-    this.inbox = new CaptureInbox(join(stateLayoutAt(stateDir).hooks, 'inbox'));
+  constructor(private readonly stateDir: string) {}
+
+  // Not the root's write lock: capture takes that one too, inside this one.
+  private lock(): Promise<FileLock> {
+    return (this.lockP ??= import('./file-lock.js').then((m) => new m.FileLock(stateLayoutAt(this.stateDir).hooks, 'capture', 120_000)));
+  }
+
+  private inbox(): Promise<CaptureInbox> {
+    return (this.inboxP ??= import('./capture-inbox.js').then((m) => new m.CaptureInbox(join(stateLayoutAt(this.stateDir).hooks, 'inbox'))));
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     await this.dir();
-    return this.lock.run(fn);
+    return (await this.lock()).run(fn);
   }
 
   async hold(text: string): Promise<string> {
     await this.dir();
-    return this.inbox.hold(text);
+    return (await this.inbox()).hold(text);
   }
 
-  held(olderThanMs: number): Promise<string[]> {
-    return this.inbox.held(olderThanMs);
+  async held(olderThanMs: number): Promise<string[]> {
+    return (await this.inbox()).held(olderThanMs);
   }
 
-  release(path: string): Promise<void> {
-    return this.inbox.release(path);
+  async release(path: string): Promise<void> {
+    return (await this.inbox()).release(path);
   }
 
   private async dir(): Promise<string> {
@@ -53,13 +57,15 @@ export class FsHookState implements HookState {
 
   async withCursor<T>(key: string, fn: (cursor: CaptureCursor) => Promise<{ cursor: CaptureCursor; result: T }>): Promise<T> {
     const file = join(await this.dir(), 'cursors', `${sha256(key).slice(0, 24)}.json`);
-    return this.lock.run(async () => {
+    const lock = await this.lock();
+    return lock.run(async () => {
       const saved: Partial<CaptureCursor> = await readFile(file, 'utf8').then(
         (t) => JSON.parse(t) as Partial<CaptureCursor>,
         () => ({}),
       );
       const cursor: CaptureCursor = { lines: Number.isInteger(saved.lines) && saved.lines! >= 0 ? saved.lines! : 0 };
       const { cursor: next, result } = await fn(cursor);
+      const { default: writeFileAtomic } = await import('write-file-atomic');
       await writeFileAtomic(file, `${JSON.stringify({ key, ...next, updated: new Date().toISOString() })}\n`, { mode: 0o600 });
       return result;
     });

@@ -86,7 +86,8 @@ interface Where {
 }
 
 async function where(payload: Payload, personalRoot: string): Promise<Where> {
-  const { projectMemoryRoot, openHookState, stateLayoutOf } = await import('../../open-memory.js');
+  // The light doors, not open-memory.ts: a hook that never opens a root must not load the steps of opening one.
+  const [{ projectMemoryRoot, openHookState }, { stateLayoutOf }] = await Promise.all([import('../../open/light.js'), import('../../open/state.js')]);
   const cwd = hookCwd(payload) ?? process.cwd();
   const { root, project } = await projectMemoryRoot(cwd);
   // A hook may be pointed anywhere (a deleted folder, $HOME, /tmp): making `memories/` there would plant a
@@ -118,17 +119,48 @@ async function context(w: Where, agentConfig: AgentConfig, user: string, ms: num
   });
 }
 
+/** The search daemon's results for a root, or null when it did not answer (a cold root). */
+async function askRoot(root: string, query: string, user: string, wait: number): Promise<SearchResult[] | null> {
+  const { askDaemon } = await import('../../adapters/daemon/client.js');
+  const response = await askDaemon(configFromEnvironment({ root }), 'search', { query, user, k: 5 }, wait);
+  return response?.ok ? (response.results as SearchResult[]) : null;
+}
+
+/**
+ * The person's memory needs no git: a prompt's question to it goes out while the project is being found, and the
+ * recall takes this answer instead of asking again. Undefined when the recall will ask nothing.
+ */
+function askPersonalEarly(payload: Payload, agentConfig: AgentConfig, user: string, ms: number): Promise<SearchResult[] | null> | undefined {
+  const query = hookPrompt(payload);
+  if (!query || !agentConfig.daemon) return undefined;
+  const answer = askRoot(agentConfig.personalRoot, query, user, Math.max(1, Math.round(ms)));
+  answer.catch(() => undefined); // the recall awaits it and reports its error; until then it must not count as unhandled
+  return answer;
+}
+
 /** A prompt: the search daemon answers for both roots within the budget, or the prompt goes without. */
-async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user: string, ms: number): Promise<HookOutcome> {
+async function prompt(
+  payload: Payload,
+  w: Where,
+  agentConfig: AgentConfig,
+  user: string,
+  ms: number,
+  early?: Promise<SearchResult[] | null>,
+): Promise<HookOutcome> {
   const query = hookPrompt(payload);
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
-  const { askDaemon, startDaemon } = await import('../../adapters/daemon/client.js');
+  const { startDaemon } = await import('../../adapters/daemon/client.js');
   const { promptRecall } = await import('../../services/capture/prompt-recall.js');
+  let asked = early;
   const ports = {
-    ask: async (root: string, q: string, u: string, wait: number) => {
-      const response = await askDaemon(configFromEnvironment({ root }), 'search', { query: q, user: u, k: 5 }, wait);
-      return response?.ok ? (response.results as SearchResult[]) : null;
+    ask: (root: string, q: string, u: string, wait: number) => {
+      if (asked && root === agentConfig.personalRoot) {
+        const answer = asked;
+        asked = undefined; // the same root asked twice (no project memory of its own) gets a second answer
+        return answer;
+      }
+      return askRoot(root, q, u, wait);
     },
     // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
     warm: async (root: string) => {
@@ -137,7 +169,7 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
       if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
     },
   };
-  return promptRecall(ports, {
+  const recall = promptRecall(ports, {
     query,
     user,
     projectRoot: w.projectRoot,
@@ -146,6 +178,9 @@ async function prompt(payload: Payload, w: Where, agentConfig: AgentConfig, user
     promptTokens: agentConfig.promptTokens,
     ms,
   });
+  // The questions are out: the secret scan that masks the answer loads while the daemon searches, not after it.
+  (await import('../../memory/secrets.js')).prepareSecretScan().catch(() => undefined);
+  return recall;
 }
 
 /** Capture in this process (the detached worker): the new turns into the project's memory. */
@@ -195,6 +230,16 @@ async function captureLater(agent: string, event: string, payload: Payload, w: W
   await startCaptureWorker({ agent, event, user, heldFile: file, outputFile: layout.captureOutput, env: inheritedEnvironment() });
 }
 
+/**
+ * A prompt's recall starts loading its modules at once, so that the loading overlaps the wait for the input and git
+ * instead of following it. A failure here is the later import's to report.
+ */
+function preloadRecall(): void {
+  const ignore = () => undefined;
+  import('../../services/capture/prompt-recall.js').catch(ignore);
+  import('../../adapters/daemon/client.js').catch(ignore);
+}
+
 /** Whatever goes wrong after the hook has answered (a late socket or child error), the agent sees exit 0. */
 function neverFail(io: Io): void {
   const quit = (err: unknown) => {
@@ -209,6 +254,7 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
   const started = Date.now();
   neverFail(io);
   const kind = hookKind(agent, event);
+  if (kind === 'prompt') preloadRecall();
   const entry: HookLogEntry = { at: new Date().toISOString(), agent, event, ok: true, ms: 0 };
   let located: Promise<Where> | undefined;
   // Read before anything else, so the budget covers the whole hook; a bad setting is caught below.
@@ -232,9 +278,10 @@ export async function hookCommand(agent: string, event: string, payloadArg: stri
     const session = hookSession(payload);
     if (session) entry.session = session;
     located = where(payload, agentConfig.personalRoot);
+    const early = kind === 'prompt' ? askPersonalEarly(payload, agentConfig, user, left()) : undefined;
     const w = await located;
     if (kind === 'context') return context(w, agentConfig, user, left());
-    if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left());
+    if (kind === 'prompt') return prompt(payload, w, agentConfig, user, left(), early);
     if (w.noProject) return { detail: `${w.noProject}: nothing captured (\`git init\` there gives the folder one)` };
     if (!opts.foreground) {
       await captureLater(agent, event, payload, w, user);

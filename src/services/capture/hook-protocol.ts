@@ -17,7 +17,9 @@ const EVENTS: Record<string, Record<string, HookKind>> = {
 
 /** The kind of an agent's hook event, or undefined for one memdir does not know. */
 export function hookKind(agent: string, event: string): HookKind | undefined {
-  return EVENTS[agent]?.[event];
+  // Own keys only: `toString` or `constructor` would otherwise find what every object inherits.
+  const events = Object.hasOwn(EVENTS, agent) ? EVENTS[agent]! : undefined;
+  return events && Object.hasOwn(events, event) ? events[event] : undefined;
 }
 
 export function unknownHookMessage(agent: string, event: string): string {

@@ -34,6 +34,10 @@ describe('hookKind', () => {
   it('knows no other event, and the error lists the known ones', () => {
     expect(hookKind('codex', 'prompt')).toBeUndefined();
     expect(hookKind('cursor', 'stop')).toBeUndefined();
+    // Names every object has (a built-in function, its own properties) are no events and no agents.
+    for (const e of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf']) expect(hookKind('claude-code', e)).toBeUndefined();
+    expect(hookKind('toString', 'name')).toBeUndefined();
+    expect(hookKind('constructor', 'name')).toBeUndefined();
     expect(unknownHookMessage('codex', 'prompt')).toBe(
       'unknown hook codex prompt; known: claude-code (session-start, prompt, stop, pre-compact, session-end); gemini (session-start, after-agent); codex (notify)',
     );
