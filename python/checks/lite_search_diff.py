@@ -13,7 +13,6 @@ import random
 import sys
 
 import milvus_lite.engine.collection as coll
-import milvus_lite.engine.projection as proj
 import milvus_lite.index.sparse_inverted as inv
 import milvus_lite.search.executor_indexed as ex
 from milvus_lite import CollectionSchema, DataType, FieldSchema, Function, FunctionType, MilvusLite
@@ -21,15 +20,15 @@ from milvus_lite import CollectionSchema, DataType, FieldSchema, Function, Funct
 from memdir_runtime import lite_search_patch
 
 data_dir, steps, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-original = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, proj._is_primary)
+original = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, coll.project_record)
 lite_search_patch.apply()
 patch = vars(lite_search_patch)
-patched = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, proj._is_primary)
+patched = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, coll.project_record)
 assert all(p is not o for p, o in zip(patched, original)), "the patch did not apply"
 
 
 def use(fns, collection_wide=False):
-    coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, proj._is_primary = fns
+    coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, coll.project_record = fns
     ex.execute_search_with_index = fns[1]
     # Partition-wide BM25 statistics change scores on purpose: the exact comparison is made without them.
     patch["_MEMDIR_GLOBAL_BM25"][0] = collection_wide
