@@ -30,6 +30,7 @@ export interface Metrics {
   by_category: Record<string, Summary>;
   /** Categories 1-4 of each conversation, when the outcomes name theirs. */
   by_conversation?: Record<string, Summary>;
+  /** In-process time of one search, its query already embedded (every ablation alike). */
   latency_ms: { p50: number; p95: number };
 }
 

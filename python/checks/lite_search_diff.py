@@ -20,15 +20,15 @@ from milvus_lite import CollectionSchema, DataType, FieldSchema, Function, Funct
 from memdir_runtime import lite_search_patch
 
 data_dir, steps, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-original = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search)
+original = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, coll.project_record)
 lite_search_patch.apply()
 patch = vars(lite_search_patch)
-patched = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search)
+patched = (coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, coll.project_record)
 assert all(p is not o for p, o in zip(patched, original)), "the patch did not apply"
 
 
 def use(fns, collection_wide=False):
-    coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search = fns
+    coll.Collection._search_sparse, coll.execute_search_with_index, inv.SparseInvertedIndex.search, coll.project_record = fns
     ex.execute_search_with_index = fns[1]
     # Partition-wide BM25 statistics change scores on purpose: the exact comparison is made without them.
     patch["_MEMDIR_GLOBAL_BM25"][0] = collection_wide

@@ -21,6 +21,7 @@ def test_the_search_patch_applies_whole(capsys):
         "BM25 scores each query term's postings as arrays",
         "dense search reuses its segments' newest rows",
         "dense search reads only the shown fields of its hits",
+        "search finds the fields its hits show once per request, not once per hit",
     ):
         assert "memdir: " + line in out
 

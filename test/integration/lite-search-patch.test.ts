@@ -50,6 +50,7 @@ describe('Milvus Lite BM25 and dense search with the version map kept per set of
     expect(log).toContain('memdir: dense search reads only the shown fields of its hits');
     expect(log).toContain("memdir: BM25 scores each query term's postings as arrays");
     expect(log).toContain("memdir: BM25 builds a segment's index from its packed column as arrays");
+    expect(log).toContain('memdir: search finds the fields its hits show once per request, not once per hit');
     expect(log).toContain('memdir: background compaction and index builds wait for a pause in writes');
   });
 
