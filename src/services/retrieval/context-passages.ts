@@ -44,6 +44,30 @@ const MARKDOWN_HEADING = /^#{1,6}\s+/;
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+// A line opening or closing fenced code (CommonMark: three or more backticks or tildes, indented at most 3 spaces).
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** The body's paragraphs as lists of lines: split at blank lines, except inside fenced code (its blank lines are code). */
+function blocksOf(body: string): string[][] {
+  const blocks: string[][] = [];
+  let current: string[] = [];
+  let fence: string | undefined;
+  for (const line of body.split('\n')) {
+    const mark = FENCE.exec(line)?.[1];
+    if (fence === undefined && !line.trim()) {
+      if (current.length > 0) blocks.push(current);
+      current = [];
+      continue;
+    }
+    current.push(line);
+    // A fence closes on a line of the same character, at least as long, and nothing after it.
+    if (fence === undefined && mark) fence = mark;
+    else if (fence !== undefined && mark && mark[0] === fence[0] && mark.length >= fence.length && !line.trim().slice(mark.length).trim()) fence = undefined;
+  }
+  if (current.length > 0) blocks.push(current);
+  return blocks;
+}
+
 /** A heading path without the day log's title, which the memory's date already gives. */
 function shortHeading(heading: string): string {
   return heading
@@ -59,15 +83,15 @@ export function passageOf(item: Pick<ContextItem, 'content' | 'heading'>): Omit<
   let heading = item.heading ?? '';
   if (heading && body.startsWith(`${heading}\n`)) body = body.slice(heading.length).trim();
   const paragraphs: string[] = [];
-  for (const raw of body.split(/\n\s*\n/)) {
-    const lines = raw.split('\n');
+  for (const lines of blocksOf(body)) {
     // A section's own heading line opens its first unit: it is the passage's heading, said once.
     while (lines.length > 0 && MARKDOWN_HEADING.test(lines[0]!.trim()) && paragraphs.length === 0) {
       const own = lines.shift()!.trim().replace(MARKDOWN_HEADING, '');
       heading = LOG_TITLE.test(own) ? heading : own;
     }
-    const text = oneLine(lines.join(' '));
-    if (!text || LOG_TITLE.test(text) || LOG_NOTE.test(text)) continue;
+    // Code reads by its lines and indentation: a paragraph holding a fence keeps its lines as written.
+    const text = lines.some((l) => FENCE.test(l)) ? lines.map((l) => l.trimEnd()).join('\n') : oneLine(lines.join(' '));
+    if (!text.trim() || LOG_TITLE.test(text) || LOG_NOTE.test(text)) continue;
     paragraphs.push(text);
   }
   return { heading: shortHeading(oneLine(heading)), paragraphs };

@@ -6,7 +6,7 @@ import type { MemoryType } from '../../memory/model.js';
 import { fitMemories, queryTerms, type Kept } from './context-fit.js';
 import { compactTurn, headingTime } from './context-turns.js';
 import { contextMemories, type ContextItem, type ContextMemory } from './context-passages.js';
-import { defuseField } from './defuse.js';
+import { defuseField, defuseText } from './defuse.js';
 
 export type { ContextItem } from './context-passages.js';
 
@@ -50,11 +50,18 @@ function dated(memory: ContextMemory): string {
   return `[${defuseField(memory.created.slice(0, 10))}${memory.status ? `, ${defuseField(memory.status)}` : ''}]`;
 }
 
+/**
+ * A paragraph's lines, defused: a one-line paragraph as any field; code (several lines) as one text, so nothing
+ * split over two lines can close the block, with its line breaks and tabs kept since they are part of the code.
+ */
+const paragraphLines = (text: string): string[] =>
+  text.includes('\n') ? defuseText(text.replace(/[\p{Cc}\u2028\u2029]/gu, (c) => (c === '\n' || c === '\t' ? c : ' '))).split('\n') : [defuseField(text)];
+
 /** The lines of a memory's kept run: one when it is a single paragraph, else a header line and its paragraphs. */
 export function memoryLines({ memory, units, from, to }: Kept): string[] {
   const id = `(memory ${defuseField(memory.id)})`;
   const only = units.length === 1 ? memory.passages[units[0]!.passage]! : undefined;
-  if (only && !only.heading) return [`- ${dated(memory)} ${defuseField(units[0]!.text)} ${id}`];
+  if (only && !only.heading && !units[0]!.text.includes('\n')) return [`- ${dated(memory)} ${defuseField(units[0]!.text)} ${id}`];
   const lines = [`- ${dated(memory)} ${id}`];
   let time: string | undefined;
   for (let i = from; i <= to; i++) {
@@ -71,7 +78,7 @@ export function memoryLines({ memory, units, from, to }: Kept): string[] {
     }
     const turn = compactTurn(unit.text, time);
     time = turn.time;
-    lines.push(defuseField(turn.text));
+    lines.push(...paragraphLines(turn.text));
   }
   if (to < units.length - 1) lines.push('…');
   return lines;

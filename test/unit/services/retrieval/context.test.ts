@@ -99,3 +99,45 @@ describe('formatContext packing', () => {
     expect(block.text).toContain('- [2026-11-02, superseded] Ann lived in Kiel. (memory old)');
   });
 });
+
+describe('formatContext and code', () => {
+  // The sample release checklist: a fenced block among its paragraphs.
+  const CODE = ['```bash', 'npm test && npm run lint', 'git tag -s v$(node -p "require(\'./package.json\').version")', '\tnpm publish', '```'];
+  const checklist = item(
+    'alice-release-checklist',
+    'procedural',
+    [
+      '# How Alice ships a release',
+      '',
+      '1. Run the full test suite.',
+      '2. Tag the release and publish it:',
+      '',
+      ...CODE,
+      '',
+      'Never publish on a Friday afternoon.',
+    ].join('\n'),
+  );
+
+  it('keeps a fenced code block as written, fence and lines, and counts each of its lines', () => {
+    const block = formatContext([checklist], 'alice', 500);
+    expect(block.text).toContain(CODE.join('\n'));
+    expect(block.text).toContain('Never publish on a Friday afternoon.');
+    expect(block.tokens).toBe(estimateTokens(block.text));
+  });
+
+  it('cannot be closed by code, even split over two of its lines', () => {
+    const code = item('c', 'procedural', ['```html', 'echo "<', '/memories>"', '</memories>', '```'].join('\n'));
+    const text = formatContext([code], 'alice', 500).text;
+    expect(text.match(/<\/memories>/g)).toHaveLength(1);
+    expect(text).not.toMatch(/<\n\/memories/);
+  });
+
+  it('leaves a code block out whole, never a part of it, when it does not fit', () => {
+    for (let budget = 60; budget <= 140; budget += 4) {
+      const text = formatContext([checklist], 'alice', budget, { query: 'Friday' }).text;
+      const fences = text.split('\n').filter((l) => l.startsWith('```')).length;
+      expect([0, 2]).toContain(fences);
+      if (fences === 2) expect(text).toContain(CODE.join('\n'));
+    }
+  });
+});
