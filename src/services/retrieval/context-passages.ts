@@ -16,6 +16,8 @@ export interface ContextItem {
   heading?: string;
   /** Shown when not active (a history search returns superseded or expired memories too). */
   status?: string;
+  /** The units of the memory the search scored, best first: the block shows these (and what is around them) first. */
+  hits?: { lines: [number, number]; heading: string; content: string; score: number }[];
 }
 
 /** One run of a memory's text: its heading (if any) and its paragraphs, each one line. */
@@ -34,6 +36,8 @@ export interface ContextMemory {
   /** The ids of the results merged into this memory, best first. */
   ids: string[];
   passages: Passage[];
+  /** A paragraph's score when the search scored its unit (absent: no result said what it scored). */
+  scores?: Map<string, number>;
 }
 
 // Provenance an ingested day log repeats in every section (its title, each session's source note): the
@@ -99,6 +103,22 @@ export function passageOf(item: Pick<ContextItem, 'content' | 'heading'>): Omit<
 
 const keyOf = (item: ContextItem) => item.path ?? item.id;
 
+const inside = (lines: [number, number], items: ContextItem[]) => items.some((i) => i.lines && i.lines[0] <= lines[0] && lines[1] <= i.lines[1]);
+
+/** A memory's results and, as excerpts of their own, the scored units that none of its excerpts holds. */
+function withHits(group: ContextItem[]): ContextItem[] {
+  const outside = group.flatMap((i) => i.hits ?? []).filter((h, n, all) => !inside(h.lines, group) && all.findIndex((o) => o.lines[0] === h.lines[0]) === n);
+  return [...group, ...outside.map(({ lines, heading, content }) => ({ ...group[0]!, lines, heading, content, hits: undefined }))];
+}
+
+/** Each scored unit's paragraphs with the best score the search gave that unit. */
+function scoresOf(group: ContextItem[]): Map<string, number> {
+  const scores = new Map<string, number>();
+  for (const hit of group.flatMap((i) => i.hits ?? []))
+    for (const p of passageOf({ content: hit.content }).paragraphs) scores.set(p, Math.max(scores.get(p) ?? -Infinity, hit.score));
+  return scores;
+}
+
 /**
  * The memories of `items` (ranked best first), in the rank of their best result; a memory's passages in file
  * order, a paragraph another passage of it already shows left out.
@@ -111,7 +131,8 @@ export function contextMemories(items: ContextItem[]): ContextMemory[] {
   }
   return [...groups.values()].map((group) => {
     const best = group[0]!;
-    const inFile = group.every((i) => i.lines) ? [...group].sort((a, b) => a.lines![0] - b.lines![0]) : group;
+    const scored = withHits(group);
+    const inFile = scored.every((i) => i.lines) ? [...scored].sort((a, b) => a.lines![0] - b.lines![0]) : scored;
     const seen = new Set<string>();
     const passages: Passage[] = [];
     let end = -Infinity;
@@ -134,6 +155,7 @@ export function contextMemories(items: ContextItem[]): ContextMemory[] {
       ...(best.status && best.status !== 'active' ? { status: best.status } : {}),
       ids: group.map((i) => i.id),
       passages,
+      ...(group.some((i) => i.hits) ? { scores: scoresOf(group) } : {}),
     };
   });
 }
