@@ -111,11 +111,15 @@ function withHits(group: ContextItem[]): ContextItem[] {
   return [...group, ...outside.map(({ lines, heading, content }) => ({ ...group[0]!, lines, heading, content, hits: undefined }))];
 }
 
-/** Each scored unit's paragraphs with the best score the search gave that unit. */
-function scoresOf(group: ContextItem[]): Map<string, number> {
+/**
+ * Each paragraph shown with the best score of the scored units it holds: a unit may be part of a paragraph (a list
+ * item of a list the block shows as one line).
+ */
+function scoresOf(group: ContextItem[], passages: Passage[]): Map<string, number> {
+  const hits = group.flatMap((i) => i.hits ?? []).flatMap((h) => passageOf({ content: h.content }).paragraphs.map((text) => ({ text, score: h.score })));
   const scores = new Map<string, number>();
-  for (const hit of group.flatMap((i) => i.hits ?? []))
-    for (const p of passageOf({ content: hit.content }).paragraphs) scores.set(p, Math.max(scores.get(p) ?? -Infinity, hit.score));
+  for (const paragraph of passages.flatMap((p) => p.paragraphs))
+    for (const hit of hits) if (paragraph.includes(hit.text)) scores.set(paragraph, Math.max(scores.get(paragraph) ?? -Infinity, hit.score));
   return scores;
 }
 
@@ -155,7 +159,7 @@ export function contextMemories(items: ContextItem[]): ContextMemory[] {
       ...(best.status && best.status !== 'active' ? { status: best.status } : {}),
       ids: group.map((i) => i.id),
       passages,
-      ...(group.some((i) => i.hits) ? { scores: scoresOf(group) } : {}),
+      ...(group.some((i) => i.hits) ? { scores: scoresOf(group, passages) } : {}),
     };
   });
 }

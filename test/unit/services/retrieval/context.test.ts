@@ -144,6 +144,16 @@ describe('formatContext with the units the search scored', () => {
     expect(block.text).toMatch(/turn 3, .*\n…\n.*turn 30,/);
   });
 
+  it('shows a paragraph a scored unit is part of (a list item of a list shown as one line)', () => {
+    const list: ContextItem = {
+      ...item('steps', 'procedural', '# Release\n\n1. Run the tests.\n2. Bump the version.\n3. Publish.'),
+      path: 'alice/procedural/steps.md',
+      lines: [12, 16],
+      hits: [{ lines: [15, 15], heading: 'Release', content: '2. Bump the version.', score: 0.9 }],
+    };
+    expect(formatContext([list], 'alice', 300).text).toContain('1. Run the tests. 2. Bump the version. 3. Publish.');
+  });
+
   it('never goes over its budget', () => {
     const items = [
       result('2023-05-08', 1, 20, [
