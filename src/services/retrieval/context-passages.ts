@@ -140,17 +140,21 @@ export function contextMemories(items: ContextItem[]): ContextMemory[] {
     const seen = new Set<string>();
     const passages: Passage[] = [];
     let end = -Infinity;
+    let lastHeading: string | undefined;
     for (const item of inFile) {
       const { heading, paragraphs } = passageOf(item);
       const fresh = paragraphs.filter((p) => !seen.has(p));
       fresh.forEach((p) => seen.add(p));
       // Lines that overlap or follow on (a blank line apart) continue the previous passage.
-      const continues = passages.length > 0 && item.lines !== undefined && item.lines[0] <= end + 2;
+      const follows = passages.length > 0 && item.lines !== undefined && item.lines[0] <= end + 2;
       if (item.lines) end = Math.max(end, item.lines[1]);
       if (fresh.length === 0) continue;
       const last = passages[passages.length - 1];
-      if (continues && last) last.paragraphs.push(...fresh);
-      else passages.push({ heading: passages.some((p) => p.heading === heading) ? '' : heading, paragraphs: fresh, gapBefore: passages.length > 0 });
+      // A section of its own (another heading) that follows on is a passage of its own, with no gap before it.
+      if (follows && last && heading === lastHeading) last.paragraphs.push(...fresh);
+      else
+        passages.push({ heading: passages.some((p) => p.heading === heading) ? '' : heading, paragraphs: fresh, gapBefore: passages.length > 0 && !follows });
+      lastHeading = heading;
     }
     return {
       id: best.id,

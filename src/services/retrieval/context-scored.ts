@@ -15,13 +15,18 @@ interface Candidate {
   worth: number;
 }
 
-/** Each unit's worth: the best of the scored units of its passage, discounted per unit apart (0: none in its passage). */
-export function worthOf(units: Unit[], scores: Map<string, number>): number[] {
+/**
+ * Each unit's worth: the best of the scored units of its run of the file (passages with no gap between them),
+ * discounted per unit apart (0: none in its run).
+ */
+export function worthOf(memory: ContextMemory, units: Unit[], scores: Map<string, number>): number[] {
+  let run = 0;
+  const runOf = memory.passages.map((p) => (p.gapBefore ? ++run : run));
   const own = units.map((u) => scores.get(u.text));
   return units.map((u, i) => {
     let worth = 0;
     own.forEach((score, j) => {
-      if (score !== undefined && units[j]!.passage === u.passage) worth = Math.max(worth, score * (i > j ? AFTER : BEFORE) ** Math.abs(i - j));
+      if (score !== undefined && runOf[units[j]!.passage] === runOf[u.passage]) worth = Math.max(worth, score * (i > j ? AFTER : BEFORE) ** Math.abs(i - j));
     });
     return worth;
   });
@@ -39,7 +44,7 @@ export function fitScored(
 ): { kept: Kept[]; omitted: ContextMemory[]; tokens: number } {
   const units = memories.map(unitsOf);
   const candidates: Candidate[] = memories.flatMap((m, memory) =>
-    worthOf(units[memory]!, m.scores ?? new Map()).map((worth, unit) => ({ memory, unit, worth })),
+    worthOf(m, units[memory]!, m.scores ?? new Map()).map((worth, unit) => ({ memory, unit, worth })),
   );
   // On equal worth the better-ranked memory, then the earlier unit.
   candidates.sort((a, b) => b.worth - a.worth || a.memory - b.memory || a.unit - b.unit);

@@ -17,9 +17,9 @@ const memory = (id: string, passages: string[][], scores: Record<string, number>
 const cost = (k: Kept) => 1 + k.shown.length;
 
 describe('worthOf', () => {
-  it('gives a scored unit its score, its neighbours less per unit apart (the one after more than the one before), other passages nothing', () => {
+  it('gives a scored unit its score, its neighbours less per unit apart (the one after more than the one before), a passage after a gap in the file nothing', () => {
     const m = memory('m', [['a', 'b', 'c', 'd', 'e'], ['f']], { c: 1 });
-    const [a, b, c, d, e, f] = worthOf(unitsOf(m), m.scores!);
+    const [a, b, c, d, e, f] = worthOf(m, unitsOf(m), m.scores!);
     expect(c).toBe(1);
     expect(d).toBeGreaterThan(b!);
     expect(b).toBeGreaterThan(a!);
