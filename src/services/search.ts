@@ -25,7 +25,7 @@ import { DEFAULT_FILE_SCORE, fileRelevances } from './retrieval/file-score.js';
 import { NO_TUNING, type RankingTuning } from './retrieval/tuning.js';
 import { blendScore } from './retrieval/rescore.js';
 import { retrievalText } from './retrieval/rewrite.js';
-import { excerptOf, type Excerpt } from './retrieval/excerpt.js';
+import { excerptOf, ownText, type Excerpt } from './retrieval/excerpt.js';
 import { fileUnitsReader, type FileUnits } from './retrieval/file-units.js';
 import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows } from './retrieval/windows.js';
 import { DEFAULT_WINDOW_TERM, SECOND_WINDOW_TERM, withWindowTerm } from './retrieval/window-term.js';
@@ -95,6 +95,16 @@ export interface SearchResult {
   eligibility: string;
   /** With history: the memory that superseded or consolidated this one (from either file's links). */
   replacedBy?: string;
+  /** Per memory: the file's best-scoring units (best first), so a block can show what ranked rather than all of the excerpt. */
+  hits?: UnitHit[];
+}
+
+/** One unit of a memory-level result's file that the search scored: its lines, own text (no heading prefix) and score. */
+export interface UnitHit {
+  lines: [number, number];
+  heading: string;
+  content: string;
+  score: number;
 }
 
 /** What a search ranked without: the second dense field, when its model did not answer (why, and what to do). */
@@ -146,6 +156,21 @@ function validate(input: SearchInput): number {
     throw new UsageError(`the query is ${input.query.length} characters long; at most ${MAX_QUERY_CHARS} are allowed (shorten it to what you are looking for)`);
   }
   return k;
+}
+
+// The units per memory-level result a caller is told about: about every candidate a file has at the default k.
+const MAX_HITS = 16;
+
+/** Each file's scored units, best first, at most MAX_HITS. */
+function unitHits(scored: Ranked[]): Map<string, UnitHit[]> {
+  const hits = new Map<string, UnitHit[]>();
+  for (const { c, parts } of [...scored].sort((a, b) => b.parts.score - a.parts.score)) {
+    const r = c.hit.record;
+    const list = hits.get(r.path) ?? [];
+    if (list.length < MAX_HITS) list.push({ lines: [r.lineStart, r.lineEnd], heading: r.heading, content: ownText(r), score: parts.score });
+    hits.set(r.path, list);
+  }
+  return hits;
 }
 
 /** How many lines around a memory-level result's best unit its excerpt may draw on. */
@@ -334,6 +359,8 @@ export async function searchMemories(deps: DepsUsing<SearchIndex>, input: Search
           128,
           16_384,
         );
+  // Per memory, the units the search scored, so a context block can show what ranked rather than a whole excerpt.
+  const hitsOf = unit === 'memory' ? unitHits(scored) : new Map<string, UnitHit[]>();
   const results: SearchResults = top.map(({ c, parts, rerank }) => {
     const r = c.hit.record;
     const shown: Excerpt = unit === 'chunk' ? { content: r.content, lines: [r.lineStart, r.lineEnd] } : excerptOf(r, nearby, deps.chunking.maxChars);
@@ -366,6 +393,7 @@ export async function searchMemories(deps: DepsUsing<SearchIndex>, input: Search
       },
       eligibility: eligibilityNote(r, at),
       ...(replacedBy ? { replacedBy } : {}),
+      ...(hitsOf.has(r.path) ? { hits: hitsOf.get(r.path)! } : {}),
     };
   });
   if (degraded) results.degraded = degraded;

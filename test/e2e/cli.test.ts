@@ -51,6 +51,27 @@ describe('mem CLI end to end', () => {
     expect(typeof res.json.results[0].score).toBe('number');
   });
 
+  it('--format context keeps fenced code as written; --json says which units of a memory the search scored', async () => {
+    // A root of its own: the other steps count this root's files.
+    const own = await e2eRoot({}, 'memdir-e2e-code-');
+    try {
+      const code = ['```bash', 'npm test && npm run lint', '  npm publish --tag next', '```'];
+      const text = ['Ship a release: run the checks, then publish.', '', ...code, '', 'Never publish on a Friday.'].join('\n');
+      const add = await runMem(['add', text, '--user', 'carol', '--type', 'procedural', '--json'], { root: own });
+      expect(add.code).toBe(0);
+      const ctx = await runMem(['search', 'how to publish a release', '--user', 'carol', '--format', 'context', '--budget', '300'], { root: own });
+      expect(ctx.code).toBe(0);
+      expect(ctx.stdout).toContain(code.join('\n'));
+      const json = await runMem(['search', 'how to publish a release', '--user', 'carol', '--json'], { root: own });
+      const hits = json.json.results[0].hits as { lines: [number, number]; content: string; score: number }[];
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
+      expect(text).toContain(hits[0]!.content.trim());
+    } finally {
+      await disposeE2eRoot(own);
+    }
+  });
+
   it('--format context prints a labelled block within the budget; --explain shows score parts and eligibility', async () => {
     const ctx = await runMem(['search', 'where does she live', '--user', 'alice', '--format', 'context', '--budget', '200'], { root });
     expect(ctx.code).toBe(0);

@@ -12,13 +12,14 @@ export interface Unit {
   text: string;
 }
 
-/** The run of a memory's units the block shows: units[from..to], both included. */
+/** The units of a memory the block shows: units[i] for each i of `shown`, ascending. */
 export interface Kept {
   memory: ContextMemory;
   units: Unit[];
-  from: number;
-  to: number;
+  shown: number[];
 }
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 export const unitsOf = (memory: ContextMemory): Unit[] =>
   memory.passages.flatMap((p, passage) => p.paragraphs.map((text, index) => ({ passage, index, text })));
@@ -67,7 +68,7 @@ export function fitMemories(
       omitted.push(memory);
       continue;
     }
-    const whole: Kept = { memory, units, from: 0, to: units.length - 1 };
+    const whole: Kept = { memory, units, shown: range(0, units.length - 1) };
     const wholeCost = cost(whole, kept);
     if (wholeCost <= left) {
       kept.push(whole);
@@ -75,8 +76,8 @@ export function fitMemories(
       continue;
     }
     const focus = focusOf(units, terms);
-    let run: Kept = { memory, units, from: focus, to: focus };
-    let runCost = cost(run, kept);
+    let [from, to] = [focus, focus];
+    let runCost = cost({ memory, units, shown: [focus] }, kept);
     if (runCost > left) {
       omitted.push(memory);
       continue;
@@ -84,18 +85,20 @@ export function fitMemories(
     // Grow one unit at a time, after then before, while the run still fits.
     for (let grew = true; grew;) {
       grew = false;
-      for (const step of [(r: Kept) => ({ ...r, to: r.to + 1 }), (r: Kept) => ({ ...r, from: r.from - 1 })]) {
-        const next = step(run);
-        if (next.from < 0 || next.to >= units.length) continue;
-        const c = cost(next, kept);
+      for (const [df, dt] of [
+        [0, 1],
+        [-1, 0],
+      ] as const) {
+        const [f, t] = [from + df, to + dt];
+        if (f < 0 || t >= units.length) continue;
+        const c = cost({ memory, units, shown: range(f, t) }, kept);
         if (c <= left) {
-          run = next;
-          runCost = c;
+          [from, to, runCost] = [f, t, c];
           grew = true;
         }
       }
     }
-    kept.push(run);
+    kept.push({ memory, units, shown: range(from, to) });
     left -= runCost;
   }
   return { kept, omitted, tokens: budget - left };

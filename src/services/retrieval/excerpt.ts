@@ -10,7 +10,7 @@ export interface Excerpt {
 }
 
 /** A unit's own text: its content without the heading path the index prefixes for context. */
-function ownText(row: Row): string {
+export function ownText(row: Row): string {
   const prefix = row.heading ? `${row.heading}\n\n` : '';
   return prefix && row.content.startsWith(prefix) ? row.content.slice(prefix.length) : row.content;
 }

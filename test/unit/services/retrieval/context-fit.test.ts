@@ -12,7 +12,7 @@ const memory = (id: string, paragraphs: string[]): ContextMemory => ({
   passages: [{ heading: '', paragraphs, gapBefore: false }],
 });
 // One token per paragraph shown, one for the header.
-const cost = (k: Kept) => 1 + k.to - k.from + 1;
+const cost = (k: Kept) => 1 + k.shown.length;
 
 describe('focusOf', () => {
   it('picks the paragraph naming the query, not the speaker every turn names', () => {
@@ -29,7 +29,7 @@ describe('fitMemories', () => {
     const terms = queryTerms('tulips');
     const big = memory('big', [...para(5), 'the tulips', ...para(5)]);
     const { kept, omitted, tokens } = fitMemories([memory('a', para(3)), big], 8, cost, terms);
-    expect(kept.map((k) => [k.memory.id, k.from, k.to])).toEqual([
+    expect(kept.map((k) => [k.memory.id, k.shown[0], k.shown.at(-1)])).toEqual([
       ['a', 0, 2],
       ['big', 4, 6],
     ]);

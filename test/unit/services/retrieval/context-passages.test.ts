@@ -45,6 +45,23 @@ describe('contextMemories', () => {
     expect(memory!.ids).toHaveLength(3);
   });
 
+  it('keeps a section that follows on under its own heading (one turn per section), with no gap before it', () => {
+    const section = (n: number, who: string): ContextItem => ({
+      id: 'ann/episodic/s10',
+      type: 'episodic',
+      created: '2023-07-20T20:56:00Z',
+      path: 'ann/episodic/s10.md',
+      heading: `Session 10 > D10:${n} ${who}`,
+      lines: [10 + 4 * n, 12 + 4 * n],
+      content: `## D10:${n} ${who}\n\n${who}: turn ${n}.`,
+    });
+    const [memory] = contextMemories([section(6, 'Mel'), section(7, 'Caro')]);
+    expect(memory!.passages.map((p) => [p.heading, p.paragraphs, p.gapBefore])).toEqual([
+      ['D10:6 Mel', ['Mel: turn 6.'], false],
+      ['D10:7 Caro', ['Caro: turn 7.'], false],
+    ]);
+  });
+
   it('keeps excerpts apart in the file as passages of one memory, the shared heading said once', () => {
     const [memory] = contextMemories([excerpt(10, 11), excerpt(1, 2)]);
     expect(memory!.passages.map((p) => [p.heading, p.paragraphs.length, p.gapBefore])).toEqual([

@@ -99,3 +99,116 @@ describe('formatContext packing', () => {
     expect(block.text).toContain('- [2026-11-02, superseded] Ann lived in Kiel. (memory old)');
   });
 });
+
+describe('formatContext with the units the search scored', () => {
+  const HEADING = 'Conversations on 2023-05-08 > Session 2023-05-08 13:56 UTC · session-01.json';
+  const turn = (day: string, n: number) => `**Ann** (13:56): ${day} turn ${n}, ${'about the garden and the weather '.repeat(3)}`;
+  const own = (day: string, n: number) => turn(day, n);
+  // A day log's excerpt (turns from..to, turn n on line 20 + 2n) and the units of it the search scored.
+  const result = (day: string, from: number, to: number, hits: [number, number][]): ContextItem => ({
+    id: `ann/episodic/${day}`,
+    type: 'episodic',
+    created: `${day}T13:56:00Z`,
+    path: `ann/episodic/${day}.md`,
+    heading: HEADING,
+    lines: [20 + 2 * from, 20 + 2 * to],
+    content: `${HEADING}\n\n${Array.from({ length: to - from + 1 }, (_, i) => turn(day, from + i)).join('\n\n')}`,
+    hits: hits.map(([n, score]) => ({ lines: [20 + 2 * n, 20 + 2 * n], heading: HEADING, content: own(day, n), score })),
+  });
+
+  it("spends a small budget on each result's best units and what is next to them, not on all of the first excerpt", () => {
+    const items = [result('2023-05-08', 1, 12, [[7, 0.9]]), result('2023-05-09', 1, 12, [[4, 0.8]]), result('2023-05-10', 1, 12, [[9, 0.7]])];
+    const block = formatContext(items, 'ann', 300);
+    expect(block.text).toContain('2023-05-08 turn 7,');
+    expect(block.text).toContain('2023-05-09 turn 4,');
+    expect(block.text).toContain('2023-05-10 turn 9,');
+    expect(block.text).not.toContain('2023-05-08 turn 1,');
+    expect(block.tokens).toBeLessThanOrEqual(300);
+    // Each memory under its one header, in rank order, "…" where its file has text left out.
+    expect(block.text.indexOf('(memory ann/episodic/2023-05-08)')).toBeLessThan(block.text.indexOf('(memory ann/episodic/2023-05-09)'));
+    expect(block.text).toMatch(
+      /- \[2023-05-08\] \(memory ann\/episodic\/2023-05-08\)\n…\nSession 2023-05-08 13:56 UTC · session-01.json\nAnn \(13:56\): 2023-05-08 turn \d+,/,
+    );
+  });
+
+  it('shows a scored unit its excerpt does not hold, in file order under the same header, and each unit once', () => {
+    const far = result('2023-05-08', 1, 3, [
+      [2, 0.9],
+      [30, 0.8],
+      [2, 0.5],
+    ]);
+    const block = formatContext([far], 'ann', 2000);
+    expect(block.text.match(/\(memory ann\/episodic\/2023-05-08\)/g)).toHaveLength(1);
+    expect(block.text.split('2023-05-08 turn 2,').length - 1).toBe(1);
+    expect(block.text.indexOf('turn 3,')).toBeLessThan(block.text.indexOf('turn 30,'));
+    expect(block.text).toMatch(/turn 3, .*\n…\n.*turn 30,/);
+  });
+
+  it('shows a paragraph a scored unit is part of (a list item of a list shown as one line)', () => {
+    const list: ContextItem = {
+      ...item('steps', 'procedural', '# Release\n\n1. Run the tests.\n2. Bump the version.\n3. Publish.'),
+      path: 'alice/procedural/steps.md',
+      lines: [12, 16],
+      hits: [{ lines: [15, 15], heading: 'Release', content: '2. Bump the version.', score: 0.9 }],
+    };
+    expect(formatContext([list], 'alice', 300).text).toContain('1. Run the tests. 2. Bump the version. 3. Publish.');
+  });
+
+  it('never goes over its budget', () => {
+    const items = [
+      result('2023-05-08', 1, 20, [
+        [5, 0.9],
+        [15, 0.6],
+      ]),
+      result('2023-05-09', 1, 8, [[1, 0.7]]),
+      item('s1', 'semantic', 'Ann gardens.'),
+    ];
+    for (let budget = 40; budget <= 1500; budget += 11) {
+      const block = formatContext(items, 'ann', budget);
+      expect(block.tokens).toBe(estimateTokens(block.text));
+      if (block.included.length > 0) expect(block.tokens).toBeLessThanOrEqual(budget);
+    }
+  });
+});
+
+describe('formatContext and code', () => {
+  // The sample release checklist: a fenced block among its paragraphs.
+  const CODE = ['```bash', 'npm test && npm run lint', 'git tag -s v$(node -p "require(\'./package.json\').version")', '\tnpm publish', '```'];
+  const checklist = item(
+    'alice-release-checklist',
+    'procedural',
+    [
+      '# How Alice ships a release',
+      '',
+      '1. Run the full test suite.',
+      '2. Tag the release and publish it:',
+      '',
+      ...CODE,
+      '',
+      'Never publish on a Friday afternoon.',
+    ].join('\n'),
+  );
+
+  it('keeps a fenced code block as written, fence and lines, and counts each of its lines', () => {
+    const block = formatContext([checklist], 'alice', 500);
+    expect(block.text).toContain(CODE.join('\n'));
+    expect(block.text).toContain('Never publish on a Friday afternoon.');
+    expect(block.tokens).toBe(estimateTokens(block.text));
+  });
+
+  it('cannot be closed by code, even split over two of its lines', () => {
+    const code = item('c', 'procedural', ['```html', 'echo "<', '/memories>"', '</memories>', '```'].join('\n'));
+    const text = formatContext([code], 'alice', 500).text;
+    expect(text.match(/<\/memories>/g)).toHaveLength(1);
+    expect(text).not.toMatch(/<\n\/memories/);
+  });
+
+  it('leaves a code block out whole, never a part of it, when it does not fit', () => {
+    for (let budget = 60; budget <= 140; budget += 4) {
+      const text = formatContext([checklist], 'alice', budget, { query: 'Friday' }).text;
+      const fences = text.split('\n').filter((l) => l.startsWith('```')).length;
+      expect([0, 2]).toContain(fences);
+      if (fences === 2) expect(text).toContain(CODE.join('\n'));
+    }
+  });
+});
