@@ -31,7 +31,7 @@ const CATEGORIES: Record<string, string> = { 1: 'multi-hop', 2: 'temporal', 3: '
 function rows(ablations: Record<string, Metrics>): string[] {
   return Object.entries(ablations).map(
     ([name, m]) =>
-      `| ${name} | ${m.questions} | ${pct(m.turn['recall@5'])} | ${pct(m.turn['recall@10'])} | ${pct(m.turn['all@10'])} | ${pct(m.session['recall@5'])} | ${pct(m.session['recall@10'])} | ${pct(m.mrr)} | ${m.latency_ms.p50.toFixed(0)} / ${m.latency_ms.p95.toFixed(0)} |`,
+      `| ${name} | ${m.questions} | ${pct(m.turn['recall@5'])} | ${pct(m.turn['recall@10'])} | ${pct(m.turn['all@10'])} | ${pct(m.session['recall@5'])} | ${pct(m.session['recall@10'])} | ${pct(m.mrr)} | ${m.latency_ms.p50.toFixed(0)} / ${m.latency_ms.p95.toFixed(0)} | ${m.with_embedding_ms ? `${m.with_embedding_ms.p50.toFixed(0)} / ${m.with_embedding_ms.p95.toFixed(0)}` : '–'} |`,
   );
 }
 
@@ -65,8 +65,8 @@ function table(report: LocomoReport): string {
       '',
       `${run} (totals: categories 1-4)`,
       '',
-      '| ablation | questions | turn R@5 | turn R@10 | turn all@10 | session R@5 | session R@10 | MRR | latency ms p50 / p95 |',
-      '|---|---|---|---|---|---|---|---|---|',
+      '| ablation | questions | turn R@5 | turn R@10 | turn all@10 | session R@5 | session R@10 | MRR | latency ms p50 / p95 | with the query embedding |',
+      '|---|---|---|---|---|---|---|---|---|---|',
       ...rows(ablations),
     );
     out.push('', '| ablation | by category: turn R@10 / session R@5 |', '|---|---|', ...categories(ablations));

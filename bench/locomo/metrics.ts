@@ -7,6 +7,8 @@ export interface QuestionOutcome {
   /** Ranked turn ids of the results (chunk level). */
   rankedTurns: string[];
   latencyMs: number;
+  /** The question's embedding, timed alone before any search (not in latencyMs). */
+  queryEmbeddingMs?: number;
   /** The conversation asked about, for the per-conversation figures. */
   conversation?: string;
 }
@@ -32,6 +34,8 @@ export interface Metrics {
   by_conversation?: Record<string, Summary>;
   /** In-process time of one search, its query already embedded (every ablation alike). */
   latency_ms: { p50: number; p95: number };
+  /** The question's embedding plus the search, per question: what a caller that embeds the query waits for. */
+  with_embedding_ms?: { p50: number; p95: number };
 }
 
 /** Share of the evidence items found among the first k ranked items. */
@@ -116,11 +120,14 @@ export function computeMetrics(outcomes: QuestionOutcome[]): Metrics {
   const conversations = [...new Set(scored.flatMap((o) => (o.conversation === undefined ? [] : [o.conversation])))].sort();
   const by_conversation = Object.fromEntries(conversations.map((c) => [c, summarise(scored.filter((o) => o.conversation === c))]));
   const latencies = scored.map((o) => o.latencyMs);
+  const embedded = scored.every((o) => o.queryEmbeddingMs !== undefined) && scored.length > 0;
+  const withEmbedding = scored.map((o) => o.latencyMs + (o.queryEmbeddingMs ?? 0));
   return {
     ...summarise(scored),
     by_category,
     ...(conversations.length > 0 ? { by_conversation } : {}),
     latency_ms: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
+    ...(embedded ? { with_embedding_ms: { p50: percentile(withEmbedding, 50), p95: percentile(withEmbedding, 95) } } : {}),
   };
 }
 

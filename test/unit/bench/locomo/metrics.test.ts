@@ -38,6 +38,18 @@ describe('LoCoMo metrics', () => {
     expect(m.latency_ms).toEqual({ p50: 10, p95: 30 });
   });
 
+  it("adds each question's own embedding to its search time when the run timed them, and says nothing when it did not", () => {
+    const m = computeMetrics([
+      { category: 4, evidence: ['D1:1'], rankedTurns: ['D1:1'], latencyMs: 10, queryEmbeddingMs: 50 },
+      { category: 4, evidence: ['D1:1'], rankedTurns: ['D1:1'], latencyMs: 30, queryEmbeddingMs: 5 },
+      { category: 4, evidence: ['D1:1'], rankedTurns: ['D1:1'], latencyMs: 20, queryEmbeddingMs: 20 },
+    ]);
+    expect(m.latency_ms).toEqual({ p50: 20, p95: 30 });
+    // Per question, not the sum of the percentiles: 60, 35, 40.
+    expect(m.with_embedding_ms).toEqual({ p50: 40, p95: 60 });
+    expect(computeMetrics([{ category: 4, evidence: ['D1:1'], rankedTurns: ['D1:1'], latencyMs: 10 }]).with_embedding_ms).toBeUndefined();
+  });
+
   it('all@k counts a question only when every evidence item is in the first k', () => {
     expect(allAt(['D1:1', 'D2:3', 'D1:2'], ['D1:1', 'D1:2'], 2)).toBe(0);
     expect(allAt(['D1:1', 'D2:3', 'D1:2'], ['D1:1', 'D1:2'], 3)).toBe(1);
