@@ -2,7 +2,7 @@
 // Node's own start, loading the fast path's modules, the socket, the daemon's own time, writing the result; then the
 // daemon's work for one search, each call of the index, the model, the files and the access statistics timed in place.
 //
-// Usage: node scripts/bench/search-latency.mjs --root <root> [--searches 30] [--against <checkout>] [--json] [--out f]
+// Usage: node scripts/bench/search-latency.mjs --root <root> [--searches 30] [--against <checkout>] [--gap 60] [--json] [--out f]
 //        (or `npm run bench:search-latency -- --root ...`).
 // <root> is a root kept by `npm run bench -- --files 10000 --synthetic-vectors --skip-rebuild --keep` (its servers'
 // home is <root>-servers). --against: another checkout (built: its bin/ and dist/) searched in alternation with this
@@ -31,6 +31,9 @@ const { values: args } = parseArgs({
     searches: { type: 'string', default: '30' },
     against: { type: 'string' },
     'daemon-searches': { type: 'string', default: '20' },
+    // A daemon's searches are never back to back: each `mem search` is a new process whose start, modules and exit
+    // (60 ms idle) separate two answers. Searched back to back in process, the query's embedding took 7-18 ms more.
+    gap: { type: 'string', default: '60' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -39,9 +42,11 @@ if (!args.root) throw new Error('--root is required: a root kept by `npm run ben
 const ROOT = resolve(args.root);
 const SEARCHES = Number(args.searches);
 const DAEMON_SEARCHES = Number(args['daemon-searches']);
+const GAP_MS = Number(args.gap);
 // Two searches per build and round (one traced, one plain), each with a query text of its own.
 if (!Number.isInteger(SEARCHES) || SEARCHES < 1 || 2 * SEARCHES > QUERY_TEXTS.length) throw new Error(`--searches: 1 to ${QUERY_TEXTS.length / 2}`);
 if (!Number.isInteger(DAEMON_SEARCHES) || DAEMON_SEARCHES < 0 || DAEMON_SEARCHES > QUERY_TEXTS.length) throw new Error('--daemon-searches: 0 to 120');
+if (!Number.isFinite(GAP_MS) || GAP_MS < 0) throw new Error('--gap: milliseconds between the in-process searches, 0 or more');
 
 const log = (msg) => process.stderr.write(`[search-latency] ${msg}\n`);
 
@@ -151,12 +156,13 @@ async function daemonBreakdown(b) {
         };
       },
     });
+  let model;
   // As the daemon opens a root (cli/commands/server.ts): its own index client, the root on disk already.
   const memory = await openMemory(loadConfig(b.env, { root: ROOT }), {
     indexThroughDaemon: false,
     existingRoot: true,
     wrapIndex: (i) => timed('index', i, ['open', 'search', 'unitsWithin']),
-    wrapEmbedder: (e) => timed('model', e, ['embedQuery']),
+    wrapEmbedder: (e) => timed('model', (model = e), ['embedQuery']),
     onDeps: (d) => {
       d.access = timed('access', d.access, ['get', 'touch']);
       d.files = timed('files', d.files, ['stat', 'read']);
@@ -164,11 +170,30 @@ async function daemonBreakdown(b) {
     },
   });
   const runs = [];
+  // The embedding server with nothing else running, between the searches: a round trip that embeds nothing (the wire
+  // and the HTTP handling) and the same kind of query embedded alone (that plus the model); the step inside the
+  // search less the latter is what the search's other work costs it.
+  const server = JSON.parse(await readFile(join(b.env.MEMDIR_SERVER_HOME, 'servers', 'embedder.json'), 'utf8'));
+  const health = async () => {
+    const res = await fetch(`http://127.0.0.1:${server.port}/health`, { headers: { authorization: `Bearer ${server.secret}` } });
+    if (!res.ok) throw new Error(`the embedding server's /health answered ${res.status}`);
+    await res.text();
+  };
+  const alone = { roundTrip: [], embedding: [] };
+  const timedMs = async (f) => {
+    await new Promise((r) => setTimeout(r, GAP_MS));
+    const s = performance.now();
+    await f();
+    return performance.now() - s;
+  };
   try {
     for (let i = 0; i < 3; i++) await memory.search({ query: `warm up ${i}`, user: USERS[i], k: 8 });
     for (let i = 0; i < DAEMON_SEARCHES; i++) {
       // Texts of their own here too: the last framing's queries, in reverse order, none searched above.
       const query = `which ${QUERY_TEXTS[QUERY_TEXTS.length - 1 - i]}`;
+      alone.roundTrip.push(await timedMs(health));
+      alone.embedding.push(await timedMs(() => model.embedQuery(`what about ${QUERY_TEXTS[i]}`)));
+      await new Promise((r) => setTimeout(r, GAP_MS));
       events = [];
       t0 = performance.now();
       const results = await memory.search({ query, user: USERS[i % USERS.length], k: 8 });
@@ -196,6 +221,8 @@ async function daemonBreakdown(b) {
   const p50 = (list, key) => stats(list.map((x) => x[key])).p50;
   return {
     searches: runs.length,
+    gapMs: GAP_MS,
+    embeddingServerAlone: { roundTrip: stats(alone.roundTrip), queryEmbedding: stats(alone.embedding) },
     search: stats(runs.map((r) => r.searchMs)),
     serialise: stats(runs.map((r) => r.serialiseMs)),
     calls: Object.fromEntries(
@@ -318,7 +345,10 @@ function render(o) {
   }
   const d = o.daemonBreakdown;
   if (d) {
-    lines.push(`\nthe daemon's work per search (this build, in process, x${d.searches}): ${ms(d.search)}; serialising the answer ${ms(d.serialise)}`);
+    lines.push(
+      `\nthe daemon's work per search (this build, in process, x${d.searches}, ${d.gapMs} ms apart): ${ms(d.search)}; serialising the answer ${ms(d.serialise)}`,
+      `  the embedding server alone: a round trip that embeds nothing ${ms(d.embeddingServerAlone.roundTrip)}; a query embedded ${ms(d.embeddingServerAlone.queryEmbedding)}`,
+    );
     lines.push('  call (p50 of: calls per search, first start, last end, summed time; ms from the search start)');
     for (const [call, c] of Object.entries(d.calls))
       lines.push(`  ${call.padEnd(28)} x${c.count}  ${c.start} -> ${c.end}  (${c.summed})  in ${c.inSearches} searches`);
