@@ -2,8 +2,8 @@
 // `mem search --format context --budget N` hands it, and the tokens that block uses, at a few budgets.
 import { sessionKey } from './metrics.js';
 
-/** 500 tokens, the session-start default (1,200), and 2,000. */
-export const BUDGETS = [500, 1200, 2000] as const;
+/** 500 tokens, the session-start default (1,200), and 2,000: the budgets measured unless others are asked for. */
+export const BUDGETS: readonly number[] = [500, 1200, 2000];
 
 export interface BudgetOutcome {
   /** Evidence turn ids, conversation-qualified ("conv-26/D3:7"). */
@@ -36,9 +36,9 @@ export function turnsInside(block: string, evidence: string[], textOf: (turn: st
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 const sessionsOf = (turns: string[]) => new Set(turns.map(sessionKey));
 
-export function budgetFigures(outcomes: BudgetOutcome[]): Record<string, BudgetFigures> {
+export function budgetFigures(outcomes: BudgetOutcome[], budgets: readonly number[] = BUDGETS): Record<string, BudgetFigures> {
   const out: Record<string, BudgetFigures> = {};
-  for (const budget of BUDGETS) {
+  for (const budget of budgets) {
     const scored = outcomes.filter((o) => o.evidence.length > 0);
     out[String(budget)] = {
       turn: mean(scored.map((o) => o.inside[budget]!.turns.length / o.evidence.length)),

@@ -4,12 +4,11 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { errorMessage, loadConfig, UsageError } from '../../dist/internal.js';
-import { BUDGETS } from './budget.js';
 import type { Metrics } from './metrics.js';
 import { ABLATIONS, LAYOUTS, runLocomo, type AblationMetrics, type Layout, type LocomoReport } from './run.js';
 
 const USAGE = `usage: npm run bench:locomo -- [--data FILE] [--k N] [--work-dir DIR] [--ablations a,b] [--layouts ingest,turns]
-       [--pooled] [--incremental] [--window N|chunks] [--searched-before] [--json]
+       [--pooled] [--incremental] [--window N|chunks] [--searched-before] [--budgets 500,1200,2000] [--json]
 ablations: ${Object.keys(ABLATIONS).join(', ')}`;
 
 const list = (value: string) =>
@@ -47,7 +46,7 @@ function categories(ablations: Record<string, Metrics>): string[] {
 function budgets(ablations: Record<string, AblationMetrics>): string[] {
   return Object.entries(ablations).map(
     ([name, m]) =>
-      `| ${name} | ${BUDGETS.map((b) => m.budget[String(b)]!)
+      `| ${name} | ${Object.values(m.budget)
         .map((f) => `${pct(f.turn)} / ${pct(f.session)} / ${f.tokens.toFixed(0)}`)
         .join(' | ')} |`,
   );
@@ -58,6 +57,7 @@ function mcpRows(ablations: Record<string, AblationMetrics>): string[] {
 }
 
 function table(report: LocomoReport): string {
+  const measured = Object.keys(Object.values(report.ablations)[0]?.budget ?? {});
   const head = `LoCoMo: ${report.conversations} conversations, ${report.index.chunks} rows (${report.index.units} units, ${report.index.windows} windows; ${report.index.texts} distinct texts) indexed in ${report.index.seconds.toFixed(1)} s (${report.index.embedded} embedded), k=${report.k}`;
   const out = [head, report.state];
   for (const [run, ablations] of Object.entries(report.runs)) {
@@ -74,8 +74,8 @@ function table(report: LocomoReport): string {
       '',
       `inside the context block (\`mem search --format context --budget N\`): evidence turns / sessions / tokens used`,
       '',
-      `| ablation | ${BUDGETS.join(' | ')} |`,
-      `|---|${BUDGETS.map(() => '---').join('|')}|`,
+      `| ablation | ${measured.join(' | ')} |`,
+      `|---|${measured.map(() => '---').join('|')}|`,
       ...budgets(ablations),
     );
     out.push(
@@ -103,6 +103,7 @@ async function main(argv: string[]): Promise<void> {
       incremental: { type: 'boolean', default: false },
       'searched-before': { type: 'boolean', default: false },
       window: { type: 'string' },
+      budgets: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -124,6 +125,7 @@ async function main(argv: string[]): Promise<void> {
     pooled: opts.pooled === true,
     incremental: opts.incremental === true,
     searchedBefore: opts['searched-before'] === true,
+    ...(opts.budgets ? { budgets: list(opts.budgets).map((b) => positiveInt(b, '--budgets', 100_000)) } : {}),
     onProgress: (m) => process.stderr.write(`${m}\n`),
   });
   process.stdout.write(`${opts.json ? JSON.stringify(report, null, 2) : table(report)}\n`);

@@ -97,6 +97,11 @@ export interface LocomoOptions {
    * result per memory, k 8, its access recorded), and the ranking then reads that access. Off: the state indexing left.
    */
   searchedBefore?: boolean;
+  /**
+   * The context-block budgets measured (default 500, 1,200, 2,000): several close together show how much of a
+   * difference between two blocks is which unit happens to fit at one budget.
+   */
+  budgets?: number[];
   onProgress?: (message: string) => void;
 }
 
@@ -315,7 +320,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
               );
               const evidence = q.evidence.map((e) => `${conv.id}/${e}`);
               const inside: BudgetOutcome['inside'] = {};
-              for (const budget of BUDGETS) {
+              for (const budget of options.budgets ?? BUDGETS) {
                 const block = formatContext(memories, user, budget, { query: q.question });
                 inside[budget] = { turns: turnsInside(block.text, evidence, (t) => turnText.get(t)), tokens: block.tokens };
               }
@@ -324,7 +329,7 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
               answers.push(mcpAnswer(user, memories, evidence, (t) => turnText.get(t)));
             }
           }
-          ablations[name] = { ...computeMetrics(outcomes), budget: budgetFigures(blocks), mcp: mcpFigures(answers) };
+          ablations[name] = { ...computeMetrics(outcomes), budget: budgetFigures(blocks, options.budgets), mcp: mcpFigures(answers) };
           log(
             `${layout}/${scope} ${name}: turn R@10 ${ablations[name]!.turn['recall@10'].toFixed(3)}, session R@5 ${ablations[name]!.session['recall@5'].toFixed(3)}`,
           );

@@ -5,7 +5,7 @@
 import type { MemoryType } from '../../memory/model.js';
 import { fitMemories, queryTerms, type Kept } from './context-fit.js';
 import { fitScored } from './context-scored.js';
-import { compactTurn, headingTime } from './context-turns.js';
+import { compactTurn, headingTime, sessionHeading } from './context-turns.js';
 import { contextMemories, type ContextItem, type ContextMemory } from './context-passages.js';
 import { defuseField, defuseText } from './defuse.js';
 
@@ -46,9 +46,14 @@ export interface ContextLabel {
 
 const attr = (value: string) => value.replace(/["<>\n\r]/g, '');
 
-/** A memory's date, and its status when not active: data, so it cannot close the block. */
+/**
+ * A memory's date and its status when not active, as data that cannot close the block; no date when the id holds
+ * it (a day log's id is its date), since the id is shown next to it.
+ */
 function dated(memory: ContextMemory): string {
-  return `[${defuseField(memory.created.slice(0, 10))}${memory.status ? `, ${defuseField(memory.status)}` : ''}]`;
+  const date = memory.created.slice(0, 10);
+  const said = [...(memory.id.includes(date) ? [] : [date]), ...(memory.status ? [memory.status] : [])];
+  return said.length > 0 ? `[${said.map(defuseField).join(', ')}] ` : '';
 }
 
 /**
@@ -58,12 +63,24 @@ function dated(memory: ContextMemory): string {
 const paragraphLines = (text: string): string[] =>
   text.includes('\n') ? defuseText(text.replace(/[\p{Cc}\u2028\u2029]/gu, (c) => (c === '\n' || c === '\t' ? c : ' '))).split('\n') : [defuseField(text)];
 
-/** The lines of a memory's shown units: one when it is a single paragraph, else a header line and its paragraphs. */
+/**
+ * The lines of a memory's shown units: one when it is a single paragraph, else a header line and its paragraphs.
+ * "…" opens the line after text the block leaves out (a line of its own before code, whose fence must open its line).
+ */
 export function memoryLines({ memory, units, shown }: Kept): string[] {
   const id = `(memory ${defuseField(memory.id)})`;
   const only = units.length === 1 ? memory.passages[units[0]!.passage]! : undefined;
-  if (only && !only.heading && !units[0]!.text.includes('\n')) return [`- ${dated(memory)} ${defuseField(units[0]!.text)} ${id}`];
-  const lines = [`- ${dated(memory)} ${id}`];
+  if (only && !only.heading && !units[0]!.text.includes('\n')) return [`- ${dated(memory)}${defuseField(units[0]!.text)} ${id}`];
+  const lines = [`- ${dated(memory)}${id}`];
+  // Set where the file has text the block leaves out, until the next line is pushed.
+  let gap = false;
+  const push = (...next: string[]) => {
+    if (gap && next.length === 1) lines.push(`… ${next[0]!}`);
+    else lines.push(...(gap ? ['…'] : []), ...next);
+    gap = false;
+  };
+  // A turn says its time when it is not the one last shown (a heading's or a turn's), even after a cut: a turn
+  // with no time shown is at the last time shown.
   let time: string | undefined;
   let previous: number | undefined;
   for (const i of shown) {
@@ -71,16 +88,14 @@ export function memoryLines({ memory, units, shown }: Kept): string[] {
     const passage = memory.passages[unit.passage]!;
     // "…" where the file has text the block leaves out: before the first unit shown, between units apart.
     const run = previous === undefined ? i > 0 : i > previous + 1 || (unit.index === 0 && passage.gapBefore);
-    if (run) lines.push('…');
-    if (previous === undefined || run) time = undefined;
+    gap = run;
     if ((unit.index === 0 || previous === undefined || units[previous]!.passage !== unit.passage) && passage.heading) {
-      lines.push(defuseField(passage.heading));
-      // After a cut the heading's time is not the previous turn's: the first turn shown keeps its own.
-      if (unit.index === 0) time = headingTime(passage.heading);
+      push(defuseField(sessionHeading(passage.heading, memory.created.slice(0, 10))));
+      time = headingTime(passage.heading) ?? time;
     }
     const turn = compactTurn(unit.text, time);
     time = turn.time;
-    lines.push(...paragraphLines(turn.text));
+    push(...paragraphLines(turn.text));
     previous = i;
   }
   if (previous !== undefined && previous < units.length - 1) lines.push('…');

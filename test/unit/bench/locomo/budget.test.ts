@@ -34,4 +34,13 @@ describe('LoCoMo context-block figures', () => {
     // Turns: (1/2 + 1) / 2; sessions: (1/2 + 1) / 2 (the first question's evidence spans two sessions).
     expect(figures['1200']).toEqual({ turn: 0.75, session: 0.75, tokens: 400 });
   });
+
+  it('measures the budgets asked for instead, when given', () => {
+    const figures = budgetFigures(
+      [{ evidence: ['c/D1:1'], inside: { 1180: { turns: [], tokens: 1100 }, 1220: { turns: ['c/D1:1'], tokens: 1200 } } }],
+      [1180, 1220],
+    );
+    expect(Object.keys(figures)).toEqual(['1180', '1220']);
+    expect(figures['1220']).toEqual({ turn: 1, session: 1, tokens: 1200 });
+  });
 });

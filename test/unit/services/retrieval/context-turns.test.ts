@@ -1,7 +1,7 @@
 // Turns of an ingested conversation in a context block: a time said once while it does not change.
 import { describe, expect, it } from 'vitest';
 
-import { compactTurn, headingTime } from '../../../../src/services/retrieval/context-turns.js';
+import { compactTurn, headingTime, sessionHeading } from '../../../../src/services/retrieval/context-turns.js';
 
 describe('compactTurn', () => {
   it('drops the bold and a time already shown, keeps a new time and the words as written', () => {
@@ -16,5 +16,13 @@ describe('compactTurn', () => {
   it('leaves any other paragraph as it is', () => {
     expect(compactTurn('**Note** this is bold prose.', '10:00')).toEqual({ text: '**Note** this is bold prose.', time: '10:00' });
     expect(headingTime('Setup > Linux')).toBeUndefined();
+  });
+});
+
+describe('sessionHeading', () => {
+  it("leaves out the date a memory's header already says, and leaves other headings as they are", () => {
+    expect(sessionHeading('Session 2023-05-08 13:56 UTC · session-01.json', '2023-05-08')).toBe('Session 13:56 UTC · session-01.json');
+    expect(sessionHeading('Session 2023-05-09 00:10 UTC · session-02.json', '2023-05-08')).toBe('Session 2023-05-09 00:10 UTC · session-02.json');
+    expect(sessionHeading('Setup 2023-05-08 notes', '2023-05-08')).toBe('Setup 2023-05-08 notes');
   });
 });

@@ -66,8 +66,8 @@ describe('formatContext packing', () => {
     const block = formatContext([excerpt(3, 6), excerpt(5, 9), item('s1', 'semantic', 'Ann gardens.')], 'ann', 2000);
     expect(block.text.match(/\(memory ann\/episodic\/2023-05-08\)/g)).toHaveLength(1);
     for (let n = 3; n <= 9; n++) expect(block.text.split(`: turn ${n},`).length - 1).toBe(1);
-    // The turns' shared time is said once, by the session heading.
-    expect(block.text).toContain('- [2023-05-08] (memory ann/episodic/2023-05-08)\nSession 2023-05-08 13:56 UTC · session-01.json\nAnn: turn 3,');
+    // The turns' shared time is said once, by the session heading; the date once, by the id that holds it.
+    expect(block.text).toContain('- (memory ann/episodic/2023-05-08)\nSession 13:56 UTC · session-01.json\nAnn: turn 3,');
     expect(block.text).not.toContain('Conversations on');
     expect(block.included).toEqual([LOG, LOG, 's1']);
   });
@@ -126,9 +126,7 @@ describe('formatContext with the units the search scored', () => {
     expect(block.tokens).toBeLessThanOrEqual(300);
     // Each memory under its one header, in rank order, "…" where its file has text left out.
     expect(block.text.indexOf('(memory ann/episodic/2023-05-08)')).toBeLessThan(block.text.indexOf('(memory ann/episodic/2023-05-09)'));
-    expect(block.text).toMatch(
-      /- \[2023-05-08\] \(memory ann\/episodic\/2023-05-08\)\n…\nSession 2023-05-08 13:56 UTC · session-01.json\nAnn \(13:56\): 2023-05-08 turn \d+,/,
-    );
+    expect(block.text).toMatch(/- \(memory ann\/episodic\/2023-05-08\)\n… Session 13:56 UTC · session-01.json\nAnn: 2023-05-08 turn \d+,/);
   });
 
   it('shows a scored unit its excerpt does not hold, in file order under the same header, and each unit once', () => {
@@ -141,7 +139,35 @@ describe('formatContext with the units the search scored', () => {
     expect(block.text.match(/\(memory ann\/episodic\/2023-05-08\)/g)).toHaveLength(1);
     expect(block.text.split('2023-05-08 turn 2,').length - 1).toBe(1);
     expect(block.text.indexOf('turn 3,')).toBeLessThan(block.text.indexOf('turn 30,'));
-    expect(block.text).toMatch(/turn 3, .*\n…\n.*turn 30,/);
+    expect(block.text).toMatch(/turn 3, .*\n… Ann: 2023-05-08 turn 30,/);
+  });
+
+  it("says a day log's date once, by its id, and the session heading's time without it; any other memory keeps its date", () => {
+    const log = { ...result('2023-05-08', 1, 2, [[1, 0.9]]), status: 'superseded' };
+    const block = formatContext([log], 'ann', 2000);
+    expect(block.text).toContain('- [superseded] (memory ann/episodic/2023-05-08)\nSession 13:56 UTC · session-01.json\nAnn: 2023-05-08 turn 1,');
+    expect(block.text).not.toContain('[2023-05-08');
+    expect(formatContext([item('s1', 'semantic', 'Ann gardens.', '2023-05-01T09:00:00Z')], 'ann', 200).text).toContain(
+      '- [2023-05-01] Ann gardens. (memory s1)',
+    );
+  });
+
+  it('opens the line after text left out with "…", and a turn after it says its time only when it is not the last one shown', () => {
+    const hit = (line: number, content: string, score: number) => ({ lines: [line, line] as [number, number], heading: HEADING, content, score });
+    const log = { ...result('2023-05-08', 1, 2, [[1, 0.9]]) };
+    log.hits = [...log.hits!, hit(60, '**Bob** (13:56): Same time, later in the file.', 0.8), hit(80, '**Ann** (14:30): A new time.', 0.7)];
+    const text = formatContext([log], 'ann', 2000).text;
+    expect(text).toContain(
+      'turn 2, about the garden and the weather about the garden and the weather about the garden and the weather\n… Bob: Same time, later in the file.\n… Ann (14:30): A new time.',
+    );
+    expect(text).not.toMatch(/^…$/m);
+  });
+
+  it('keeps "…" on a line of its own before code, whose fence must open its line', () => {
+    const code = '```sh\nnpm test\n```';
+    const log = { ...result('2023-05-08', 1, 2, [[1, 0.9]]) };
+    log.hits = [...log.hits!, { lines: [60, 62], heading: HEADING, content: code, score: 0.8 }];
+    expect(formatContext([log], 'ann', 2000).text).toContain(`weather\n…\n${code}`);
   });
 
   it('shows a paragraph a scored unit is part of (a list item of a list shown as one line)', () => {
