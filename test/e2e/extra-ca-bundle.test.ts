@@ -2,17 +2,16 @@
 // a search the warm daemon answers and the prompt hook `mem integrate` writes start without it, while the full CLI a
 // search falls back to and the daemon it starts still get it. The bundle here is a file that does not exist: Node
 // warns "Ignoring extra certs from ..." on stderr whenever a process starts with it, so the warning shows who had it.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmod, mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
+import { agentWorld } from '../support/agent-world.js';
 import { eventually } from '../support/eventually.js';
 import { cleanEnv, runMem } from '../support/harness.js';
-import { tempRoot } from '../support/temp-root.js';
 
 const LAUNCHER = fileURLToPath(new URL('../../bin/mem', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/agents/claude-code-user-prompt-submit.json', import.meta.url));
@@ -57,24 +56,11 @@ describe('the extra CA bundle through the bin/mem launcher', () => {
   }
 
   beforeAll(async () => {
-    home = await tempRoot({}, 'memdir-e2e-home-');
-    personal = join(home, '.memdir');
-    shop = await tempRoot({ 'README.md': '# shop\n' }, 'memdir-e2e-shop-');
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: shop });
-    await mkdir(join(home, 'run'), { mode: 0o700 });
+    // A loaded 2-core machine can hold a search past the hook's default 1 s; who had the bundle is checked here.
+    let world: Record<string, string>;
+    ({ home, shop, personal, env: world } = await agentWorld({ MEM_HOOK_PROMPT_MS: '30000' }));
     bundle = join(home, 'no-such-bundle.pem');
-    env = cleanEnv({
-      HOME: home,
-      MEMDIR_HOME: loadConfig(process.env).runtimeHome,
-      MEM_PERSONAL_ROOT: personal,
-      MEM_USER: 'ann',
-      MEM_DAEMON: 'on',
-      // This file's own socket folder: its daemons are the only ones these processes reach, and their logs are here.
-      XDG_RUNTIME_DIR: join(home, 'run'),
-      // A loaded 2-core machine can hold a search past the hook's default 1 s; who had the bundle is checked here.
-      MEM_HOOK_PROMPT_MS: '30000',
-      NODE_EXTRA_CA_CERTS: bundle,
-    });
+    env = cleanEnv({ ...world, NODE_EXTRA_CA_CERTS: bundle });
     const add = async (root: string, text: string) => expect((await runMem(['add', text, '--user', 'ann'], { root, env: { HOME: home } })).code).toBe(0);
     await add(shopRoot(), 'The shop uses pnpm as its package manager, never npm.');
     await add(personal, 'Ann wants package manager commands spelled out in full.');
