@@ -9,9 +9,10 @@
 //        one's on the same warm daemon, so the two are compared under the same load (a shared machine's varies).
 //
 // Each size is a generated corpus (scripts/bench/corpus.mjs: ten users, four memory types) as the
-// memories/ folder of a fresh git repository, plus a personal root of 200 files. Every run is a new
-// `node bin/mem.js hook ...` process fed the recorded SessionStart payload on stdin, as an agent runs
-// it; the wall time includes Node's start-up. The in-process time is the `ms` the hook logged.
+// memories/ folder of a fresh git repository, plus a personal root of 200 files. Every run is the hook
+// command that checkout's `mem integrate` writes (`MEMDIR_NODE=<node> bin/mem hook ...`; before the
+// launcher, `node bin/mem.js hook ...`), run by `sh -c` and fed the recorded payload on stdin, as an
+// agent runs it; the wall time includes the shell's and Node's start-up. The in-process time is the `ms` the hook logged.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -21,11 +22,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { generateCorpus } from './corpus.mjs';
+import { hookShellCommand } from './mem-command.mjs';
 import { indexWithSyntheticVectors, promptEnv, promptRecallCost } from './prompt-recall.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MEM = join(REPO, 'bin', 'mem.js');
 const FIXTURES = join(REPO, 'test', 'fixtures', 'agents');
 
 const { values: args } = parseArgs({
@@ -45,10 +46,10 @@ const PROMPT_RUNS = Number(args['prompt-runs']);
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 const USER = 'alice';
 
-function runHook(argv, payload, env, mem = MEM) {
+function runHook(argv, payload, env, checkout = REPO) {
   const started = performance.now();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [mem, 'hook', ...argv], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('/bin/sh', ['-c', hookShellCommand(checkout, argv)], { env, stdio: ['pipe', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.on('error', reject);
@@ -101,7 +102,7 @@ try {
       log(`${size} files: indexing the project and personal roots from synthetic vectors`);
       await indexWithSyntheticVectors(join(project, 'memories'), projectFiles, penv);
       await indexWithSyntheticVectors(personal, personalFiles, penv);
-      const baseline = args.baseline ? join(resolve(args.baseline), 'bin', 'mem.js') : undefined;
+      const baseline = args.baseline ? resolve(args.baseline) : undefined;
       const runBaseline = baseline && ((argv, payload, env) => runHook(argv, payload, env, baseline));
       const cost = await promptRecallCost({
         project,

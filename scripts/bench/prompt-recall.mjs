@@ -10,10 +10,11 @@ import { fileURLToPath } from 'node:url';
 
 import { QUERIES } from './corpus.mjs';
 import { defaultsEnv } from './local.mjs';
+import { memCommand } from './mem-command.mjs';
 import { round, stats } from './stats.mjs';
 import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
 
-const MEM = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'bin', 'mem.js');
+const MEM = memCommand(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'));
 /** How long a cold start may take to reach the first recalled prompt before the run gives up on it. */
 const WARM_UP_LIMIT_MS = 300_000;
 const POLL_MS = 500;
@@ -31,7 +32,7 @@ export async function promptEnv(work, personal, user) {
 function mem(root, argv, env) {
   const t0 = performance.now();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [MEM, '--root', root, '--json', ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(MEM.file, [...MEM.pre, '--root', root, '--json', ...argv], { env: { ...env, ...MEM.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c) => (err += c));
     child.on('error', reject);

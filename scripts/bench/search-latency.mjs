@@ -7,6 +7,8 @@
 // <root> is a root kept by `npm run bench -- --files 10000 --synthetic-vectors --skip-rebuild --keep` (its servers'
 // home is <root>-servers). --against: another checkout (built: its bin/ and dist/) searched in alternation with this
 // one, each through a daemon of its own (its own socket folder) on the same servers and index: A/B on a shared machine.
+// Each build's `mem` starts as a user's does: through its bin/mem launcher (a checkout without one: node bin/mem.js),
+// with this process's environment, NODE_EXTRA_CA_CERTS included where the host sets it.
 // Every search has a query text its daemon has not seen (the 24 bench queries, each with one of five framings).
 import { spawn } from 'node:child_process';
 import { readFile, readlink, writeFile } from 'node:fs/promises';
@@ -18,6 +20,7 @@ import { parseArgs } from 'node:util';
 
 import { QUERIES, USERS } from './corpus.mjs';
 import { defaultsEnv } from './local.mjs';
+import { memCommand } from './mem-command.mjs';
 import { machine, round, stats } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,17 +53,21 @@ if (!Number.isFinite(GAP_MS) || GAP_MS < 0) throw new Error('--gap: milliseconds
 
 const log = (msg) => process.stderr.write(`[search-latency] ${msg}\n`);
 
-/** A build searched: its checkout, and the environment of its `mem` processes (a socket folder, so a daemon, of its own). */
+/**
+ * A build searched: its checkout, the environment of its `mem` processes (a socket folder, so a daemon, of its own;
+ * this process's NODE_EXTRA_CA_CERTS, as a user's shell has it), and how a user starts its `mem` (its launcher, if any).
+ */
 function build(name, dir) {
-  const env = { ...defaultsEnv(), MEMDIR_SERVER_HOME: `${ROOT}-servers`, XDG_RUNTIME_DIR: `${ROOT}-run-${name}` };
-  return { name, dir: resolve(dir), env, mem: join(resolve(dir), 'bin', 'mem.js') };
+  const mem = memCommand(resolve(dir));
+  const env = { ...defaultsEnv(), ...mem.env, MEMDIR_SERVER_HOME: `${ROOT}-servers`, XDG_RUNTIME_DIR: `${ROOT}-run-${name}` };
+  return { name, dir: resolve(dir), env, mem };
 }
 
-/** Runs a command; its stdout, stderr and wall time in ms. */
-function run(argv, env) {
+/** Runs `mem <args>` of a build (or Node itself, for `file` process.execPath); its stdout, stderr and wall time in ms. */
+function run(file, argv, env) {
   return new Promise((done, fail) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -68,17 +75,18 @@ function run(argv, env) {
     child.on('error', fail);
     child.on('close', (code) => {
       const ms = performance.now() - t0;
-      if (code !== 0) fail(new Error(`node ${argv.join(' ')} exited ${code}: ${err.slice(-1000)}`));
+      if (code !== 0) fail(new Error(`${file} ${argv.join(' ')} exited ${code}: ${err.slice(-1000)}`));
       else done({ out, err, ms });
     });
   });
 }
 
-const status = async (b) => JSON.parse((await run([b.mem, '--root', ROOT, '--json', 'server', 'status'], b.env)).out).daemon;
+const mem = (b, argv, env = b.env) => run(b.mem.file, [...b.mem.pre, ...argv], env);
+const status = async (b) => JSON.parse((await mem(b, ['--root', ROOT, '--json', 'server', 'status'])).out).daemon;
 
 /** Starts the build's daemon with a search and waits until it listens and has warmed every user up: its pid and log. */
 async function warmDaemon(b) {
-  await run([b.mem, '--root', ROOT, '--json', 'search', 'warm up', '--user', USERS[0]], b.env);
+  await mem(b, ['--root', ROOT, '--json', 'search', 'warm up', '--user', USERS[0]]);
   const started = performance.now();
   for (;;) {
     const d = await status(b);
@@ -90,8 +98,9 @@ async function warmDaemon(b) {
 
 /** One `mem search` through the daemon: wall time, and with the trace, its marks. */
 async function search(b, query, user, traced) {
-  const argv = [...(traced ? ['--import', TRACE] : []), b.mem, '--root', ROOT, '--json', 'search', query, '--user', user];
-  const { out, err, ms } = await run(argv, b.env);
+  // The trace is preloaded through NODE_OPTIONS: the launcher passes no option of its own to Node.
+  const env = traced ? { ...b.env, NODE_OPTIONS: `${b.env.NODE_OPTIONS ?? ''} --import ${JSON.stringify(TRACE)}` } : b.env;
+  const { out, err, ms } = await mem(b, ['--root', ROOT, '--json', 'search', query, '--user', user], env);
   const results = JSON.parse(out).results;
   if (results.length === 0 || results.some((r) => r.user !== user)) throw new Error(`${b.name}: "${query}" for ${user}: no results or another user's`);
   const line = err.split('\n').find((l) => l.startsWith('TRACE '));
@@ -101,7 +110,7 @@ async function search(b, query, user, traced) {
 /** The time the fast path's modules take to load in a fresh process (all of bin/mem.js's import of it). */
 async function importMs(b) {
   const probe = `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(join(b.dir, 'dist', 'cli', 'fast-search.js')).href)}); process.stdout.write(String(performance.now() - t));`;
-  return Number((await run(['--input-type=module', '-e', probe], b.env)).out);
+  return Number((await run(process.execPath, ['--input-type=module', '-e', probe], b.env)).out);
 }
 
 /**
@@ -257,11 +266,11 @@ async function main() {
   log(`${SEARCHES} rounds: per build one plain and one traced search, and the fast path's import; the builds' order alternates`);
   for (let i = 0; i < SEARCHES; i++) {
     const user = USERS[i % USERS.length];
-    bare.push((await run(['-e', '0'], builds[0].env)).ms);
+    bare.push((await run(process.execPath, ['-e', '0'], builds[0].env)).ms);
     // Node 20 reads NODE_EXTRA_CA_CERTS's certificates at every start: its share of the start, where it is set.
     if (process.env.NODE_EXTRA_CA_CERTS) {
       const { NODE_EXTRA_CA_CERTS: _, ...env } = builds[0].env;
-      bareWithoutCaCerts.push((await run(['-e', '0'], env)).ms);
+      bareWithoutCaCerts.push((await run(process.execPath, ['-e', '0'], env)).ms);
     }
     for (const b of i % 2 === 0 ? builds : [...builds].reverse()) {
       const s = samples[b.name];

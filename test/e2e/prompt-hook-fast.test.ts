@@ -2,20 +2,19 @@
 // without commander, the whole CLI or the composition root's heavy steps, and hands Claude Code exactly what the full
 // CLI hands it on the same input and the same warm daemons: the same bytes (secrets masked, memory text defused), the
 // same exit code and the same hook log entry, for a recall, a payload without a prompt, bad JSON and a folder outside git.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../src/config.js';
 import type { HookLogEntry } from '../../src/services/ports.js';
+import { agentWorld } from '../support/agent-world.js';
 import { eventually } from '../support/eventually.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { hookLog } from '../support/hook-log.js';
-import { tempRoot } from '../support/temp-root.js';
 
 const FULL_CLI = fileURLToPath(new URL('../support/full-cli.mjs', import.meta.url));
 const TRACE = fileURLToPath(new URL('../support/module-trace.mjs', import.meta.url));
@@ -76,23 +75,9 @@ describe('the prompt hook through bin/mem (its fast path) and through the full C
   }
 
   beforeAll(async () => {
-    home = await tempRoot({}, 'memdir-e2e-home-');
-    personal = join(home, '.memdir');
-    shop = await tempRoot({ 'README.md': '# shop\n' }, 'memdir-e2e-shop-');
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: shop });
-    await mkdir(join(home, 'run'), { mode: 0o700 });
-    env = {
-      HOME: home,
-      MEMDIR_HOME: loadConfig(process.env).runtimeHome,
-      MEM_PERSONAL_ROOT: personal,
-      MEM_USER: 'ann',
-      MEM_DAEMON: 'on',
-      // This file's own socket folder: its daemons are the only ones the hooks can reach.
-      XDG_RUNTIME_DIR: join(home, 'run'),
-      // What each path answers is compared here, not the budget (agents.test.ts checks that): a loaded 2-core machine
-      // can hold a search past the default 1 s, and then one path would answer nothing and the other not.
-      MEM_HOOK_PROMPT_MS: '30000',
-    };
+    // A loaded 2-core machine can hold a search past the default 1 s, and then one path would answer nothing and the
+    // other not: what each path answers is compared here, not the budget (agents.test.ts checks that).
+    ({ home, shop, personal, env } = await agentWorld({ MEM_HOOK_PROMPT_MS: '30000' }));
     const add = async (root: string, ...args: string[]) => expect((await runMem(['add', ...args, '--user', 'ann'], { root, env })).code).toBe(0);
     await add(shopRoot(), 'The shop uses pnpm as its package manager, never npm.');
     await add(shopRoot(), `The package registry deploy token of the shop is ${SK}`, '--allow-secrets');

@@ -12,6 +12,7 @@ import type { IntegrateResult } from '../../services/integrate/integrate.js';
 import type { GlobalOptions, Io } from '../io.js';
 
 const MEM_BIN = fileURLToPath(new URL('../../../bin/mem.js', import.meta.url));
+const LAUNCHER = fileURLToPath(new URL('../../../bin/mem', import.meta.url));
 
 export interface IntegrateOptions extends GlobalOptions {
   scope: 'project' | 'user';
@@ -53,6 +54,7 @@ export async function integrateCommand(agentName: string, opts: IntegrateOptions
     home: agentConfig.home,
     projectDir: project.worktree,
     mem: [process.execPath, MEM_BIN],
+    launcher: LAUNCHER,
     user,
     personalRoot: agentConfig.personalRoot,
     promptRecall: Boolean(opts.promptRecall),

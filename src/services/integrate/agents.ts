@@ -21,6 +21,8 @@ export interface IntegrateSetup {
   projectDir: string;
   /** How to run mem: the Node binary and bin/mem.js, absolute. */
   mem: string[];
+  /** The bin/mem launcher, absolute: the hook commands a shell runs go through it (the prompt hook skips the host's extra CA bundle). */
+  launcher: string;
   user: string;
   personalRoot: string;
   /** Claude Code: recall for every prompt (UserPromptSubmit); off by default. */
@@ -45,10 +47,14 @@ export interface FilePlan {
 const SAFE = /^[A-Za-z0-9_/.:=@%+,-]+$/;
 export const shellQuote = (s: string) => (SAFE.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
+/**
+ * A hook command a shell runs: the launcher, told which Node to run (an agent's PATH may hold none, or another), so a
+ * fast path starts without the host's extra CA bundle as `mem` typed in a terminal does.
+ */
 const hookCommand = (setup: IntegrateSetup, agent: AgentName, event: string) =>
-  [...setup.mem, 'hook', agent, event, '--user', setup.user].map(shellQuote).join(' ');
+  [`MEMDIR_NODE=${shellQuote(setup.mem[0]!)}`, ...[setup.launcher, 'hook', agent, event, '--user', setup.user].map(shellQuote)].join(' ');
 
-/** Recognises memdir's own hook commands, whatever path mem was installed at. */
+/** Recognises memdir's own hook commands, whatever path mem was installed at, and those of earlier versions (node bin/mem.js). */
 const oursFor = (agent: AgentName) => (command: string) => new RegExp(` hook ${agent} [a-z-]+ --user \\S+$`).test(command) && /mem/.test(command);
 
 const MCP_NAMES = ['memdir-project', 'memdir-personal'];

@@ -40,6 +40,7 @@ const input = (over: Partial<IntegrateInput> = {}): IntegrateInput => ({
   home: '/home/ann',
   projectDir: '/work/shop',
   mem: ['/usr/bin/node', '/opt/memdir/bin/mem.js'],
+  launcher: '/opt/memdir/bin/mem',
   user: 'ann',
   personalRoot: '/home/ann/.memdir',
   promptRecall: false,
@@ -86,7 +87,7 @@ describe('integrateAgent', () => {
     const fs = new MemoryTextFiles();
     await integrateAgent(fs, input({ promptRecall: true }));
     const settings = JSON.parse(fs.files.get('/work/shop/.claude/settings.json')!);
-    expect(settings.hooks.UserPromptSubmit[0].hooks[0].command).toBe('/usr/bin/node /opt/memdir/bin/mem.js hook claude-code prompt --user ann');
+    expect(settings.hooks.UserPromptSubmit[0].hooks[0].command).toBe('MEMDIR_NODE=/usr/bin/node /opt/memdir/bin/mem hook claude-code prompt --user ann');
     fs.files.set('/work/shop/.claude/settings.json', JSON.stringify({ ...settings, env: { A: '1' } }));
     const out = await integrateAgent(fs, input({ uninstall: true }));
     expect(out.files.find((f) => f.path.endsWith('settings.json'))!.action).toBe('edited');
@@ -100,9 +101,26 @@ describe('integrateAgent', () => {
 
   it('quotes paths with spaces in hook commands', async () => {
     const fs = new MemoryTextFiles();
-    await integrateAgent(fs, input({ mem: ['/usr/bin/node', "/Users/a b/it's/mem.js"] }));
+    await integrateAgent(fs, input({ mem: ['/opt/my node/node', "/Users/a b/it's/mem.js"], launcher: "/Users/a b/it's/mem" }));
     const command = JSON.parse(fs.files.get('/work/shop/.claude/settings.json')!).hooks.Stop[0].hooks[0].command as string;
-    expect(command).toBe("/usr/bin/node '/Users/a b/it'\\''s/mem.js' hook claude-code stop --user ann");
+    // Only the value is quoted: a quoted `NAME=value` would be a command name to the shell, not an assignment.
+    expect(command).toBe("MEMDIR_NODE='/opt/my node/node' '/Users/a b/it'\\''s/mem' hook claude-code stop --user ann");
+  });
+
+  it('replaces the hook commands an earlier version wrote (node bin/mem.js), not adds beside them', async () => {
+    const fs = new MemoryTextFiles();
+    const old = (event: string) => ({ type: 'command', command: `/usr/bin/node /opt/memdir/bin/mem.js hook claude-code ${event} --user ann`, timeout: 5 });
+    fs.files.set(
+      '/work/shop/.claude/settings.json',
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [old('prompt')] }], Stop: [{ hooks: [old('stop')] }] } }),
+    );
+    await integrateAgent(fs, input({ promptRecall: true }));
+    const hooks = JSON.parse(fs.files.get('/work/shop/.claude/settings.json')!).hooks;
+    const commands = Object.values(hooks).flatMap((groups) => (groups as { hooks: { command: string }[] }[]).flatMap((g) => g.hooks.map((h) => h.command)));
+    expect(commands.filter((c) => c.includes('mem.js'))).toEqual([]);
+    expect(hooks.UserPromptSubmit.flatMap((g: { hooks: unknown[] }) => g.hooks)).toEqual([
+      { type: 'command', command: 'MEMDIR_NODE=/usr/bin/node /opt/memdir/bin/mem hook claude-code prompt --user ann', timeout: 5 },
+    ]);
   });
 
   it("a record written by an earlier version (the whole text) is replaced by one without the person's text, and still uninstalls", async () => {
