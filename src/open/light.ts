@@ -33,6 +33,11 @@ export async function openMemoryFiles(root: string): Promise<MemoryFiles> {
   return new (await import('../adapters/files/fs-memory-files.js')).FsMemoryFiles(root);
 }
 
+/** Loads what finding a project takes, for a caller with time to spare before it knows the folder (a hook reading its input). */
+export async function prepareFindProject(): Promise<void> {
+  await import('../adapters/git/project.js');
+}
+
 /** The project a folder belongs to: all git worktrees of a repository resolve to its main working tree. */
 export async function findProject(cwd: string): Promise<Project> {
   return (await import('../adapters/git/project.js')).findProject(cwd);

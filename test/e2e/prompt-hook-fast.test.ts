@@ -2,6 +2,7 @@
 // without commander, the whole CLI or the composition root's heavy steps, and hands Claude Code exactly what the full
 // CLI hands it on the same input and the same warm daemons: the same bytes (secrets masked, memory text defused), the
 // same exit code and the same hook log entry, for a recall, a payload without a prompt, bad JSON and a folder outside git.
+// The warm daemons render and mask the blocks, so the hook itself loads neither the block's layout nor the secret scanner.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -134,6 +135,9 @@ describe('the prompt hook through bin/mem (its fast path) and through the full C
     expect(fast.modules.some((m) => m.endsWith('/bin/mem.js'))).toBe(true);
     const heavy = fast.modules.filter((m) => /\/dist\/(cli\/main|open-memory|open\/connect)\.js$|\/node_modules\/commander\//.test(m));
     expect(heavy).toEqual([]);
+    // The warm daemons rendered both blocks and masked the secret: the hook loaded neither the layout nor the scanner.
+    const rendering = fast.modules.filter((m) => /\/node_modules\/@secretlint\/|\/dist\/(memory\/secrets|services\/retrieval\/context)\.js$/.test(m));
+    expect(rendering).toEqual([]);
   });
 
   it('a payload without a prompt, bad JSON, and a folder outside git: the same (empty or personal-only) answer and log', async () => {

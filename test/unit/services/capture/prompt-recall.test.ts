@@ -14,7 +14,7 @@ describe('promptRecall', () => {
     const asked: string[] = [];
     const ask = (root: string, query: string, user: string) => (
       asked.push(`${root} ${query} ${user}`),
-      Promise.resolve(root === '/p' ? [hit('The shop uses bun.')] : [])
+      Promise.resolve({ results: root === '/p' ? [hit('The shop uses bun.')] : [] })
     );
     const outcome = await promptRecall({ ask, warm: () => Promise.reject(new Error('not cold')) }, input);
     expect(asked).toEqual(['/p which package manager? ann', '/home which package manager? ann']);
@@ -24,6 +24,29 @@ describe('promptRecall', () => {
     expect(out.hookSpecificOutput.additionalContext).toContain('scope="project"');
     expect(out.hookSpecificOutput.additionalContext).toContain('The shop uses bun.');
     expect(out.hookSpecificOutput.additionalContext).not.toContain('scope="personal"');
+  });
+
+  it('hands on the block the daemon rendered (and masked) as it is, and renders one here for a daemon that did not', async () => {
+    const wanted: unknown[] = [];
+    const ask = (root: string, _q: string, _u: string, _ms: number, block: unknown) => {
+      wanted.push(block);
+      return Promise.resolve(
+        root === '/p'
+          ? { results: [hit('The shop uses bun.')], block: '<memories user="ann" scope="project">rendered by the daemon</memories>' }
+          : { results: [hit('Ann likes tea.')] },
+      );
+    };
+    const outcome = await promptRecall({ ask, warm: () => Promise.reject(new Error('not cold')) }, input);
+    expect(wanted).toEqual([
+      { tokens: 500, attributes: { scope: 'project' }, about: 'Stored project memories of this user relevant to the prompt (memdir).' },
+      { tokens: 500, attributes: { scope: 'personal' }, about: 'Stored personal memories of this user relevant to the prompt (memdir).' },
+    ]);
+    const text = (outcome.output as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    const [project, personal] = text.split('\n\n<memories');
+    expect(project).toBe('<memories user="ann" scope="project">rendered by the daemon</memories>');
+    expect(personal).toMatch(/^ user="ann" scope="personal">\nStored personal memories/);
+    expect(personal).toContain('Ann likes tea.');
+    expect(outcome.detail).toBe('recalled 2');
   });
 
   it('warms a cold root and says so; without a project only the personal root is asked', async () => {
