@@ -136,8 +136,10 @@ function askPersonalEarly(payload: Payload, agentConfig: AgentConfig, user: stri
   const query = hookPrompt(payload);
   if (!query || !agentConfig.daemon) return undefined;
   const wait = Math.max(1, Math.round(ms));
-  const answer = import('../../services/capture/prompt-recall.js').then(({ blockWanted }) =>
-    askRoot(agentConfig.personalRoot, query, user, wait, blockWanted('personal', agentConfig.promptTokens)),
+  const root = agentConfig.personalRoot;
+  // A personal root with no memory is not asked (the recall then leaves it out too).
+  const answer = Promise.all([import('../../open/light.js'), import('../../services/capture/prompt-recall.js')]).then(([light, { blockWanted }]) =>
+    light.rootMayHoldMemories(root) ? askRoot(root, query, user, wait, blockWanted('personal', agentConfig.promptTokens)) : null,
   );
   answer.catch(() => undefined); // the recall awaits it and reports its error; until then it must not count as unhandled
   return answer;
@@ -157,6 +159,7 @@ async function prompt(
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
   const { startDaemon } = await import('../../adapters/daemon/client.js');
   const { promptRecall } = await import('../../services/capture/prompt-recall.js');
+  const { rootMayHoldMemories } = await import('../../open/light.js');
   let asked = early;
   const ports = {
     ask: (root: string, q: string, u: string, wait: number, block: BlockWanted) => {
@@ -167,6 +170,7 @@ async function prompt(
       }
       return askRoot(root, q, u, wait, block);
     },
+    mayHoldMemories: (root: string) => rootMayHoldMemories(root),
     // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
     warm: async (root: string) => {
       const config = configFromEnvironment({ root });

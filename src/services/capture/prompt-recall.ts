@@ -30,6 +30,8 @@ export interface RecallPorts {
   ask(root: string, query: string, user: string, ms: number, block: BlockWanted): Promise<RecallAnswer | null>;
   /** Starts a cold root's daemon for the next prompt. */
   warm(root: string): Promise<void>;
+  /** Whether the root may hold a memory: one that cannot (not there, or only a hook's log in it) is not asked nor warmed. */
+  mayHoldMemories(root: string): boolean;
 }
 
 export interface RecallInput {
@@ -59,7 +61,7 @@ export async function promptRecall(ports: RecallPorts, input: RecallInput): Prom
   const roots = [
     ...(input.noProject ? [] : [{ scope: 'project' as const, root: input.projectRoot }]),
     { scope: 'personal' as const, root: input.personalRoot },
-  ];
+  ].filter((r) => ports.mayHoldMemories(r.root));
   const cold: string[] = [];
   const wanted = (scope: 'project' | 'personal') => blockWanted(scope, input.promptTokens);
   const answers = await within(

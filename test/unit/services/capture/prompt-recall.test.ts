@@ -16,7 +16,7 @@ describe('promptRecall', () => {
       asked.push(`${root} ${query} ${user}`),
       Promise.resolve({ results: root === '/p' ? [hit('The shop uses bun.')] : [] })
     );
-    const outcome = await promptRecall({ ask, warm: () => Promise.reject(new Error('not cold')) }, input);
+    const outcome = await promptRecall({ ask, warm: () => Promise.reject(new Error('not cold')), mayHoldMemories: () => true }, input);
     expect(asked).toEqual(['/p which package manager? ann', '/home which package manager? ann']);
     expect(outcome.detail).toBe('recalled 1');
     const out = outcome.output as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
@@ -36,7 +36,7 @@ describe('promptRecall', () => {
           : { results: [hit('Ann likes tea.')] },
       );
     };
-    const outcome = await promptRecall({ ask, warm: () => Promise.reject(new Error('not cold')) }, input);
+    const outcome = await promptRecall({ ask, warm: () => Promise.reject(new Error('not cold')), mayHoldMemories: () => true }, input);
     expect(wanted).toEqual([
       { tokens: 500, attributes: { scope: 'project' }, about: 'Stored project memories of this user relevant to the prompt (memdir).' },
       { tokens: 500, attributes: { scope: 'personal' }, about: 'Stored personal memories of this user relevant to the prompt (memdir).' },
@@ -52,7 +52,7 @@ describe('promptRecall', () => {
   it('warms a cold root and says so; without a project only the personal root is asked', async () => {
     const warmed: string[] = [];
     const outcome = await promptRecall(
-      { ask: () => Promise.resolve(null), warm: (root) => (warmed.push(root), Promise.resolve()) },
+      { ask: () => Promise.resolve(null), warm: (root) => (warmed.push(root), Promise.resolve()), mayHoldMemories: () => true },
       { ...input, projectRoot: '/home', noProject: 'no git here' },
     );
     expect(warmed).toEqual(['/home']);
@@ -64,8 +64,27 @@ describe('promptRecall', () => {
     });
   });
 
+  it('neither asks nor warms a root that can hold no memory (not there, or only a hook log in it): no daemon started for nothing', async () => {
+    const asked: string[] = [];
+    const warmed: string[] = [];
+    const outcome = await promptRecall(
+      {
+        ask: (root) => (asked.push(root), Promise.resolve(root === '/p' ? { results: [hit('The shop uses bun.')] } : null)),
+        warm: (root) => (warmed.push(root), Promise.resolve()),
+        mayHoldMemories: (root) => root === '/p',
+      },
+      input,
+    );
+    expect([asked, warmed]).toEqual([['/p'], []]);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.detail).toBe('recalled 1');
+  });
+
   it('goes without recall when the daemons do not answer within the budget', async () => {
-    const outcome = await promptRecall({ ask: () => new Promise(() => undefined), warm: () => Promise.resolve() }, { ...input, ms: 20 });
+    const outcome = await promptRecall(
+      { ask: () => new Promise(() => undefined), warm: () => Promise.resolve(), mayHoldMemories: () => true },
+      { ...input, ms: 20 },
+    );
     expect(outcome.error).toBe('the search daemon did not answer within the 1 s budget: no recall for this prompt');
     expect(outcome.output).toBeUndefined();
   });
