@@ -3,10 +3,13 @@
 // to hand its work to the detached worker and return, and (--prompt) what the per-prompt recall hook
 // (UserPromptSubmit) costs with its search daemon up and with nothing running.
 //
-// Usage: node scripts/bench/hooks.mjs [--sizes 1000,10000] [--runs 10] [--prompt] [--prompt-runs 20] [--json] [--keep]
-//        [--baseline <checkout>] (or `npm run bench:hooks`). Needs a build; only --prompt uses the embedded runtime and
-//        its servers. --baseline names another built checkout of memdir: its prompt hook runs alternately with this
-//        one's on the same warm daemon, so the two are compared under the same load (a shared machine's varies).
+// Usage: node scripts/bench/hooks.mjs [--sizes 1000,10000] [--runs 10] [--prompt] [--prompt-runs 20] [--cold-runs N]
+//        [--trace] [--json] [--keep] [--baseline <checkout>] (or `npm run bench:hooks`). Needs a build; only --prompt
+//        uses the embedded runtime and its servers. --baseline names another built checkout of memdir: its prompt hook
+//        runs alternately with this one's on the same warm daemon, so the two are compared under the same load (a shared
+//        machine's varies). --cold-runs: cold prompts (default --prompt-runs; each waits seconds for the warm-up, so a
+//        p95 of many warm prompts can go with fewer). --trace: after each timed warm prompt, one more through
+//        scripts/bench/prompt-trace.mjs (not timed with the others), and where its time went, step by step.
 //
 // Each size is a generated corpus (scripts/bench/corpus.mjs: ten users, four memory types) as the
 // memories/ folder of a fresh git repository, plus a personal root of 200 files. Every run is the hook
@@ -37,23 +40,34 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     prompt: { type: 'boolean', default: false },
     'prompt-runs': { type: 'string', default: '20' },
+    'cold-runs': { type: 'string' },
+    trace: { type: 'boolean', default: false },
     baseline: { type: 'string' },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
 const RUNS = Number(args.runs);
 const PROMPT_RUNS = Number(args['prompt-runs']);
+const COLD_RUNS = Number(args['cold-runs'] ?? PROMPT_RUNS);
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 const USER = 'alice';
 
-function runHook(argv, payload, env, checkout = REPO) {
+/**
+ * One hook process, the command that checkout's `mem integrate` writes, run by `sh -c`; `node` options (a traced run's
+ * --import) reach its Node through NODE_OPTIONS, as nothing can go between the launcher and Node, and its stderr is
+ * kept only then.
+ */
+function runHook(argv, payload, env, checkout = REPO, node = []) {
   const started = performance.now();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('/bin/sh', ['-c', hookShellCommand(checkout, argv)], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const childEnv = node.length ? { ...env, NODE_OPTIONS: [env.NODE_OPTIONS, ...node].filter(Boolean).join(' ') } : env;
+    const child = spawn('/bin/sh', ['-c', hookShellCommand(checkout, argv)], { env: childEnv, stdio: ['pipe', 'pipe', node.length ? 'pipe' : 'inherit'] });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
+    child.stderr?.on('data', (c) => (stderr += c));
     child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code, stdout, ms: performance.now() - started }));
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr, ms: performance.now() - started }));
     child.stdin.end(JSON.stringify(payload));
   });
 }
@@ -108,6 +122,8 @@ try {
         project,
         root: join(project, 'memories'),
         runs: PROMPT_RUNS,
+        coldRuns: COLD_RUNS,
+        trace: args.trace,
         env: penv,
         payload: promptPayload,
         runHook,
@@ -124,8 +140,9 @@ try {
       const p = s.prompt;
       if (p)
         console.log(
-          `${size} files: prompt recall warm wall p50 ${p.warm.wall.p50} ms p95 ${p.warm.wall.p95} ms (in-process p50 ${p.warm.inProcess.p50} ms p95 ${p.warm.inProcess.p95} ms; node -e 0 p50 ${p.warm.nodeStartup.p50} ms; mem search -k 5 through the daemon p50 ${p.warm.memSearch.p50} ms p95 ${p.warm.memSearch.p95} ms), ~${p.warm.tokens.p50} tokens, ${p.warm.memories.p50} memories (${p.warm.promptsWithoutMemory}/${PROMPT_RUNS} prompts without); cold wall p50 ${p.cold.wall.p50} ms p95 ${p.cold.wall.p95} ms max ${p.cold.wall.max} ms (in-process max ${p.cold.inProcess.max} ms), memory in ${p.cold.promptsWithMemory}/${PROMPT_RUNS} cold prompts, servers up when it returned ${p.cold.serversUpWhenItReturned}/${PROMPT_RUNS}, memory again after p50 ${p.cold.warmUpSeconds.p50} s p95 ${p.cold.warmUpSeconds.p95} s (load ${p.load})`,
+          `${size} files: prompt recall warm wall p50 ${p.warm.wall.p50} ms p95 ${p.warm.wall.p95} ms (in-process p50 ${p.warm.inProcess.p50} ms p95 ${p.warm.inProcess.p95} ms; node -e 0 p50 ${p.warm.nodeStartup.p50} ms; mem search -k 5 through the daemon p50 ${p.warm.memSearch.p50} ms p95 ${p.warm.memSearch.p95} ms), ~${p.warm.tokens.p50} tokens, ${p.warm.memories.p50} memories (${p.warm.promptsWithoutMemory}/${PROMPT_RUNS} prompts without); cold wall p50 ${p.cold.wall.p50} ms p95 ${p.cold.wall.p95} ms max ${p.cold.wall.max} ms (in-process max ${p.cold.inProcess.max} ms), memory in ${p.cold.promptsWithMemory}/${COLD_RUNS} cold prompts, servers up when it returned ${p.cold.serversUpWhenItReturned}/${COLD_RUNS}, memory again after p50 ${p.cold.warmUpSeconds.p50} s p95 ${p.cold.warmUpSeconds.p95} s (load ${p.load})`,
         );
+      if (p?.trace) console.log(`${size} files: a warm prompt hook step by step (ms, p50 / p95): ${JSON.stringify(p.trace)}`);
       if (p?.baseline)
         console.log(
           `${size} files: baseline's prompt hook, alternated on the same daemon: warm wall p50 ${p.baseline.wall.p50} ms p95 ${p.baseline.wall.p95} ms (in-process p50 ${p.baseline.inProcess.p50} ms p95 ${p.baseline.inProcess.p95} ms); this tree / baseline: wall p50 ${p.baseline.ratio.p50} p95 ${p.baseline.ratio.p95}, same output ${p.baseline.sameOutput}/${PROMPT_RUNS}`,

@@ -15,6 +15,7 @@ import { round, stats } from './stats.mjs';
 import { chunkTexts, fillCacheWithRandomVectors } from './synthetic.mjs';
 
 const MEM = memCommand(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'));
+const TRACE = fileURLToPath(new URL('./prompt-trace.mjs', import.meta.url));
 /** How long a cold start may take to reach the first recalled prompt before the run gives up on it. */
 const WARM_UP_LIMIT_MS = 300_000;
 const POLL_MS = 500;
@@ -59,12 +60,13 @@ export async function indexWithSyntheticVectors(root, files, env) {
  * Warm: the daemon answers, each prompt a new hook process. Cold: every daemon and server of this run stopped, one
  * prompt, then the next prompts until one gets memory back (how long the warm-up the first one started took).
  */
-export async function promptRecallCost({ project, root, runs, env, payload, runHook, runBaseline, log }) {
+export async function promptRecallCost({ project, root, runs, coldRuns = runs, trace = false, env, payload, runHook, runBaseline, log }) {
   const hookLog = join(root, '.mem', 'hooks', 'log.jsonl');
   const input = (i) => ({ ...payload, cwd: project, prompt: QUERIES[i % QUERIES.length] });
   const prompt = (i) => runHook(['claude-code', 'prompt'], input(i), env);
   // Another checkout's hook on the same prompt and daemon, right before this one's: the two see the same load.
   const baseline = runBaseline && ((i) => runBaseline(['claude-code', 'prompt'], input(i), env));
+  const traced = trace && ((i) => runHook(['claude-code', 'prompt'], input(i), env, undefined, ['--import', TRACE]));
   const stopAll = () => mem(root, ['server', 'stop', '--all'], env);
   // The same query through the same daemon as `mem search` asks it (its fast path), for what the hook adds to a search.
   const search = (i) => mem(root, ['search', QUERIES[i % QUERIES.length], '-k', '5'], env);
@@ -78,7 +80,7 @@ export async function promptRecallCost({ project, root, runs, env, payload, runH
   };
 
   try {
-    return await measure({ prompt, baseline, search, stopAll, untilRecall, runs, log, hookLog });
+    return await measure({ personalRoot: env.MEM_PERSONAL_ROOT, prompt, baseline, traced, search, stopAll, untilRecall, runs, coldRuns, log, hookLog });
   } finally {
     await stopAll().catch(() => undefined);
   }
@@ -94,6 +96,33 @@ async function loggedMs(hookLog, n) {
     .map((e) => e.ms);
 }
 
+/**
+ * Where traced warm prompts spent their time, each step's p50 / p95 in ms: Node's start to the first line of
+ * JavaScript, module loading and input to the first question, git, each root's question to its answer, the block
+ * after the last answer until written, the end of the process (the hook log, the exit) and the OS's share after it.
+ */
+function steps(traces, personalRoot) {
+  const rootOf = (t, personal) => t.asks.find((a) => a.root && (a.root === personalRoot) === personal);
+  const pick = (f) => {
+    const values = traces.map(f).filter((v) => Number.isFinite(v));
+    const s = stats(values);
+    return `${s.p50} / ${s.p95} (${values.length})`;
+  };
+  const answered = (t) => Math.max(...t.asks.map((a) => a.answered ?? Number.NaN));
+  return {
+    nodeStart: pick((t) => t.started),
+    toFirstQuestion: pick((t) => Math.min(...t.asks.map((a) => a.called)) - t.started),
+    git: pick((t) => Math.max(...t.git.map((g) => g.exited)) - Math.min(...t.git.map((g) => g.spawned))),
+    projectAskedAfterGit: pick((t) => rootOf(t, false)?.called - Math.max(...t.git.map((g) => g.exited))),
+    projectQuestion: pick((t) => rootOf(t, false)?.answered - rootOf(t, false)?.called),
+    personalQuestion: pick((t) => rootOf(t, true)?.answered - rootOf(t, true)?.called),
+    lastAnswerToWrite: pick((t) => t.writing - answered(t)),
+    writeToExit: pick((t) => t.exit - t.writing),
+    exitToClose: pick((t) => t.wall - t.exit),
+    wall: pick((t) => t.wall),
+  };
+}
+
 /** A process that does nothing: the start-up every hook pays before its own work, under the same load. */
 function nodeStartup() {
   const t0 = performance.now();
@@ -104,10 +133,10 @@ function nodeStartup() {
   });
 }
 
-async function measure({ prompt, baseline, search, stopAll, untilRecall, runs, log, hookLog }) {
+async function measure({ personalRoot, prompt, baseline, traced, search, stopAll, untilRecall, runs, coldRuns, log, hookLog }) {
   log('prompt recall: first start of the daemon and servers');
   if (!(await untilRecall(performance.now()))) throw new Error('the prompt hook never recalled a memory');
-  const warm = { walls: [], tokens: [], memories: [], empty: 0, sample: '', startup: [], search: [], inProcess: [] };
+  const warm = { walls: [], tokens: [], memories: [], empty: 0, sample: '', startup: [], search: [], inProcess: [], traces: [] };
   const base = { walls: [], inProcess: [], same: 0 };
   for (let i = 0; i < runs; i++) {
     warm.startup.push(await nodeStartup());
@@ -128,11 +157,16 @@ async function measure({ prompt, baseline, search, stopAll, untilRecall, runs, l
     warm.memories.push(h.memories);
     if (h.memories === 0) warm.empty++;
     if (i === 0) warm.sample = h.text ?? '';
+    if (traced) {
+      const t = await traced(i);
+      const line = /^TRACE (.*)$/m.exec(t.stderr);
+      if (line) warm.traces.push({ ...JSON.parse(line[1]), wall: t.ms });
+    }
   }
   const inProcess = warm.inProcess;
   const [mine, theirs] = [stats(warm.walls), stats(base.walls)];
   const cold = { walls: [], inProcess: [], handedMemory: 0, warmUps: [], neverWarm: 0, answeredAtOnce: 0 };
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < coldRuns; i++) {
     await stopAll();
     const r = await prompt(i);
     if (r.code !== 0) throw new Error(`prompt hook exited ${r.code}`);
@@ -147,7 +181,7 @@ async function measure({ prompt, baseline, search, stopAll, untilRecall, runs, l
       // The first prompt after the cold one already got memory: the servers were up when the cold hook returned.
       if (up.prompts === 1) cold.answeredAtOnce++;
     }
-    log(`cold prompt ${i + 1}/${runs}: ${round(r.ms)} ms, memory again after ${up ? round(up.ms / 1000) : '-'} s`);
+    log(`cold prompt ${i + 1}/${coldRuns}: ${round(r.ms)} ms, memory again after ${up ? round(up.ms / 1000) : '-'} s`);
   }
   return {
     ...(baseline
@@ -161,6 +195,7 @@ async function measure({ prompt, baseline, search, stopAll, untilRecall, runs, l
           },
         }
       : {}),
+    ...(traced ? { trace: steps(warm.traces, personalRoot) } : {}),
     warm: {
       wall: mine,
       inProcess: stats(inProcess),

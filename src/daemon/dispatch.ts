@@ -6,11 +6,11 @@ import { isAbsolute } from 'node:path';
 import { PROTOCOL_VERSION, configKey, type DaemonResponse, type DaemonTarget } from '../adapters/daemon/protocol.js';
 import { EmbeddingError, IndexUnavailableError, MemError, errorMessage } from '../errors.js';
 import type { Memory } from '../services/facade.js';
-import type { SearchInput } from '../services/search.js';
+import type { SearchInput, SearchResult } from '../services/search.js';
 import { malformed } from './framing.js';
 import { runIndexCall, type ServedIndex } from './index-requests.js';
 import type { OpenRoots } from './open-roots.js';
-import { MAX_REQUEST_BYTES, parseIndexCall, parseRequest, parseSearchInput } from './request.js';
+import { MAX_REQUEST_BYTES, parseIndexCall, parseRequest, parseSearchInput, type DaemonSearch } from './request.js';
 import type { WarmUpQueue } from './warm-up.js';
 
 export interface Dispatch {
@@ -37,7 +37,18 @@ function failure(d: Dispatch, err: unknown, serversLost: boolean): DaemonRespons
   return { ok: false, error: { code: e?.code ?? 'INTERNAL', message: errorMessage(err), exitCode: e?.exitCode ?? 1 } };
 }
 
-async function search(d: Dispatch, root: string, input: SearchInput): Promise<DaemonResponse> {
+/** The results' context block as a prompt hook hands it to its agent: a secret in a memory masked, as in all model input. */
+async function contextBlock(results: SearchResult[], search: SearchInput, wanted: NonNullable<DaemonSearch['context']>): Promise<string> {
+  const [{ formatContext }, { maskSecrets }] = await Promise.all([import('../services/retrieval/context.js'), import('../memory/secrets.js')]);
+  const label = {
+    query: search.query,
+    ...(wanted.about === undefined ? {} : { about: wanted.about }),
+    ...(wanted.attributes ? { attributes: wanted.attributes } : {}),
+  };
+  return maskSecrets(formatContext(results, search.user!, wanted.tokens, label).text);
+}
+
+async function search(d: Dispatch, root: string, { search: input, context }: DaemonSearch): Promise<DaemonResponse> {
   const stale = d.roots.replaced(root);
   if (stale) {
     // Searches still running on the old opening finish there; this one goes to the caller's own process meanwhile.
@@ -53,7 +64,8 @@ async function search(d: Dispatch, root: string, input: SearchInput): Promise<Da
     const results = await (await opened.memory).search(input);
     // The daemon's own share of a `mem search` (the rest is the client's start-up and the socket): the bench reads it.
     d.onLog(`search in ${root} (${Date.now() - started} ms)`);
-    return { ok: true, results, ...(results.degraded ? { degraded: results.degraded } : {}) };
+    const block = context && (await contextBlock(results, input, context));
+    return { ok: true, results, ...(results.degraded ? { degraded: results.degraded } : {}), ...(block === undefined ? {} : { context: block }) };
   } catch (err) {
     return failure(d, err, err instanceof IndexUnavailableError || err instanceof EmbeddingError);
   } finally {

@@ -28,6 +28,20 @@ const searchInput = z.strictObject({
   history: z.boolean().optional(),
 });
 
+// The block a prompt hook hands its agent, rendered by the daemon: the hook then loads neither the block's layout
+// nor the secret scanner (a third of its modules), which the daemon keeps loaded.
+const contextWanted = z.strictObject({
+  tokens: z.number().int().positive(),
+  about: z.string().optional(),
+  attributes: z.record(z.string(), z.string()).optional(),
+});
+
+/** A search request's input: the search, and the context block to render from its results, when one is wanted. */
+export interface DaemonSearch {
+  search: SearchInput;
+  context?: z.infer<typeof contextWanted>;
+}
+
 const request = z.object({
   version: z.number(),
   configKey: z.string(),
@@ -49,14 +63,17 @@ export function parseRequest(line: string): DaemonRequest | { invalid: string } 
   return parsed.data;
 }
 
-/** The search input of a request, or why it is not one. */
-export function parseSearchInput(input: unknown): SearchInput | { invalid: string } {
-  const parsed = searchInput.safeParse(input);
+/** The search input of a request (and the context block it asks for, if any), or why it is not one. */
+export function parseSearchInput(input: unknown): DaemonSearch | { invalid: string } {
+  const parsed = searchInput.extend({ context: contextWanted.optional() }).safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return { invalid: `malformed search request: ${issue ? `${issue.path.join('.') || 'input'}: ${issue.message}` : 'unexpected shape'}` };
   }
-  return parsed.data as SearchInput;
+  const { context, ...search } = parsed.data;
+  // A block is for one user: the one whose memories the search is scoped to.
+  if (context && search.user === undefined) return { invalid: "malformed search request: context: a block needs the search's user" };
+  return { search: search as SearchInput, ...(context ? { context } : {}) };
 }
 
 const names = z.array(z.string());

@@ -18,6 +18,14 @@ export function isMemoryFileName(name: string): boolean {
   return name.toLowerCase().endsWith('.md') && !name.startsWith('.#');
 }
 
+/**
+ * Whether a folder with these entries may hold a memory file: one of a memory's name, or a folder the scan enters. A
+ * root holding only its state folder (where a hook logs) and git's files has none, so nothing asks its index.
+ */
+export function mayHoldMemories(entries: readonly { name: string; isDirectory(): boolean }[]): boolean {
+  return entries.some((e) => (e.isDirectory() ? !SKIPPED_DIRS.has(e.name) : isMemoryFileName(e.name)));
+}
+
 /** Where a memory written by memdir goes, relative to the root (forward slashes); `name` is usually its id. */
 export function memoryPath(user: string, type: MemoryType, name: string): string {
   return `${user}/${type}/${name}.md`;

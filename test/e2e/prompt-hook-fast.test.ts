@@ -2,8 +2,10 @@
 // without commander, the whole CLI or the composition root's heavy steps, and hands Claude Code exactly what the full
 // CLI hands it on the same input and the same warm daemons: the same bytes (secrets masked, memory text defused), the
 // same exit code and the same hook log entry, for a recall, a payload without a prompt, bad JSON and a folder outside git.
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+// The warm daemons render and mask the blocks, so the hook itself loads neither the block's layout nor the secret scanner;
+// where there is no memory to recall (a repository without memories, no personal memory) no daemon is started at all.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { HookLogEntry } from '../../src/services/ports.js';
+import { hook } from '../support/agent-hook.js';
 import { agentWorld } from '../support/agent-world.js';
 import { eventually } from '../support/eventually.js';
 import { MEM_BIN, cleanEnv, runMem } from '../support/harness.js';
 import { hookLog } from '../support/hook-log.js';
+import { tempRoot } from '../support/temp-root.js';
 
 const FULL_CLI = fileURLToPath(new URL('../support/full-cli.mjs', import.meta.url));
 const TRACE = fileURLToPath(new URL('../support/module-trace.mjs', import.meta.url));
@@ -119,6 +123,9 @@ describe('the prompt hook through bin/mem (its fast path) and through the full C
     expect(fast.modules.some((m) => m.endsWith('/bin/mem.js'))).toBe(true);
     const heavy = fast.modules.filter((m) => /\/dist\/(cli\/main|open-memory|open\/connect)\.js$|\/node_modules\/commander\//.test(m));
     expect(heavy).toEqual([]);
+    // The warm daemons rendered both blocks and masked the secret: the hook loaded neither the layout nor the scanner.
+    const rendering = fast.modules.filter((m) => /\/node_modules\/@secretlint\/|\/dist\/(memory\/secrets|services\/retrieval\/context)\.js$/.test(m));
+    expect(rendering).toEqual([]);
   });
 
   it('a payload without a prompt, bad JSON, and a folder outside git: the same (empty or personal-only) answer and log', async () => {
@@ -139,6 +146,28 @@ describe('the prompt hook through bin/mem (its fast path) and through the full C
     expect(fast.stdout).not.toContain('pnpm');
     expect(fastLogged).toEqual(fullLogged);
     expect(fastLogged[0]!.detail).toContain('is not in a git work tree');
+  });
+
+  it('where there is no memory to recall, starts no daemon prompt after prompt and says nothing to the agent', async () => {
+    const bare = await tempRoot({ 'README.md': '# tools\n' }, 'memdir-e2e-bare-');
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: bare });
+    // No personal memory either, and a socket folder of its own: any daemon a prompt started would show there.
+    const run = join(home, 'run-bare');
+    await mkdir(run, { mode: 0o700 });
+    const bareEnv = { ...env, MEM_PERSONAL_ROOT: join(home, 'nobody'), XDG_RUNTIME_DIR: run };
+    try {
+      // The first prompt's log makes `memories/.mem/`: the second finds a project root that still holds no memory.
+      for (let i = 0; i < 2; i++) {
+        const r = await hook(ARGS.slice(1), { ...payload, cwd: bare }, bareEnv);
+        expect([r.code, r.stdout]).toEqual([0, '']);
+      }
+      expect((await readdir(join(run, 'memdir')).catch(() => [])).filter((name) => name.startsWith('memd-'))).toEqual([]);
+      const logged = (await prompts(join(bare, 'memories'))).map(sameness);
+      expect(logged).toEqual([0, 1].map(() => expect.objectContaining({ ok: true, detail: 'recalled 0' })));
+      expect(logged.filter((e) => e.error !== undefined)).toEqual([]);
+    } finally {
+      await rm(bare, { recursive: true, force: true });
+    }
   });
 
   it("any other command line is the full CLI's: a typo still gets commander's usage error", async () => {

@@ -39,6 +39,8 @@ export type DaemonResponse =
       released?: boolean;
       warming?: number;
       identities?: Record<string, string>;
+      /** search with `context` in its input: the results' context block, secrets masked (daemon/request.ts). */
+      context?: string;
     }
   | { ok: false; error: { code: string; message: string; exitCode: number } }
   /** Not for this client (other version or settings, or a root it cannot serve), or the daemon lost its servers: search in-process. */

@@ -33,6 +33,7 @@ import type { CapturePorts, CaptureResult } from '../../services/capture/capture
 import type { AddInput } from '../../services/add.js';
 import type { Memory } from '../../services/facade.js';
 import type { HookLogEntry, HookState } from '../../services/ports.js';
+import type { BlockWanted, RecallAnswer } from '../../services/capture/prompt-recall.js';
 import type { SearchResult } from '../../services/search.js';
 import type { GlobalOptions, Io } from '../io.js';
 
@@ -119,21 +120,27 @@ async function context(w: Where, agentConfig: AgentConfig, user: string, ms: num
   });
 }
 
-/** The search daemon's results for a root, or null when it did not answer (a cold root). */
-async function askRoot(root: string, query: string, user: string, wait: number): Promise<SearchResult[] | null> {
+/** The search daemon's answer for a root (with its context block rendered there), or null when it did not answer (a cold root). */
+async function askRoot(root: string, query: string, user: string, wait: number, block: BlockWanted): Promise<RecallAnswer | null> {
   const { askDaemon } = await import('../../adapters/daemon/client.js');
-  const response = await askDaemon(configFromEnvironment({ root }), 'search', { query, user, k: 5 }, wait);
-  return response?.ok ? (response.results as SearchResult[]) : null;
+  const response = await askDaemon(configFromEnvironment({ root }), 'search', { query, user, k: 5, context: block }, wait);
+  if (!response?.ok) return null;
+  return { results: response.results as SearchResult[], ...(typeof response.context === 'string' ? { block: response.context } : {}) };
 }
 
 /**
  * The person's memory needs no git: a prompt's question to it goes out while the project is being found, and the
  * recall takes this answer instead of asking again. Undefined when the recall will ask nothing.
  */
-function askPersonalEarly(payload: Payload, agentConfig: AgentConfig, user: string, ms: number): Promise<SearchResult[] | null> | undefined {
+function askPersonalEarly(payload: Payload, agentConfig: AgentConfig, user: string, ms: number): Promise<RecallAnswer | null> | undefined {
   const query = hookPrompt(payload);
   if (!query || !agentConfig.daemon) return undefined;
-  const answer = askRoot(agentConfig.personalRoot, query, user, Math.max(1, Math.round(ms)));
+  const wait = Math.max(1, Math.round(ms));
+  const root = agentConfig.personalRoot;
+  // A personal root with no memory is not asked (the recall then leaves it out too).
+  const answer = Promise.all([import('../../open/light.js'), import('../../services/capture/prompt-recall.js')]).then(([light, { blockWanted }]) =>
+    light.rootMayHoldMemories(root) ? askRoot(root, query, user, wait, blockWanted('personal', agentConfig.promptTokens)) : null,
+  );
   answer.catch(() => undefined); // the recall awaits it and reports its error; until then it must not count as unhandled
   return answer;
 }
@@ -145,23 +152,25 @@ async function prompt(
   agentConfig: AgentConfig,
   user: string,
   ms: number,
-  early?: Promise<SearchResult[] | null>,
+  early?: Promise<RecallAnswer | null>,
 ): Promise<HookOutcome> {
   const query = hookPrompt(payload);
   if (!query) return { detail: 'no prompt in the input' };
   if (!agentConfig.daemon) return { error: 'MEM_DAEMON=off: prompt recall needs the search daemon, so it was skipped', hint: 'unset MEM_DAEMON to enable it' };
   const { startDaemon } = await import('../../adapters/daemon/client.js');
   const { promptRecall } = await import('../../services/capture/prompt-recall.js');
+  const { rootMayHoldMemories } = await import('../../open/light.js');
   let asked = early;
   const ports = {
-    ask: (root: string, q: string, u: string, wait: number) => {
+    ask: (root: string, q: string, u: string, wait: number, block: BlockWanted) => {
       if (asked && root === agentConfig.personalRoot) {
         const answer = asked;
         asked = undefined; // the same root asked twice (no project memory of its own) gets a second answer
         return answer;
       }
-      return askRoot(root, q, u, wait);
+      return askRoot(root, q, u, wait, block);
     },
+    mayHoldMemories: (root: string) => rootMayHoldMemories(root),
     // Warm for the next prompt (a second daemon started at once just exits); recorded for `mem server stop`.
     warm: async (root: string) => {
       const config = configFromEnvironment({ root });
@@ -169,7 +178,7 @@ async function prompt(
       if (started) await (await import('../../server-control.js')).recordDaemonStart(config, started.pid, started.socket).catch(() => undefined);
     },
   };
-  const recall = promptRecall(ports, {
+  return promptRecall(ports, {
     query,
     user,
     projectRoot: w.projectRoot,
@@ -178,9 +187,6 @@ async function prompt(
     promptTokens: agentConfig.promptTokens,
     ms,
   });
-  // The questions are out: the secret scan that masks the answer loads while the daemon searches, not after it.
-  (await import('../../memory/secrets.js')).prepareSecretScan().catch(() => undefined);
-  return recall;
 }
 
 /** Capture in this process (the detached worker): the new turns into the project's memory. */
@@ -231,13 +237,16 @@ async function captureLater(agent: string, event: string, payload: Payload, w: W
 }
 
 /**
- * A prompt's recall starts loading its modules at once, so that the loading overlaps the wait for the input and git
- * instead of following it. A failure here is the later import's to report.
+ * A prompt's recall starts loading its modules at once, so that the loading overlaps the wait for the input instead
+ * of following it: the ones that find the project first, since its question to the daemon waits for git. A failure
+ * here is the later import's to report.
  */
 function preloadRecall(): void {
   const ignore = () => undefined;
-  import('../../services/capture/prompt-recall.js').catch(ignore);
+  import('../../open/light.js').then((light) => light.prepareFindProject()).catch(ignore);
+  import('../../open/state.js').catch(ignore);
   import('../../adapters/daemon/client.js').catch(ignore);
+  import('../../services/capture/prompt-recall.js').catch(ignore);
 }
 
 /** Whatever goes wrong after the hook has answered (a late socket or child error), the agent sees exit 0. */

@@ -20,7 +20,16 @@ describe('daemon request validation', () => {
 
   it('accepts the search input `mem search` sends', () => {
     const input = { query: 'fig', user: 'kim', types: ['semantic'], tags: ['a'], k: 8, mode: 'hybrid', fusion: 'rrf', rescore: false, history: true };
-    expect(parseSearchInput(input)).toEqual(input);
+    expect(parseSearchInput(input)).toEqual({ search: input });
+  });
+
+  it("accepts a prompt hook's context block wish beside its search, and only for a search scoped to a user", () => {
+    const context = { tokens: 250, about: 'Stored personal memories.', attributes: { scope: 'personal' } };
+    expect(parseSearchInput({ query: 'fig', user: 'kim', k: 5, context })).toEqual({ search: { query: 'fig', user: 'kim', k: 5 }, context });
+    expect(parseSearchInput({ query: 'fig', context })).toEqual({ invalid: expect.stringContaining("a block needs the search's user") });
+    expect(parseSearchInput({ query: 'fig', user: 'kim', context: { ...context, filter: 'x' } })).toHaveProperty('invalid');
+    expect(parseSearchInput({ query: 'fig', user: 'kim', context: { ...context, tokens: -1 } })).toHaveProperty('invalid');
+    expect(parseSearchInput({ query: 'fig', user: 'kim', context: { ...context, attributes: { scope: 1 } } })).toHaveProperty('invalid');
   });
 
   it('rejects a search input with unknown fields, wrong types or unknown memory types', () => {

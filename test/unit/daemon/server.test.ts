@@ -15,6 +15,7 @@ import { warmUpSearch } from '../../../src/daemon/warm-up.js';
 import type { Memory } from '../../../src/services/facade.js';
 import type { SearchInput } from '../../../src/services/search.js';
 import { eventually } from '../../support/eventually.js';
+import { searchResult } from '../../support/search-result.js';
 import { tempRoot } from '../../support/temp-root.js';
 
 const roots: string[] = [];
@@ -34,7 +35,7 @@ function send(target: DaemonTarget, text: string): Promise<Record<string, unknow
   });
 }
 
-async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) {
+async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false, hits?: (root: string) => unknown[]) {
   const home = await tempRoot();
   const rootA = await tempRoot();
   const rootB = await tempRoot();
@@ -45,7 +46,7 @@ async function startDaemon(options: Partial<DaemonOptions> = {}, warmA = false) 
   const open = async (root: string) => {
     opened.push(root);
     return {
-      search: async (input: SearchInput) => (searched.push({ root, input }), [{ id: `hit-in-${root === rootA ? 'a' : 'b'}` }]),
+      search: async (input: SearchInput) => (searched.push({ root, input }), hits?.(root) ?? [{ id: `hit-in-${root === rootA ? 'a' : 'b'}` }]),
       close: async () => void closed.push(root),
     } as unknown as Memory;
   };
@@ -227,6 +228,24 @@ describe('search daemon server', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(d.closed).toEqual([d.rootA]);
+  });
+
+  it("renders a search's context block when asked (a prompt hook's), a secret in a memory masked, and searches as asked", async () => {
+    const secret = 'sk-proj-aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY';
+    const d = await startDaemon({}, false, () => [searchResult(`The shop deploys with pnpm; its registry token is ${secret}`)]);
+    const context = { tokens: 500, about: 'Stored project memories.', attributes: { scope: 'project' } };
+    const answer = await send(d.config, d.request('search', d.rootA, { query: 'deploy', user: 'ann', k: 5, context }));
+    expect(answer).toMatchObject({ ok: true, results: [expect.objectContaining({ content: expect.stringContaining(secret) })] });
+    const block = answer.context as string;
+    expect(block).toMatch(/^<memories user="ann" scope="project">\nStored project memories\./);
+    expect(block).toContain('The shop deploys with pnpm');
+    expect(block).not.toContain(secret);
+    expect(block).toContain('sk-pr…');
+    // The search itself is the one asked for: the block's wishes are not search options.
+    expect(d.searched).toEqual([{ root: d.rootA, input: { query: 'deploy', user: 'ann', k: 5 } }]);
+    // Without context, no block: a plain `mem search` pays nothing for it.
+    expect(await send(d.config, d.request('search', d.rootA, { query: 'deploy', user: 'ann' }))).not.toHaveProperty('context');
+    await d.stop();
   });
 
   it('refuses malformed, ill-typed, rootless and oversized requests before they reach a Memory', async () => {
