@@ -185,7 +185,8 @@ export function buildProgram(run: (load: () => Promise<Handler>) => (...args: un
     .description('install memdir into a coding agent (claude-code, codex, gemini): hooks that recall and capture, MCP servers, instructions')
     .addOption(new Option('--scope <scope>', 'this project (its worktree) or every project of this user').choices(['project', 'user']).default('project'))
     .option('--uninstall', 'remove exactly what an install wrote (a file memdir alone changed is restored byte for byte)')
-    .option('--prompt-recall', 'claude-code: also recall memories for every prompt (UserPromptSubmit, 1 s budget)')
+    .option('--prompt-recall', 'claude-code: recall memories for every prompt (UserPromptSubmit, 1 s budget; the default)')
+    .option('--no-prompt-recall', 'claude-code: no per-prompt recall, only at session start')
     .option('-u, --user <user>', 'whose memories the agent sees (default: $MEM_USER, else your OS user name)')
     .option('--dir <dir>', 'the project folder (default: the current one)')
     .action(run(() => import('./commands/integrate.js').then((m) => m.integrateCommand)));

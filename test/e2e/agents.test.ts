@@ -131,7 +131,9 @@ describe('mem integrate and mem hook', () => {
     // What was written: hooks that run bin/mem, the MCP servers, the instructions.
     const claude = JSON.parse(await readFile(join(shop, '.claude', 'settings.json'), 'utf8'));
     expect(claude.permissions).toEqual({ allow: ['Bash(ls)'] });
-    expect(Object.keys(claude.hooks)).toEqual(['SessionStart', 'Stop', 'PreCompact', 'SessionEnd']);
+    // Recall per prompt is on by default for Claude Code.
+    expect(Object.keys(claude.hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'Stop', 'PreCompact', 'SessionEnd']);
+    expect(claude.hooks.UserPromptSubmit[0].hooks[0].command).toContain('hook claude-code prompt --user ann');
     expect(claude.hooks.SessionStart[0].hooks[0].command).toContain('hook claude-code session-start --user ann');
     expect(Object.keys(JSON.parse(await readFile(join(shop, '.mcp.json'), 'utf8')).mcpServers)).toEqual(['memdir-project', 'memdir-personal']);
     expect(await readFile(join(shop, '.claude', 'skills', 'memdir', 'SKILL.md'), 'utf8')).toMatch(/^---\nname: memdir\n/);
@@ -158,7 +160,11 @@ describe('mem integrate and mem hook', () => {
 
   it("a file edited after the install keeps the edit: uninstall takes out only memdir's part", async () => {
     const settings = join(home, '.claude', 'settings.json');
-    expect((await runMem(['integrate', 'claude-code', '--scope', 'user', '--prompt-recall'], { env })).code).toBe(0);
+    // Left out when asked, and a re-install with the default puts it back; neither flag means anything to another agent.
+    expect((await runMem(['integrate', 'claude-code', '--scope', 'user', '--no-prompt-recall'], { env })).code).toBe(0);
+    expect(Object.keys(JSON.parse(await readFile(settings, 'utf8')).hooks)).toEqual(['SessionStart', 'Stop', 'PreCompact', 'SessionEnd']);
+    expect((await runMem(['integrate', 'codex', '--scope', 'user', '--no-prompt-recall'], { env })).code).toBe(2);
+    expect((await runMem(['integrate', 'claude-code', '--scope', 'user'], { env })).code).toBe(0);
     const installed = JSON.parse(await readFile(settings, 'utf8'));
     expect(Object.keys(installed.hooks)).toContain('UserPromptSubmit');
     await writeFile(settings, JSON.stringify({ ...installed, model: 'opus' }, null, 2));

@@ -38,7 +38,10 @@ function describe(r: IntegrateResult): string {
 export async function integrateCommand(agentName: string, opts: IntegrateOptions, io: Io): Promise<void> {
   const agent = ALIASES[agentName];
   if (!agent) throw new UsageError(`unknown agent ${JSON.stringify(agentName)}: use one of ${AGENTS.join(', ')}`);
-  if (opts.promptRecall && agent !== 'claude-code') throw new UsageError('--prompt-recall is for claude-code (the only agent here with a per-prompt hook)');
+  // Undefined unless one of the two flags was given: commander leaves it so when both --prompt-recall and --no-prompt-recall exist.
+  if (opts.promptRecall !== undefined && agent !== 'claude-code') {
+    throw new UsageError('--prompt-recall and --no-prompt-recall are for claude-code (the only agent here with a per-prompt hook)');
+  }
   const agentConfig = agentConfigFromEnvironment();
   const user = assertUserId(opts.user ?? agentConfig.user);
   // A mistyped --dir must not become a new folder holding agent settings.
@@ -57,7 +60,8 @@ export async function integrateCommand(agentName: string, opts: IntegrateOptions
     launcher: LAUNCHER,
     user,
     personalRoot: agentConfig.personalRoot,
-    promptRecall: Boolean(opts.promptRecall),
+    // On by default for Claude Code: a warm prompt costs ~0.2 s and a cold one never waits for the servers (docs/performance.md).
+    promptRecall: agent === 'claude-code' && opts.promptRecall !== false,
     stateRoot: opts.scope === 'project' ? projectRoot : agentConfig.personalRoot,
     ...(opts.uninstall ? { uninstall: true } : {}),
   });
