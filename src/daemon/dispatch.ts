@@ -39,13 +39,13 @@ function failure(d: Dispatch, err: unknown, serversLost: boolean): DaemonRespons
 
 /** The results' context block as a prompt hook hands it to its agent: a secret in a memory masked, as in all model input. */
 async function contextBlock(results: SearchResult[], search: SearchInput, wanted: NonNullable<DaemonSearch['context']>): Promise<string> {
-  const [{ formatContext }, { maskSecrets }] = await Promise.all([import('../services/retrieval/context.js'), import('../memory/secrets.js')]);
+  const { maskedContext } = await import('../services/retrieval/masked-context.js');
   const label = {
     query: search.query,
     ...(wanted.about === undefined ? {} : { about: wanted.about }),
     ...(wanted.attributes ? { attributes: wanted.attributes } : {}),
   };
-  return maskSecrets(formatContext(results, search.user!, wanted.tokens, label).text);
+  return maskedContext(results, search.user!, wanted.tokens, label);
 }
 
 async function search(d: Dispatch, root: string, { search: input, context }: DaemonSearch): Promise<DaemonResponse> {

@@ -51,8 +51,8 @@ export interface RecallInput {
  * the layout and the secret scanner are a third of the hook's modules.
  */
 async function renderHere(results: SearchResult[], user: string, query: string, wanted: BlockWanted): Promise<string> {
-  const [{ formatContext }, { maskSecrets }] = await Promise.all([import('../retrieval/context.js'), import('../../memory/secrets.js')]);
-  return maskSecrets(formatContext(results, user, wanted.tokens, { attributes: wanted.attributes, about: wanted.about, query }).text);
+  const { maskedContext } = await import('../retrieval/masked-context.js');
+  return maskedContext(results, user, wanted.tokens, { attributes: wanted.attributes, about: wanted.about, query });
 }
 
 export async function promptRecall(ports: RecallPorts, input: RecallInput): Promise<HookOutcome> {

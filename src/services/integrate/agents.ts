@@ -25,7 +25,7 @@ export interface IntegrateSetup {
   launcher: string;
   user: string;
   personalRoot: string;
-  /** Claude Code: recall for every prompt (UserPromptSubmit); off by default. */
+  /** Claude Code: recall for every prompt (UserPromptSubmit). `mem integrate` asks for it unless --no-prompt-recall. */
   promptRecall: boolean;
 }
 
