@@ -258,16 +258,21 @@ async function retrieve(
     ...(input.fusion ? { fusion: input.fusion } : {}),
     ...(tuning.denseWeight !== undefined ? { denseWeight: tuning.denseWeight } : {}),
   };
-  // Units and windows are fused together, so a window's relevance is on the units' scale: normalised
-  // apart, the only window of a small scope would score 1 however poorly it matched.
+  // A window's relevance is on the units' scale, whose floor the units alone set: normalised apart, the only window
+  // of a small scope would score 1 however poorly it matched; normalised together, a scope's few windows (returned
+  // for any query) would stretch the units' scale downwards and lift their own units into the top places.
   const byScore = (a: IndexHit, b: IndexHit) => b.score - a.score;
-  const all = fuseCandidates(keep([...units[0], ...windows[0]]).sort(byScore), keep([...units[1], ...windows[1]]).sort(byScore), fusion);
+  const all = fuseCandidates(keep(units[0]).sort(byScore), keep(units[1]).sort(byScore), fusion, {
+    dense: keep(windows[0]).sort(byScore),
+    bm25: keep(windows[1]).sort(byScore),
+  });
   const fused = withSecondDense(
     all.filter((c) => c.hit.record.kind !== 'window'),
     keep(seconds),
     answered ? secondShare : 0,
   );
-  const windowHits = all.filter((c) => c.hit.record.kind === 'window');
+  // A window below every unit's match lends nothing (its relevance is 0), so it brings in no units either.
+  const windowHits = all.filter((c) => c.hit.record.kind === 'window' && c.relevance > 0);
   const spans = windowHits.map(spanOf);
   // A unit that matches nothing itself (the reply after the question) still joins through its best windows.
   const top = windowHits.slice(0, tuning.expand ?? DEFAULT_EXPAND).map((c) => c.hit.record);

@@ -20,11 +20,29 @@ export interface FusedCandidate {
   window?: number;
 }
 
+/** Hits scored on the scale of the lists they join without setting it (each list best first). */
+export interface PlacedLists {
+  dense: IndexHit[];
+  bm25: IndexHit[];
+}
+
+const NONE_PLACED: PlacedLists = { dense: [], bm25: [] };
+
 /**
  * RRF uses ranks only; weighted fusion min-max-normalises each list over the candidates (cosine
  * scores of small models are compressed into a narrow band, BM25 is unbounded) and blends them.
+ * `placed` hits (context windows) join on the scale the `dense` and `bm25` lists set: a placed hit
+ * takes the rank it would have among them; in weighted fusion the units set the floor and a placed hit
+ * below it scores 0, while one above every unit raises the top (so windows that match better than any
+ * unit keep their order). A scope's few windows, returned for any query however poorly they match, so
+ * neither stretch the units' scale downwards nor lend relevance they do not have.
  */
-export function fuseCandidates(dense: IndexHit[], bm25: IndexHit[], options: FusionOptions = DEFAULT_FUSION): FusedCandidate[] {
+export function fuseCandidates(
+  dense: IndexHit[],
+  bm25: IndexHit[],
+  options: FusionOptions = DEFAULT_FUSION,
+  placed: PlacedLists = NONE_PLACED,
+): FusedCandidate[] {
   const byId = new Map<string, FusedCandidate & { denseRank?: number; bm25Rank?: number }>();
   const entry = (hit: IndexHit) => {
     let c = byId.get(hit.record.chunkId);
@@ -33,8 +51,12 @@ export function fuseCandidates(dense: IndexHit[], bm25: IndexHit[], options: Fus
   };
   dense.forEach((h, i) => Object.assign(entry(h), { dense: h.score, denseRank: i + 1 }));
   bm25.forEach((h, i) => Object.assign(entry(h), { bm25: h.score, bm25Rank: i + 1 }));
+  placed.dense.forEach((h) => Object.assign(entry(h), { dense: h.score, denseRank: rankAmong(dense, h.score) }));
+  placed.bm25.forEach((h) => Object.assign(entry(h), { bm25: h.score, bm25Rank: rankAmong(bm25, h.score) }));
   const all = [...byId.values()];
-  const lists = (dense.length > 0 ? 1 : 0) + (bm25.length > 0 ? 1 : 0);
+  const hasDense = dense.length + placed.dense.length > 0;
+  const hasBm25 = bm25.length + placed.bm25.length > 0;
+  const lists = (hasDense ? 1 : 0) + (hasBm25 ? 1 : 0);
   if (options.fusion === 'rrf') {
     const best = lists / (options.rrfK + 1);
     for (const c of all) {
@@ -42,9 +64,15 @@ export function fuseCandidates(dense: IndexHit[], bm25: IndexHit[], options: Fus
       c.relevance = best > 0 ? sum / best : 0;
     }
   } else {
-    const dn = normaliser(dense.map((h) => h.score));
-    const bn = normaliser(bm25.map((h) => h.score));
-    const wd = dense.length === 0 ? 0 : bm25.length === 0 ? 1 : options.denseWeight;
+    const dn = normaliser(
+      dense.map((h) => h.score),
+      placed.dense.map((h) => h.score),
+    );
+    const bn = normaliser(
+      bm25.map((h) => h.score),
+      placed.bm25.map((h) => h.score),
+    );
+    const wd = !hasDense ? 0 : !hasBm25 ? 1 : options.denseWeight;
     for (const c of all) {
       c.relevance = wd * (c.dense !== undefined ? dn(c.dense) : 0) + (1 - wd) * (c.bm25 !== undefined ? bn(c.bm25) : 0);
     }
@@ -52,11 +80,21 @@ export function fuseCandidates(dense: IndexHit[], bm25: IndexHit[], options: Fus
   return all.map(({ denseRank: _d, bm25Rank: _b, ...c }) => c).sort((a, b) => b.relevance - a.relevance);
 }
 
-/** Min-max over a candidate list; a list with one distinct value maps it to 1. */
-function normaliser(values: number[]): (v: number) => number {
+/** The rank a score would take in a list (best first): 1 + how many score higher. */
+function rankAmong(list: IndexHit[], score: number): number {
+  let above = 0;
+  while (above < list.length && list[above]!.score > score) above++;
+  return above + 1;
+}
+
+/**
+ * Min-max with the minimum of `values` and the maximum of `values` and `above` (hits placed on their scale),
+ * clamped to [0, 1]; one distinct value maps it (and anything at least as good) to 1, an empty list all to 0.
+ */
+function normaliser(values: number[], above: number[] = []): (v: number) => number {
   if (values.length === 0) return () => 0;
   const min = Math.min(...values);
-  const max = Math.max(...values);
-  if (max - min < 1e-9) return () => 1;
-  return (v) => (v - min) / (max - min);
+  const max = Math.max(...values, ...above);
+  if (max - min < 1e-9) return (v) => (v >= min - 1e-9 ? 1 : 0);
+  return (v) => Math.min(1, Math.max(0, (v - min) / (max - min)));
 }

@@ -38,6 +38,34 @@ describe('fuseCandidates', () => {
     expect(fused.find((f) => f.hit.record.chunkId === 'b')!.relevance).toBeCloseTo(1 / 62 / (2 / 61), 9);
   });
 
+  describe("placed hits (windows) on the units' scale", () => {
+    const weighted = { fusion: 'weighted', rrfK: 60, denseWeight: 0.5 } as const;
+    const units = { dense: [hit('a', 0.8), hit('b', 0.6)], bm25: [hit('a', 6), hit('b', 2)] };
+
+    it("a window below every unit lends nothing and leaves the units' relevance as without it", () => {
+      const alone = fuseCandidates(units.dense, units.bm25, weighted);
+      const fused = fuseCandidates(units.dense, units.bm25, weighted, { dense: [hit('w', 0.1)], bm25: [hit('w', 0.5)] });
+      expect(fused.find((f) => f.hit.record.chunkId === 'w')!.relevance).toBe(0);
+      for (const id of ['a', 'b'])
+        expect(fused.find((f) => f.hit.record.chunkId === id)!.relevance).toBe(alone.find((f) => f.hit.record.chunkId === id)!.relevance);
+    });
+
+    it('windows above every unit keep their order (the top is theirs), windows between units score between them', () => {
+      const fused = fuseCandidates(units.dense, units.bm25, weighted, {
+        dense: [hit('w1', 0.9), hit('w2', 0.85), hit('w3', 0.7)],
+        bm25: [hit('w1', 10), hit('w2', 8), hit('w3', 4)],
+      });
+      expect(fused.map((f) => f.hit.record.chunkId)).toEqual(['w1', 'w2', 'a', 'w3', 'b']);
+      expect(fused[0]!.relevance).toBeCloseTo(1, 9);
+      expect(fused[4]!.relevance).toBe(0);
+    });
+
+    it('rrf: a window takes the rank it would have among the units', () => {
+      const fused = fuseCandidates(units.dense, units.bm25, { ...weighted, fusion: 'rrf' }, { dense: [hit('w', 0.7)], bm25: [hit('w', 1)] });
+      expect(fused.find((f) => f.hit.record.chunkId === 'w')!.relevance).toBeCloseTo((1 / 62 + 1 / 63) / (2 / 61), 9);
+    });
+  });
+
   it('no candidates gives no results', () => {
     expect(fuseCandidates([], [])).toEqual([]);
   });
