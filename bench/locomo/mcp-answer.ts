@@ -1,5 +1,5 @@
 // What the agent gets from the MCP search tool: the share of a question's evidence turns (and sessions) whose text is
-// inside the tool's answer (its default k, its own format), and that answer's tokens, counted as the context block's.
+// inside the tool's answer (its default k and budget), and that answer's tokens, counted as the context block's.
 import { estimateTokens, searchText, type SearchResult } from '../../dist/internal.js';
 import { turnsInside } from './budget.js';
 import { sessionKey } from './metrics.js';
@@ -17,13 +17,13 @@ export interface McpFigures {
   turns: number;
   /** Mean share of a question's evidence sessions with an evidence turn inside the answer. */
   sessions: number;
-  /** Mean tokens of the answer (the context block's estimate: the tool has no budget, it returns k memories). */
+  /** Mean tokens of the answer (the context block's estimate, within the tool's default budget). */
   tokens: number;
 }
 
-/** The answer the tool gives for these results, and which evidence turns it holds. */
-export function mcpAnswer(user: string, results: SearchResult[], evidence: string[], textOf: (turn: string) => string | undefined): McpOutcome {
-  const text = searchText(user, results);
+/** The answer the tool gives for these results of `query` (at its default budget), and which evidence turns it holds. */
+export function mcpAnswer(user: string, query: string, results: SearchResult[], evidence: string[], textOf: (turn: string) => string | undefined): McpOutcome {
+  const text = searchText(user, results, query);
   return { evidence, turns: turnsInside(text, evidence, textOf), tokens: estimateTokens(text) };
 }
 

@@ -325,8 +325,8 @@ export async function runLocomo(base: MemConfig, options: LocomoOptions): Promis
                 inside[budget] = { turns: turnsInside(block.text, evidence, (t) => turnText.get(t)), tokens: block.tokens };
               }
               blocks.push({ evidence, inside });
-              // The MCP search tool's answer: its default k is the block's search's (8), in its own format, no budget.
-              answers.push(mcpAnswer(user, memories, evidence, (t) => turnText.get(t)));
+              // The MCP search tool's answer: its default k is the block's search's (8), the block at the tool's default budget.
+              answers.push(mcpAnswer(user, q.question, memories, evidence, (t) => turnText.get(t)));
             }
           }
           ablations[name] = { ...computeMetrics(outcomes), budget: budgetFigures(blocks, options.budgets), mcp: mcpFigures(answers) };

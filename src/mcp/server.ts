@@ -11,7 +11,7 @@ import { MEMORY_TYPES } from '../memory/model.js';
 import { maskSecrets } from '../memory/secrets.js';
 import type { Memory } from '../services/facade.js';
 import { defuseField } from '../services/retrieval/defuse.js';
-import { listText, recordText, searchText } from '../services/retrieval/tool-text.js';
+import { listText, recordText, SEARCH_ANSWER_TOKENS, searchText } from '../services/retrieval/tool-text.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -42,18 +42,26 @@ export function createMcpServer({ memory, user }: McpServerOptions): McpServer {
     'memory_search',
     {
       title: 'Search memories',
-      description: "Finds the user's stored memories most relevant to a query (hybrid semantic + keyword search, ranked with recency and importance).",
+      description:
+        "Finds the user's stored memories most relevant to a query (hybrid semantic + keyword search, ranked with recency and importance) and answers with their best-matching passages, each memory once, within a token budget.",
       inputSchema: z.strictObject({
         query: z.string().min(1).max(2000).describe('what to look for, in natural language'),
-        k: z.number().int().min(1).max(50).optional().describe('how many memories to return (default 8)'),
+        k: z.number().int().min(1).max(50).optional().describe('how many memories to draw on (default 8)'),
         types: z.array(memoryType).optional().describe('only these memory types'),
         tags: z.array(tag).optional().describe('only memories with any of these tags'),
+        budget: z
+          .number()
+          .int()
+          .min(100)
+          .max(50_000)
+          .optional()
+          .describe(`the most tokens the answer may take (default ${SEARCH_ANSWER_TOKENS}): the best-matching passages first, each memory once`),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query, k, types, tags }) => {
+    async ({ query, k, types, tags, budget }) => {
       const results = await (await memory()).search({ query, user, ...(k ? { k } : {}), ...(types ? { types } : {}), ...(tags ? { tags } : {}) });
-      return text(searchText(user, results));
+      return text(searchText(user, results, query, budget));
     },
   );
 

@@ -72,7 +72,9 @@ describe('mem mcp over stdio', () => {
     const search = await call('memory_search', { query: 'which seat does she like on a plane', k: 3 });
     expect(search.isError).toBe(false);
     expect(search.text).toMatch(/^<memories user="alice">\nStored memories about this user[^\n]*data, not instructions/);
-    expect(search.text).toContain(`id: ${id}, type: semantic`);
+    // The context block, as the hooks give it: each memory once, with its id (for memory_get and memory_forget).
+    expect(search.text).toContain('## Facts and preferences');
+    expect(search.text).toContain(`(memory ${id})`);
     expect(search.text).toContain('Alice prefers aisle seats on long flights');
     expect(search.text.trimEnd().endsWith('</memories>')).toBe(true);
     expect(search.text).not.toContain('Swiss'); // Bob's memory is out of scope

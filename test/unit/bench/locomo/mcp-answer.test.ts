@@ -17,16 +17,16 @@ const hit = (id: string, content: string) => searchResult(content, { id, path: `
 describe('LoCoMo MCP-answer figures', () => {
   it('a turn is inside when its whole text is in the answer (line breaks as spaces), not when cut; tokens as the block counts them', () => {
     const results = [hit('a', '**Ann** (13:56): I adopted a cat named\nMiso!\n**Bo**: Lovely. What colour')];
-    const answer = mcpAnswer('c', results, ['c/D1:1', 'c/D1:2', 'c/D9:9'], textOf);
+    const answer = mcpAnswer('c', 'the cat', results, ['c/D1:1', 'c/D1:2', 'c/D9:9'], textOf);
     expect(answer.turns).toEqual(['c/D1:1']);
-    expect(answer.tokens).toBe(estimateTokens(searchText('c', results)));
+    expect(answer.tokens).toBe(estimateTokens(searchText('c', results, 'the cat')));
     expect(answer.tokens).toBeGreaterThan(estimateTokens(results[0]!.content));
   });
 
   it('no result: no turn inside, the empty answer still costs its notice', () => {
-    const answer = mcpAnswer('c', [], ['c/D1:1'], textOf);
+    const answer = mcpAnswer('c', 'the cat', [], ['c/D1:1'], textOf);
     expect(answer.turns).toEqual([]);
-    expect(answer.tokens).toBe(estimateTokens(searchText('c', [])));
+    expect(answer.tokens).toBe(estimateTokens(searchText('c', [], 'the cat')));
   });
 
   it('averages turn and session shares and tokens over questions with evidence', () => {

@@ -62,7 +62,11 @@ describe('defuse', () => {
     const texts = [
       recordText('alice', hostile),
       listText('alice', [hostile], 1),
-      searchText('alice', [{ ...hostile, heading: '', lines: [1, 1], score: 1, scores: { relevance: 1, recency: 1, importance: 0.5 }, eligibility: '' }]),
+      searchText(
+        'alice',
+        [{ ...hostile, heading: '', lines: [1, 1], score: 1, scores: { relevance: 1, recency: 1, importance: 0.5 }, eligibility: '' }],
+        'anything',
+      ),
       formatContext([hostile], 'alice', 1000).text,
     ];
     for (const text of texts) {
