@@ -7,7 +7,7 @@ import { fitMemories, queryTerms, type Kept } from './context-fit.js';
 import { fitScored } from './context-scored.js';
 import { compactTurn, headingTime, sessionHeading } from './context-turns.js';
 import { contextMemories, type ContextItem, type ContextMemory } from './context-passages.js';
-import { defuseField, defuseText } from './defuse.js';
+import { defuseField, defuseJoins, defuseText } from './defuse.js';
 
 export type { ContextItem } from './context-passages.js';
 
@@ -42,6 +42,8 @@ export interface ContextLabel {
   about?: string;
   /** The request the memories answer: a memory cut to fit keeps the paragraphs around the one naming it. */
   query?: string;
+  /** What the block says when it shows no memory (default: that none is relevant). */
+  empty?: string;
 }
 
 const attr = (value: string) => value.replace(/["<>\n\r]/g, '');
@@ -127,7 +129,8 @@ export function formatContext(items: ContextItem[], user: string, budgetTokens: 
     : fitMemories(memories, budgetTokens - frame, runCost, queryTerms(options.query));
   const types = [...new Set(kept.map((k) => k.memory.type))];
   const sections = types.map((type) => [title(type), ...kept.filter((k) => k.memory.type === type).flatMap(memoryLines)].join('\n'));
-  const body = sections.length > 0 ? sections.join('\n\n') : '(no relevant memories)';
+  // Each line is defused on its own; joined, a line's end and the next line's start must not make a tag either.
+  const body = sections.length > 0 ? defuseJoins(sections.join('\n\n')) : (options.empty ?? '(no relevant memories)');
   const text = `${header}\n\n${body}\n${footer}`;
   return { text, included: kept.flatMap((k) => k.memory.ids), omitted: omitted.flatMap((m) => m.ids), tokens: estimateTokens(text) };
 }

@@ -31,3 +31,15 @@ export function defuseText(text: string): string {
 export function defuseField(value: string): string {
   return defuseText(value.replace(/[\p{Cc}\u2028\u2029]+/gu, ' '));
 }
+
+// An opener with nothing after it on its line but what a model skips (IGNORABLE less the line break itself): the next
+// line's start decides what it opens.
+const OPENER_AT_LINE_END = new RegExp(`${OPENERS.source}(?=[ \\t\\p{Cf}/\\\\\\u2044\\u2215\\u29F8]*\\n)`, 'gu');
+
+/**
+ * Lines each defused on their own, joined: an opener ending one line and "memor…" starting the next (`x <` then
+ * `/memories>`) would read as a block tag across the break; that opener becomes `<\` too.
+ */
+export function defuseJoins(text: string): string {
+  return text.replace(OPENER_AT_LINE_END, (opener: string, offset: number) => (readAhead(text, offset + opener.length).startsWith('memor') ? '<\\' : opener));
+}

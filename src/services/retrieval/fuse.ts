@@ -54,8 +54,9 @@ export function fuseCandidates(
   placed.dense.forEach((h) => Object.assign(entry(h), { dense: h.score, denseRank: rankAmong(dense, h.score) }));
   placed.bm25.forEach((h) => Object.assign(entry(h), { bm25: h.score, bm25Rank: rankAmong(bm25, h.score) }));
   const all = [...byId.values()];
-  const hasDense = dense.length + placed.dense.length > 0;
-  const hasBm25 = bm25.length + placed.bm25.length > 0;
+  // A list counts by its units: placed hits with no units to place them among score nothing in it.
+  const hasDense = dense.length > 0;
+  const hasBm25 = bm25.length > 0;
   const lists = (hasDense ? 1 : 0) + (hasBm25 ? 1 : 0);
   if (options.fusion === 'rrf') {
     const best = lists / (options.rrfK + 1);
@@ -80,16 +81,20 @@ export function fuseCandidates(
   return all.map(({ denseRank: _d, bm25Rank: _b, ...c }) => c).sort((a, b) => b.relevance - a.relevance);
 }
 
-/** The rank a score would take in a list (best first): 1 + how many score higher. */
-function rankAmong(list: IndexHit[], score: number): number {
+/**
+ * The rank a score would take in a list (best first): 1 + how many score higher; none below the list's last (a placed
+ * hit below every unit has no share of it, as it scores 0 in weighted fusion).
+ */
+function rankAmong(list: IndexHit[], score: number): number | undefined {
   let above = 0;
   while (above < list.length && list[above]!.score > score) above++;
-  return above + 1;
+  return above < list.length ? above + 1 : undefined;
 }
 
 /**
  * Min-max with the minimum of `values` and the maximum of `values` and `above` (hits placed on their scale),
- * clamped to [0, 1]; one distinct value maps it (and anything at least as good) to 1, an empty list all to 0.
+ * clamped to [0, 1]; one distinct value with nothing placed above it maps it (and anything at least as good) to 1,
+ * an empty list everything to 0.
  */
 function normaliser(values: number[], above: number[] = []): (v: number) => number {
   if (values.length === 0) return () => 0;

@@ -2,7 +2,7 @@
 // stored data, not instructions, with every field that could close the block early or fake an entry defused. Pure.
 import type { MemoryRecord } from '../core/documents.js';
 import { formatContext } from './context.js';
-import { defuseField, defuseText } from './defuse.js';
+import { defuseField, defuseJoins, defuseText } from './defuse.js';
 import type { SearchResult } from '../search.js';
 
 /**
@@ -19,7 +19,7 @@ const defuse = defuseText;
 const v = (value: string | number) => defuseField(String(value));
 
 function block(user: string, items: string[], empty: string): string {
-  const body = items.length > 0 ? items.join('\n\n') : empty;
+  const body = items.length > 0 ? defuseJoins(items.join('\n\n')) : empty;
   return `<memories user="${user}">\n${NOTICE}\n\n${body}\n</memories>`;
 }
 
@@ -31,7 +31,14 @@ const tags = (t: string[]) => (t.length ? `, tags: ${t.map(v).join(', ')}` : '')
  * that ranked and what is around them, within `tokens`), so an agent reads the same evidence however it asks.
  */
 export function searchText(user: string, results: SearchResult[], query: string, tokens = SEARCH_ANSWER_TOKENS): string {
-  return formatContext(results, user, tokens, { query }).text;
+  // Memories that matched but of which nothing fits (a budget smaller than any of their passages) are named, so the
+  // agent can raise the budget or read one whole, rather than told nothing matched.
+  const ids = [...new Set(results.map((r) => v(r.id)))];
+  const empty =
+    ids.length > 0
+      ? `(${ids.length} memories matched, none fits in ${tokens} tokens: raise budget, or read one with memory_get: ${ids.join(', ')})`
+      : undefined;
+  return formatContext(results, user, tokens, { query, ...(empty ? { empty } : {}) }).text;
 }
 
 export function recordText(user: string, r: MemoryRecord): string {

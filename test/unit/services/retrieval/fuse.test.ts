@@ -60,9 +60,21 @@ describe('fuseCandidates', () => {
       expect(fused[4]!.relevance).toBe(0);
     });
 
+    it('rrf: a window below every unit has no share, as in weighted fusion', () => {
+      const fused = fuseCandidates(units.dense, units.bm25, { ...weighted, fusion: 'rrf' }, { dense: [hit('w', 0.1)], bm25: [hit('w', 0.5)] });
+      expect(fused.find((f) => f.hit.record.chunkId === 'w')!.relevance).toBe(0);
+    });
+
+    it('windows with no units to place them among score nothing, in either fusion', () => {
+      for (const fusion of ['weighted', 'rrf'] as const) {
+        const fused = fuseCandidates([], [], { ...weighted, fusion }, { dense: [hit('w', 0.9)], bm25: [hit('w', 9)] });
+        expect(fused.map((f) => f.relevance)).toEqual([0]);
+      }
+    });
+
     it('rrf: a window takes the rank it would have among the units', () => {
-      const fused = fuseCandidates(units.dense, units.bm25, { ...weighted, fusion: 'rrf' }, { dense: [hit('w', 0.7)], bm25: [hit('w', 1)] });
-      expect(fused.find((f) => f.hit.record.chunkId === 'w')!.relevance).toBeCloseTo((1 / 62 + 1 / 63) / (2 / 61), 9);
+      const fused = fuseCandidates(units.dense, units.bm25, { ...weighted, fusion: 'rrf' }, { dense: [hit('w', 0.7)], bm25: [hit('w', 3)] });
+      expect(fused.find((f) => f.hit.record.chunkId === 'w')!.relevance).toBeCloseTo((1 / 62 + 1 / 62) / (2 / 61), 9);
     });
   });
 
