@@ -1,6 +1,6 @@
 // MemoryFiles on the local file system: scans *.md under the root, reads, writes atomically, removes.
 import { lstatSync, readFileSync, statSync } from 'node:fs';
-import { lstat, mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
@@ -8,6 +8,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { UsageError } from '../../errors.js';
 import { SKIPPED_DIRS, isMemoryFileName } from '../../memory/layout.js';
 import type { FileStat, MemoryFiles } from '../../services/ports.js';
+import { makeBelow } from '../state/state-dir.js';
 
 function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
@@ -148,7 +149,8 @@ export class FsMemoryFiles implements MemoryFiles {
 
   async write(path: string, text: string): Promise<void> {
     const abs = this.resolveInside(path);
-    await mkdir(dirname(abs), { recursive: true });
+    // Folders below the root only: a root deleted under a long-lived process (`mem mcp`) is not made again by a write.
+    if (dirname(abs) !== this.root) await makeBelow(this.root, dirname(abs));
     await writeFileAtomic(abs, text, { encoding: 'utf8' });
   }
 

@@ -1,13 +1,13 @@
 // AuditLog on git: each write is one commit of exactly the memory files it touched.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
 
 import type { SimpleGit } from 'simple-git';
 
 import { inheritedEnvironment } from '../../config.js';
-import { MemError, errorMessage } from '../../errors.js';
+import { MemError, RootGoneError, errorMessage } from '../../errors.js';
 import { SKIPPED_DIRS, STATE_DIR, isMemoryFileName } from '../../memory/layout.js';
 import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
 import { recordPurgedRemotes, remoteTrackingTips } from './memory-repository.js';
@@ -24,10 +24,11 @@ export class GitAudit implements AuditLog {
     readonly enabled: boolean,
   ) {}
 
-  /** Finds the work tree holding the root, or makes the root one. */
+  /** Finds the work tree holding the root, or makes the root one; the root itself is made only by its opening. */
   private async repo(): Promise<SimpleGit> {
     if (this.git) return this.git;
-    await mkdir(this.root, { recursive: true });
+    // A root deleted under a long-lived process stays deleted: nothing here makes it again.
+    if (!existsSync(this.root)) throw new RootGoneError(`the memory root ${this.root} is gone (deleted or moved away)`);
     const git = (await simpleGit())({ baseDir: this.root });
     const inside = await git
       .raw(['rev-parse', '--is-inside-work-tree'])

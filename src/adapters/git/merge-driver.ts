@@ -79,7 +79,10 @@ export async function setUpMergeDriver(root: string, command: string): Promise<M
     .join('/');
   const line = attributesLine(prefix);
   if (line && !written.split(/\r?\n/).includes(line)) {
-    await mkdir(dirname(attributes), { recursive: true });
+    // Only `info/` inside a git folder that exists: a root deleted meanwhile (with its .git) is not made again.
+    await mkdir(dirname(attributes)).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    });
     await appendFile(attributes, `${written && !written.endsWith('\n') ? '\n' : ''}${line}\n`);
     wrote.push('info/attributes');
   }

@@ -6,13 +6,11 @@ import { rm } from 'node:fs/promises';
 import type { RootDatabase } from 'lmdb';
 
 import type { ChunkList, ChunkRef } from '../../services/ports.js';
+import { openLmdb } from './lmdb-open.js';
 import { ensureStateDir, ownerOnlyFiles } from './state-dir.js';
 import { inodeOf } from './inode.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
-
-/** lmdb (native addon and ~10 modules) is loaded by the first store opened: a no-op sync opens none. */
-const lmdb = () => import('lmdb');
 
 /**
  * A map as large as the store will ever get, set once: opened without one, lmdb starts with a 128 KiB map and doubles
@@ -127,7 +125,7 @@ export class LmdbChunkLists {
     if (inode === -1 && !create) return this.close();
     if (!this.db || this.inode !== inode || inode === -1) {
       await this.close();
-      this.db = (await lmdb()).open<Buffer, Buffer>({ path: this.file, ...OPTIONS });
+      this.db = await openLmdb({ path: this.file, ...OPTIONS });
       await ownerOnlyFiles(this.file, `${this.file}-lock`);
       this.inode = inodeOf(this.file);
     }

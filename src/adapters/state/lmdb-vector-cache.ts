@@ -9,12 +9,10 @@ import { stateLayoutAt } from '../../memory/layout.js';
 import type { VectorCache } from '../../services/ports.js';
 import { FileLock } from './file-lock.js';
 import { inodeOf } from './inode.js';
-import { ensureStateDir, makeStateFolder, ownerOnlyFiles } from './state-dir.js';
+import { lmdb, openLmdb } from './lmdb-open.js';
+import { ensureStateDir, ownerOnlyFiles } from './state-dir.js';
 
 type Db = RootDatabase<Buffer, Buffer>;
-
-/** lmdb (native addon and ~10 modules) is loaded by the first store opened: a no-op sync opens none. */
-const lmdb = () => import('lmdb');
 
 // 8 KiB pages hold five 1.5 KB vectors where 4 KiB pages hold two.
 const OPTIONS = { noSubdir: true, keyEncoding: 'binary', encoding: 'binary', compression: false, cache: false, pageSize: 8192 } as const;
@@ -164,8 +162,7 @@ export class LmdbVectorCache implements VectorCache {
     if (!this.db || this.generation !== generation || this.inode !== inode || inode === -1) {
       await this.close();
       await ensureStateDir(this.stateDir);
-      await makeStateFolder(this.dir);
-      this.db = (await lmdb()).open<Buffer, Buffer>({ path: file, ...OPTIONS });
+      this.db = await openLmdb({ path: file, ...OPTIONS });
       await ownerOnlyFiles(file, `${file}-lock`);
       this.generation = generation;
       this.inode = inodeOf(file);
@@ -199,7 +196,7 @@ export class LmdbVectorCache implements VectorCache {
       const temp = `${this.fileOf(next)}.tmp`;
       await rm(temp, { force: true });
       await rm(`${temp}-lock`, { force: true });
-      const out = (await lmdb()).open<Buffer, Buffer>({ path: temp, ...OPTIONS });
+      const out = await openLmdb({ path: temp, ...OPTIONS });
       await ownerOnlyFiles(temp, `${temp}-lock`);
       let batch: [Buffer, Buffer][] = [];
       const flush = () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { stateLayoutAt } from '../../memory/layout.js';
 import type { CapturedTurn, TurnLedger } from '../../services/ports.js';
-import { ensureStateDir } from './state-dir.js';
+import { ensureStateDir, makeBelow } from './state-dir.js';
 
 /** The folder of tombstones, relative to the root. */
 export const FORGOTTEN_DIR = '.forgotten';
@@ -62,7 +62,7 @@ export class FsTurnLedger implements TurnLedger {
     if (keys.length === 0) return [];
     // Named by its content: the same forget on two machines writes the same file, and a merge of them has nothing to join.
     const name = `${createHash('sha256').update(keys.join('\n')).digest('hex').slice(0, 16)}.txt`;
-    await mkdir(join(this.root, FORGOTTEN_DIR), { recursive: true });
+    await makeBelow(this.root, join(this.root, FORGOTTEN_DIR));
     await writeFile(join(this.root, FORGOTTEN_DIR, name), `${HEADER}${keys.join('\n')}\n`);
     return [`${FORGOTTEN_DIR}/${name}`];
   }

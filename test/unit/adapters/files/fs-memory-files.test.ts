@@ -1,13 +1,14 @@
 // Covers FsMemoryFiles' stat and read of one memory path: a file's size, time and bytes; null for what is no file
 // the scan indexes (missing, a folder, a skipped symlink); a missing file's read fails with its code; and a path
-// leaving the root is refused, whichever way the adapter reaches the disk.
-import { mkdir, stat, symlink } from 'node:fs/promises';
+// leaving the root is refused, whichever way the adapter reaches the disk; a write never makes a deleted root again.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { FsMemoryFiles } from '../../../../src/adapters/files/fs-memory-files.js';
-import { UsageError } from '../../../../src/errors.js';
+import { RootGoneError, UsageError } from '../../../../src/errors.js';
 import { tempRoot } from '../../../support/temp-root.js';
 
 const TEXT = 'Alice drinks green tea every morning. 绿茶\n';
@@ -49,5 +50,14 @@ describe('FsMemoryFiles stat and read', () => {
     const { files } = await root();
     await expect(files.stat('../outside.md')).rejects.toBeInstanceOf(UsageError);
     await expect(files.read('../outside.md')).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('writes into new folders of the root, but never makes a deleted root again', async () => {
+    const { dir, files } = await root();
+    await files.write('bob/episodic/2026/walk.md', TEXT);
+    expect(await readFile(join(dir, 'bob', 'episodic', '2026', 'walk.md'), 'utf8')).toBe(TEXT);
+    await rm(dir, { recursive: true });
+    await expect(files.write('bob/episodic/2026/run.md', TEXT)).rejects.toBeInstanceOf(RootGoneError);
+    expect(existsSync(dir)).toBe(false);
   });
 });

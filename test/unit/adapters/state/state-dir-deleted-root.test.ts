@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { FileLock } from '../../../../src/adapters/state/file-lock.js';
 import { JsonWriteJournal } from '../../../../src/adapters/state/json-write-journal.js';
-import { ensureStateDir, makeStateFolder } from '../../../../src/adapters/state/state-dir.js';
+import { openLmdb } from '../../../../src/adapters/state/lmdb-open.js';
+import { ensureStateDir, makeBelow, makeStateFolder, tightenExistingDir } from '../../../../src/adapters/state/state-dir.js';
 import { RootGoneError } from '../../../../src/errors.js';
 
 describe('state folders of a root', () => {
@@ -37,6 +38,25 @@ describe('state folders of a root', () => {
       RootGoneError,
     );
     expect(existsSync(root)).toBe(false);
+  });
+
+  it('are made one level at a time below the root, so a root gone at the very moment of the write fails instead of coming back', async () => {
+    base = await mkdtemp(join(tmpdir(), 'memdir-state-dir-'));
+    const root = join(base, 'gone');
+    // No check before the write to slip between: each level is made alone, and the first one needs the root.
+    await expect(makeBelow(root, join(root, '.mem', 'vectors'), 0o700)).rejects.toBeInstanceOf(RootGoneError);
+    await expect(makeStateFolder(join(root, '.mem', 'vectors'))).rejects.toBeInstanceOf(RootGoneError);
+    // LMDB makes a missing folder of its file recursively: opened through openLmdb it never gets to.
+    await expect(openLmdb({ path: join(root, '.mem', 'chunks.mdb'), noSubdir: true })).rejects.toBeInstanceOf(RootGoneError);
+    // A personal root is tightened at its opening, never made when it must exist.
+    await expect(tightenExistingDir(root)).rejects.toBeInstanceOf(RootGoneError);
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it('a folder outside the root is refused rather than made', async () => {
+    base = await mkdtemp(join(tmpdir(), 'memdir-state-dir-'));
+    await expect(makeBelow(join(base, 'root'), join(base, 'elsewhere'))).rejects.toThrow(/not inside/);
+    expect(existsSync(join(base, 'elsewhere'))).toBe(false);
   });
 
   it('kept under the runtime home (a read-only root) are made as before', async () => {
