@@ -8,7 +8,6 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { eventually } from '../support/eventually.js';
 import { gitIn, machines, type Machines } from '../support/git-clones.js';
 
 describe('a mem sync killed mid-merge', () => {
@@ -29,18 +28,29 @@ describe('a mem sync killed mid-merge', () => {
   it('is put back by the next command, and the next sync completes it', async () => {
     const desk = m.roots.desk!;
     const before = m.gitState('desk');
-    // Runs inside `git merge`, before the merge commit: kills the `mem` that started the merge (git's parent). git's
-    // output goes to pipes that only that `mem` read: after the hook, git says "Not committing merge" and only then
-    // records the merge under way (MERGE_HEAD), so with no reader left it could die of SIGPIPE first, or not,
-    // depending on how fast the killed process was torn down. A background reader of those pipes lets git finish.
+    // Runs inside `git merge`, before the merge commit, and kills the `mem` that started the merge (git's parent).
+    // After the hook git says "Not committing merge" and only then records the merge under way (MERGE_HEAD), on
+    // output that only that `mem` reads (Unix sockets, which no other process can open through /proc): a `mem` killed
+    // at once leaves no reader, and git dies of SIGPIPE before MERGE_HEAD or not, as the scheduler has it. So the hook
+    // stops `mem` (it runs no further, yet its end of the sockets stays open) and a background child kills it once
+    // git has exited: `mem` dies with its merge under way, and git has always had its say.
     const hook = join(desk, '.git', 'hooks', 'pre-merge-commit');
     await writeFile(
       hook,
       [
         '#!/bin/sh',
         'git_pid=$PPID',
-        '( exec 3</proc/$git_pid/fd/1 4</proc/$git_pid/fd/2; sleep 10 ) </dev/null >/dev/null 2>&1 &',
-        'kill -9 "$(ps -o ppid= -p "$git_pid" | tr -d " ")"',
+        'mem_pid=$(ps -o ppid= -p "$git_pid" | tr -d " ")',
+        'kill -STOP "$mem_pid"',
+        '(',
+        // Until git is gone, or is a zombie its stopped parent cannot reap; bounded, so that a git that hangs fails
+        // the test below rather than leaving `mem` stopped for good.
+        '  i=0',
+        '  while [ $i -lt 1200 ] && [ -e /proc/$git_pid ] && [ "$(cut -d" " -f3 /proc/$git_pid/stat 2>/dev/null)" != Z ]; do',
+        '    sleep 0.05; i=$((i + 1))',
+        '  done',
+        '  kill -9 "$mem_pid"',
+        ') </dev/null >/dev/null 2>&1 &',
         'exit 1',
         '',
       ].join('\n'),
@@ -50,9 +60,8 @@ describe('a mem sync killed mid-merge', () => {
     await rm(hook);
     expect(killed.code).not.toBe(0);
     expect(killed.stdout).toBe('');
-    // Killed mid-merge: git (which outlives the killed `mem` by a moment) holds a merge under way, and the file left
-    // uncommitted is in the sync's commit.
-    await eventually(async () => existsSync(join(desk, '.git', 'MERGE_HEAD')), 'git to record the merge under way', 10_000, 50);
+    // Killed mid-merge, after git had finished: a merge under way, and the file left uncommitted in the sync's commit.
+    expect(existsSync(join(desk, '.git', 'MERGE_HEAD'))).toBe(true);
     expect(m.gitState('desk')).not.toBe(before);
 
     // Any writing command settles it first: the repository as the sync found it, then its own write.
