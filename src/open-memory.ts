@@ -21,7 +21,10 @@ export async function openMemory(config: MemConfig, options: WiringOptions = {})
   // Checked and made before anything else is created (a root deleted under a long-lived process stays deleted).
   const layout = await prepareRoot(config, options);
   // The merge driver beside the connection (git calls while the servers start): no time of its own.
-  const [connection, driver] = await Promise.all([connect(config, options, layout), config.git ? setUpMergeDriver(config.root, options.onLog) : undefined]);
+  const [connection, driver] = await Promise.all([
+    connect(config, options, layout),
+    config.git ? setUpMergeDriver(config.root, options.onLog, { existingRoot: options.existingRoot }) : undefined,
+  ]);
   const models = await openModels(config, options, layout, connection);
   const deps = await buildDeps(config, layout, connection, models);
   options.onDeps?.(deps);

@@ -1,5 +1,6 @@
 // memdir's side of git merges of memory files: the merge driver registered at every opening (beside the connection),
 // and the unmerged memory files a merge, rebase or cherry-pick left, settled by memdir's rules.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { errorMessage } from '../errors.js';
@@ -13,7 +14,13 @@ const MERGE_DRIVER_BIN = fileURLToPath(new URL('../../bin/mem-merge-file.js', im
  * so a fresh clone gets it at its first command and a moved node or install is followed. Versions the driver kept in
  * a merge are committed here, once no merge or rebase is under way. Best effort: a command never fails for it.
  */
-export async function setUpMergeDriver(root: string, onLog?: (line: string) => void): Promise<{ wrote: string[]; committed: string[]; head?: string }> {
+export async function setUpMergeDriver(
+  root: string,
+  onLog?: (line: string) => void,
+  options: { existingRoot?: boolean } = {},
+): Promise<{ wrote: string[]; committed: string[]; head?: string }> {
+  // A root that must exist and is gone has no repository of its own: the one of the folder above is not its to set.
+  if (options.existingRoot && !existsSync(root)) return { wrote: [], committed: [] };
   let setup;
   try {
     const { setUpMergeDriver: setUp, driverCommand } = await import('../adapters/git/merge-driver.js');

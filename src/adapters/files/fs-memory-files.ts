@@ -1,11 +1,11 @@
 // MemoryFiles on the local file system: scans *.md under the root, reads, writes atomically, removes.
-import { lstatSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { lstat, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
 
-import { UsageError } from '../../errors.js';
+import { RootGoneError, UsageError } from '../../errors.js';
 import { SKIPPED_DIRS, isMemoryFileName } from '../../memory/layout.js';
 import type { FileStat, MemoryFiles } from '../../services/ports.js';
 import { makeBelow } from '../state/state-dir.js';
@@ -151,7 +151,11 @@ export class FsMemoryFiles implements MemoryFiles {
     const abs = this.resolveInside(path);
     // Folders below the root only: a root deleted under a long-lived process (`mem mcp`) is not made again by a write.
     if (dirname(abs) !== this.root) await makeBelow(this.root, dirname(abs));
-    await writeFileAtomic(abs, text, { encoding: 'utf8' });
+    await writeFileAtomic(abs, text, { encoding: 'utf8' }).catch((err: unknown) => {
+      throw (err as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(this.root)
+        ? new RootGoneError(`the memory root ${this.root} is gone (deleted or moved away)`)
+        : err;
+    });
   }
 
   async remove(path: string): Promise<void> {

@@ -47,6 +47,7 @@ export class GitAudit implements AuditLog {
   async commit(paths: string[], message: string): Promise<void> {
     if (!this.enabled || paths.length === 0) return;
     const git = await this.repo().catch((err: unknown) => {
+      if (err instanceof RootGoneError) throw err;
       throw new MemError(`the memory files were written but the git commit failed: ${errorMessage(err)}`, { cause: err });
     });
     await this.refuseDuringConflict(git, paths);

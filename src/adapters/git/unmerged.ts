@@ -2,11 +2,12 @@
 // 1-3), the commit that deleted one, and marking one resolved. Used while the person's operation is under way.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 import { STATE_DIR, isMemoryFileName } from '../../memory/layout.js';
 import type { UnmergedFile, UnmergedFiles } from '../../services/ports.js';
+import { makeBelow } from '../state/state-dir.js';
 
 const git = (cwd: string, args: string[]) =>
   new Promise<string>((done, fail) => execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 }, (err, out) => (err ? fail(err) : done(out))));
@@ -71,7 +72,7 @@ export class GitUnmerged implements UnmergedFiles {
       await rm(file, { force: true });
       return;
     }
-    await mkdir(dirname(file), { recursive: true });
+    if (dirname(file) !== this.root) await makeBelow(this.root, dirname(file));
     await writeFile(file, text);
     await git(this.root, ['add', '--', path]);
   }

@@ -27,6 +27,8 @@ export function stateDirOf(root: string, runtimeHome: string): string {
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 const gone = (root: string) => new RootGoneError(`the memory root ${root} is gone (deleted or moved away): nothing is written there`);
+/** A missing folder is the root gone only when the root is; a folder between that went (a pull, a clean) is its own error. */
+const missingAs = (root: string, err: unknown) => (isMissing(err) && !existsSync(root) ? gone(root) : err);
 
 // Folders already made owner-only by this process: checked once each, not at every write.
 const privateDirs = new Set<string>();
@@ -77,7 +79,7 @@ export async function makeBelow(root: string, dir: string, mode?: number): Promi
   for (const folder of foldersBelow(root, dir)) {
     await mkdir(folder, { mode }).catch((err: unknown) => {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
-      throw isMissing(err) ? gone(root) : err;
+      throw missingAs(root, err);
     });
   }
 }
@@ -89,13 +91,13 @@ export function makeBelowSync(root: string, dir: string, mode?: number): void {
       mkdirSync(folder, { mode });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw isMissing(err) ? gone(root) : err;
+      throw missingAs(root, err);
     }
   }
 }
 
 /** The root a `<root>/.mem` folder (or a folder inside one) belongs to; undefined for state kept under the runtime home. */
-function rootOfState(dir: string): string | undefined {
+export function rootOfState(dir: string): string | undefined {
   for (let at = dir; dirname(at) !== at; at = dirname(at)) if (basename(at) === STATE_DIR) return dirname(at);
   return undefined;
 }
@@ -127,7 +129,9 @@ export async function ensureStateDir(dir: string, options: { createRoot?: boolea
     const root = rootOfState(dir);
     if (root !== undefined && options.createRoot) await mkdir(root, { recursive: true });
     await makeStateFolder(dir);
-    await tighten(dir);
+    await tighten(dir).catch((err: unknown) => {
+      throw root === undefined ? err : missingAs(root, err);
+    });
   }
   if (existsSync(ignore)) return dir;
   // A .gitignore of "*" inside the folder keeps it out of git wherever the root sits.

@@ -3,12 +3,12 @@
 // line, committed with the forget, so that a clone elsewhere refuses those turns too. Keys are hashes: neither
 // file holds a word of a conversation.
 import { createHash } from 'node:crypto';
-import { appendFile, chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { stateLayoutAt } from '../../memory/layout.js';
 import type { CapturedTurn, TurnLedger } from '../../services/ports.js';
-import { ensureStateDir, makeBelow } from './state-dir.js';
+import { ensureStateDir, makeBelow, makeStateFolder } from './state-dir.js';
 
 /** The folder of tombstones, relative to the root. */
 export const FORGOTTEN_DIR = '.forgotten';
@@ -51,7 +51,7 @@ export class FsTurnLedger implements TurnLedger {
     if (turns.length === 0) return;
     await ensureStateDir(this.stateDir);
     const dir = stateLayoutAt(this.stateDir).hooks;
-    await mkdir(dir, { recursive: true });
+    await makeStateFolder(dir);
     await appendFile(this.file, turns.map((t) => `${t.key}\t${dayOf(t.path)}\n`).join(''), { mode: 0o600 });
     await chmod(this.file, 0o600);
   }
