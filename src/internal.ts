@@ -11,6 +11,7 @@ export { UsageError, errorMessage } from './errors.js';
 export { searchMemories, eligibilityScope, type SearchInput, type SearchResult } from './services/search.js';
 export type { RankingTuning } from './services/retrieval/tuning.js';
 export { NO_CONTEXT } from './services/retrieval/neighbours.js';
+export { NO_DIVERSITY } from './services/retrieval/diversity.js';
 export { formatContext, estimateTokens } from './services/retrieval/context.js';
 export { searchText } from './services/retrieval/tool-text.js';
 export { DEFAULT_FUSION } from './services/retrieval/fuse.js';

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import {
   formatContext,
   NO_CONTEXT,
+  NO_DIVERSITY,
   openMemory,
   parseMemory,
   searchMemories,
@@ -42,9 +43,9 @@ const CONTEXT_K = 8;
 export type AblationSettings = Pick<SearchInput, 'mode' | 'fusion' | 'rescore'> & { tuning?: RankingTuning };
 
 // Every signal the default adds over hybrid fusion with rescoring, off: the windows (and the units they bring in), the
-// neighbours across one-unit sections (and theirs) and the dates the query names. (The second dense field, when
+// neighbours across one-unit sections (and theirs), the dates the query names and the spread over files. (The second dense field, when
 // MEM_SECOND_MODEL sets one, counts as part of the fusion.)
-const PLAIN: RankingTuning = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0, sectionNeighbour: 0 };
+const PLAIN: RankingTuning = { context: NO_CONTEXT, names: 0, dates: 0, windows: 0, expand: 0, sectionNeighbour: 0, diversity: NO_DIVERSITY };
 const RESCORED = { mode: 'hybrid', fusion: 'weighted', rescore: true } as const;
 
 // The rows that answer a question still open: the default; what it adds over hybrid with rescoring alone; each of
@@ -62,6 +63,7 @@ export const ABLATIONS: Record<string, AblationSettings> = {
   'default-rescore': { ...RESCORED, rescore: false },
   'default-second': { ...RESCORED, tuning: { second: 0 } },
   'default-window-term': { ...RESCORED, tuning: { windowTerm: 0 } },
+  'default-diversity': { ...RESCORED, tuning: { diversity: NO_DIVERSITY } },
   default: { ...RESCORED },
 };
 

@@ -25,7 +25,13 @@ export interface DiversityOptions {
 
 /** No reordering: the ranking as relevance and rescoring left it. */
 export const NO_DIVERSITY: DiversityOptions = { by: 'section', factor: 1 };
-export const DEFAULT_DIVERSITY: DiversityOptions = NO_DIVERSITY;
+/**
+ * A light touch: a unit whose file already has a result above counts 0.95 of its score, once. The windows and the
+ * neighbours across sections lift a strong match's neighbours, from its file, so without it the ten results held
+ * fewer sessions (files) than hybrid fusion's; stronger discounts spread them further but cost the units' own recall
+ * (docs/decisions/file-diversity.md). A one-result-per-memory list (the context block, the MCP answer) is unchanged.
+ */
+export const DEFAULT_DIVERSITY: DiversityOptions = { by: 'file', factor: 0.95, once: true };
 
 export function placeOf(r: Ranked['c']['hit']['record'], by: DiversityOptions['by']): string {
   return by === 'file' ? r.path : `${r.path}\u0000${r.heading}`;

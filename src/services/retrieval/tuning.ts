@@ -32,7 +32,7 @@ export interface RankingTuning {
   denseWeight?: number;
   /** Share of the second dense field in a unit's relevance (default DEFAULT_SECOND_SHARE when one is configured; 0 turns it off). */
   second?: number;
-  /** How the top k is spread over sections (default DEFAULT_DIVERSITY; NO_DIVERSITY keeps the ranking). */
+  /** How the top k is spread over files or sections (default DEFAULT_DIVERSITY; NO_DIVERSITY keeps the ranking). */
   diversity?: DiversityOptions;
   /**
    * Per memory only: shares of a file's second and third best units in its relevance (default

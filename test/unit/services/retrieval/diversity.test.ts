@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { diversify, NO_DIVERSITY, placeScore, type DiversityOptions } from '../../../../src/services/retrieval/diversity.js';
+import { DEFAULT_DIVERSITY, diversify, NO_DIVERSITY, placeScore, type DiversityOptions } from '../../../../src/services/retrieval/diversity.js';
 import type { Ranked } from '../../../../src/services/retrieval/rerank.js';
 import { hitRecord } from '../../../support/hit-record.js';
 
@@ -30,6 +30,17 @@ describe('diversify', () => {
     const ranked = [item('a1', 0.9), item('a2', 0.85), item('b1', 0.8, 'log.md', 'Session 2'), item('c1', 0.75, 'other.md')];
     expect(ids(diversify(ranked, 4, 'q', section(0.7)))).toEqual(['a1', 'b1', 'c1', 'a2']);
     expect(ids(diversify(ranked, 4, 'q', { by: 'file', factor: 0.7 }))).toEqual(['a1', 'c1', 'a2', 'b1']);
+  });
+
+  it('by default, gives a near tie to a file not yet listed, and keeps a clearly better neighbour right after its match', () => {
+    // 0.95 of 0.80 is 0.76: below the other file's 0.78, above its 0.70.
+    const near = [item('a1', 0.9), item('a2', 0.8), item('b1', 0.78, 'b.md')];
+    expect(ids(diversify(near, 3, 'q', DEFAULT_DIVERSITY))).toEqual(['a1', 'b1', 'a2']);
+    const clear = [item('a1', 0.9), item('a2', 0.8), item('b1', 0.7, 'b.md')];
+    expect(ids(diversify(clear, 3, 'q', DEFAULT_DIVERSITY))).toEqual(['a1', 'a2', 'b1']);
+    // Once: a file's third result is discounted as its second is, not twice.
+    const third = [item('a1', 0.9), item('a2', 0.8), item('a3', 0.79), item('b1', 0.77, 'b.md')];
+    expect(ids(diversify(third, 4, 'q', DEFAULT_DIVERSITY))).toEqual(['a1', 'b1', 'a2', 'a3']);
   });
 
   it('changes nothing when every result is its own file (one result per memory) or when it is off', () => {
