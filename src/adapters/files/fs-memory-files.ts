@@ -5,10 +5,10 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
 
-import { RootGoneError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { SKIPPED_DIRS, isMemoryFileName } from '../../memory/layout.js';
 import type { FileStat, MemoryFiles } from '../../services/ports.js';
-import { makeBelow } from '../state/state-dir.js';
+import { makeBelow, rootGone } from '../state/state-dir.js';
 
 function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
@@ -152,9 +152,7 @@ export class FsMemoryFiles implements MemoryFiles {
     // Folders below the root only: a root deleted under a long-lived process (`mem mcp`) is not made again by a write.
     if (dirname(abs) !== this.root) await makeBelow(this.root, dirname(abs));
     await writeFileAtomic(abs, text, { encoding: 'utf8' }).catch((err: unknown) => {
-      throw (err as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(this.root)
-        ? new RootGoneError(`the memory root ${this.root} is gone (deleted or moved away)`)
-        : err;
+      throw (err as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(this.root) ? rootGone(this.root) : err;
     });
   }
 

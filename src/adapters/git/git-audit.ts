@@ -12,6 +12,7 @@ import { SKIPPED_DIRS, STATE_DIR, isMemoryFileName } from '../../memory/layout.j
 import type { AuditEntry, AuditLog, PurgeScope } from '../../services/ports.js';
 import { recordPurgedRemotes, remoteTrackingTips } from './memory-repository.js';
 import { printedPath } from './project.js';
+import { rootGone } from '../state/state-dir.js';
 
 /** simple-git (~100 ms of loading) is loaded by the first git call: a command that commits nothing makes none. */
 const simpleGit = async () => (await import('simple-git')).simpleGit;
@@ -28,7 +29,7 @@ export class GitAudit implements AuditLog {
   private async repo(): Promise<SimpleGit> {
     if (this.git) return this.git;
     // A root deleted under a long-lived process stays deleted: nothing here makes it again.
-    if (!existsSync(this.root)) throw new RootGoneError(`the memory root ${this.root} is gone (deleted or moved away)`);
+    if (!existsSync(this.root)) throw rootGone(this.root);
     const git = (await simpleGit())({ baseDir: this.root });
     const inside = await git
       .raw(['rev-parse', '--is-inside-work-tree'])

@@ -5,10 +5,9 @@ import { dirname, join } from 'node:path';
 
 import type { RootDatabase, RootDatabaseOptionsWithPath } from 'lmdb';
 
-import { RootGoneError } from '../../errors.js';
 import { STATE_DIR } from '../../memory/layout.js';
 import { inodeOf } from './inode.js';
-import { makeStateFolderSync, rootOfState } from './state-dir.js';
+import { makeStateFolderSync, rootGone, rootOfState } from './state-dir.js';
 
 /** lmdb (native addon and ~10 modules) is loaded by the first store opened: a no-op sync opens none. */
 export const lmdb = () => import('lmdb');
@@ -34,7 +33,7 @@ export async function openLmdb(options: RootDatabaseOptionsWithPath & { path: st
     } catch {
       // not empty, or gone already
     }
-    throw new RootGoneError(`the memory root ${root} is gone (deleted or moved away): nothing is written there`);
+    throw rootGone(root);
   }
   return db;
 }

@@ -26,9 +26,10 @@ export function stateDirOf(root: string, runtimeHome: string): string {
 }
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
-const gone = (root: string) => new RootGoneError(`the memory root ${root} is gone (deleted or moved away): nothing is written there`);
+/** The error of a write into a root that is gone. */
+export const rootGone = (root: string) => new RootGoneError(`the memory root ${root} is gone (deleted or moved away): nothing is written there`);
 /** A missing folder is the root gone only when the root is; a folder between that went (a pull, a clean) is its own error. */
-const missingAs = (root: string, err: unknown) => (isMissing(err) && !existsSync(root) ? gone(root) : err);
+const missingAs = (root: string, err: unknown) => (isMissing(err) && !existsSync(root) ? rootGone(root) : err);
 
 // Folders already made owner-only by this process: checked once each, not at every write.
 const privateDirs = new Set<string>();
@@ -57,7 +58,7 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
 export async function tightenExistingDir(dir: string): Promise<void> {
   if (privateDirs.has(dir)) return;
   await tighten(dir).catch((err: unknown) => {
-    throw isMissing(err) ? gone(dir) : err;
+    throw isMissing(err) ? rootGone(dir) : err;
   });
 }
 
