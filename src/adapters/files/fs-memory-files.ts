@@ -1,5 +1,5 @@
 // MemoryFiles on the local file system: scans *.md under the root, reads, writes atomically, removes.
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { lstat, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
@@ -8,7 +8,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { UsageError } from '../../errors.js';
 import { SKIPPED_DIRS, isMemoryFileName } from '../../memory/layout.js';
 import type { FileStat, MemoryFiles } from '../../services/ports.js';
-import { makeBelow, rootGone } from '../state/state-dir.js';
+import { goneIfMissing, makeBelow } from '../state/state-dir.js';
 
 function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
@@ -150,9 +150,9 @@ export class FsMemoryFiles implements MemoryFiles {
   async write(path: string, text: string): Promise<void> {
     const abs = this.resolveInside(path);
     // Folders below the root only: a root deleted under a long-lived process (`mem mcp`) is not made again by a write.
-    if (dirname(abs) !== this.root) await makeBelow(this.root, dirname(abs));
+    await makeBelow(this.root, dirname(abs));
     await writeFileAtomic(abs, text, { encoding: 'utf8' }).catch((err: unknown) => {
-      throw (err as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(this.root) ? rootGone(this.root) : err;
+      throw goneIfMissing(this.root, err);
     });
   }
 

@@ -72,7 +72,7 @@ export class GitUnmerged implements UnmergedFiles {
       await rm(file, { force: true });
       return;
     }
-    if (dirname(file) !== this.root) await makeBelow(this.root, dirname(file));
+    await makeBelow(this.root, dirname(file));
     await writeFile(file, text);
     await git(this.root, ['add', '--', path]);
   }

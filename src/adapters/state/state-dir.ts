@@ -29,7 +29,7 @@ const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENO
 /** The error of a write into a root that is gone. */
 export const rootGone = (root: string) => new RootGoneError(`the memory root ${root} is gone (deleted or moved away): nothing is written there`);
 /** A missing folder is the root gone only when the root is; a folder between that went (a pull, a clean) is its own error. */
-const missingAs = (root: string, err: unknown) => (isMissing(err) && !existsSync(root) ? rootGone(root) : err);
+export const goneIfMissing = (root: string, err: unknown) => (isMissing(err) && !existsSync(root) ? rootGone(root) : err);
 
 // Folders already made owner-only by this process: checked once each, not at every write.
 const privateDirs = new Set<string>();
@@ -58,14 +58,15 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
 export async function tightenExistingDir(dir: string): Promise<void> {
   if (privateDirs.has(dir)) return;
   await tighten(dir).catch((err: unknown) => {
-    throw isMissing(err) ? rootGone(dir) : err;
+    throw goneIfMissing(dir, err);
   });
 }
 
-/** The folders from just below `root` down to `dir`, outermost first. */
+/** The folders from just below `root` down to `dir`, outermost first (none for the root itself). */
 function foldersBelow(root: string, dir: string): string[] {
   const rel = relative(root, dir);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${dir} is not inside ${root}`);
+  if (rel === '') return [];
+  if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${dir} is not inside ${root}`);
   const folders: string[] = [];
   for (let at = root, parts = rel.split(sep); parts.length > 0;) folders.push((at = join(at, parts.shift()!)));
   return folders;
@@ -80,7 +81,7 @@ export async function makeBelow(root: string, dir: string, mode?: number): Promi
   for (const folder of foldersBelow(root, dir)) {
     await mkdir(folder, { mode }).catch((err: unknown) => {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
-      throw missingAs(root, err);
+      throw goneIfMissing(root, err);
     });
   }
 }
@@ -92,7 +93,7 @@ export function makeBelowSync(root: string, dir: string, mode?: number): void {
       mkdirSync(folder, { mode });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw missingAs(root, err);
+      throw goneIfMissing(root, err);
     }
   }
 }
@@ -131,7 +132,7 @@ export async function ensureStateDir(dir: string, options: { createRoot?: boolea
     if (root !== undefined && options.createRoot) await mkdir(root, { recursive: true });
     await makeStateFolder(dir);
     await tighten(dir).catch((err: unknown) => {
-      throw root === undefined ? err : missingAs(root, err);
+      throw root === undefined ? err : goneIfMissing(root, err);
     });
   }
   if (existsSync(ignore)) return dir;

@@ -46,6 +46,8 @@ describe('state folders of a root', () => {
     // No check before the write to slip between: each level is made alone, and the first one needs the root.
     await expect(makeBelow(root, join(root, '.mem', 'vectors'), 0o700)).rejects.toBeInstanceOf(RootGoneError);
     await expect(makeStateFolder(join(root, '.mem', 'vectors'))).rejects.toBeInstanceOf(RootGoneError);
+    // The root itself is never one of the folders made: asked for, nothing is made.
+    await makeBelow(root, root);
     // LMDB makes a missing folder of its file recursively: opened through openLmdb it never gets to.
     await expect(openLmdb({ path: join(root, '.mem', 'chunks.mdb'), noSubdir: true })).rejects.toBeInstanceOf(RootGoneError);
     // A personal root is tightened at its opening, never made when it must exist.
