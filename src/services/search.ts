@@ -14,7 +14,7 @@ import type { SyncIndex } from './core/sync.js';
 import { successors } from './core/links.js';
 import { accessKey, type IndexHit, type IndexScope, type IndexSearcher, type LineSpan } from './ports.js';
 import { DEFAULT_FUSION, fuseCandidates, type FusedCandidate, type Fusion } from './retrieval/fuse.js';
-import { DEFAULT_DATE_SHARE, withDates } from './retrieval/dates.js';
+import { DEFAULT_DATE_SHARE, queryPeriods, withPeriods } from './retrieval/dates.js';
 import { DEFAULT_NAME_SHARE, withNames } from './retrieval/names.js';
 import { askSecond, DEFAULT_SECOND_SHARE, withSecondDense } from './retrieval/second-dense.js';
 import { DEFAULT_CONTEXT, withContext } from './retrieval/neighbours.js';
@@ -31,6 +31,7 @@ import { DEFAULT_EXPAND, DEFAULT_WINDOW_SHARE, spanOf, unseenUnits, withWindows 
 import { DEFAULT_WINDOW_TERM, SECOND_WINDOW_TERM, withWindowTerm } from './retrieval/window-term.js';
 import { DEFAULT_SECTION_NEIGHBOUR, withSectionNeighbours } from './retrieval/section-neighbours.js';
 import { ensureIndexed, openIndexed } from './core/ensure-indexed.js';
+import { AHEAD_UNITS, AHEAD_WINDOWS, later, readAhead } from './retrieval/while-waiting.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
 
@@ -238,19 +239,36 @@ async function retrieve(
   const text = await asked.text;
   const share = tuning.windows ?? DEFAULT_WINDOW_SHARE;
   const queryVector = asked.vector;
-  const signals = (kind: 'unit' | 'window') =>
-    Promise.all([
-      queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : [],
-      mode === 'dense' ? [] : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kind }),
-    ]);
+  const none = Promise.resolve([] as IndexHit[]);
+  const dense = (kind: 'unit' | 'window') =>
+    queryVector ? queryVector.then((v) => deps.index.search({ mode: 'dense', scope, queryVector: v, limit, kind })) : none;
+  const bm25 = (kind: 'unit' | 'window') => (mode === 'dense' ? none : deps.index.search({ mode: 'bm25', scope, queryText: text, limit, kind }));
+  const signals = (kind: 'unit' | 'window') => [dense(kind), bm25(kind)] as const;
   // The second dense field: one more request, units only, in parallel with the others; when its model
   // does not answer, the search ranks without it and says so (retrieval/second-dense.ts).
   const secondShare = deps.second && mode === 'hybrid' ? (tuning.second ?? DEFAULT_SECOND_SHARE) : 0;
   const secondHits = secondShare > 0 ? askSecond(deps.second!, text, (v) => deps.index.search({ mode: 'second', scope, queryVector: v, limit })) : null;
-  const [units, windows, second] = await Promise.all([signals('unit'), share > 0 ? signals('window') : [[], []], secondHits]);
+  const unitLists = signals('unit');
+  const windowLists = share > 0 ? signals('window') : ([none, none] as const);
+  const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
+  // What needs only the query, and the files of the best lexical hits, while the dense answers are awaited: once the
+  // query's vector is in, not before (the model's threads have the cores until then; the index's server needs one).
+  const periods = later(() => ((tuning.dates ?? DEFAULT_DATE_SHARE) > 0 ? queryPeriods(input.query, at) : []));
+  let denseIn = false;
+  if (queryVector && mode === 'hybrid') {
+    Promise.all([unitLists[1], windowLists[1], queryVector]).then(
+      ([u, w]) =>
+        readAhead(
+          readUnits,
+          [...keep(u).slice(0, AHEAD_UNITS), ...keep(w).slice(0, AHEAD_WINDOWS)].map((h) => h.record),
+          () => denseIn,
+        ),
+      () => undefined, // the search's own await reports it
+    );
+  }
+  const [units, windows, second] = await Promise.all([Promise.all(unitLists), Promise.all(windowLists), secondHits]).finally(() => (denseIn = true));
   const seconds = second && 'hits' in second ? second.hits : [];
   if (second && 'failed' in second) onDegraded({ second: secondDegraded(second.failed) });
-  const keep = (hits: IndexHit[]) => hits.filter((h) => isEligible(h, scope));
   const answered = second !== null && 'hits' in second;
   const fusion = {
     ...(deps.fusion ?? DEFAULT_FUSION),
@@ -288,7 +306,7 @@ async function retrieve(
   // Where no window reaches (a section per turn), a unit borrows from the unit beside it instead.
   const lifted = withSectionNeighbours(windowed, tuning.sectionNeighbour ?? DEFAULT_SECTION_NEIGHBOUR);
   // Names and dates first, so a unit's neighbours lend it their lifted relevance.
-  const named = withDates(withNames(lifted, input.query, tuning.names ?? DEFAULT_NAME_SHARE), input.query, at, tuning.dates ?? DEFAULT_DATE_SHARE);
+  const named = withPeriods(withNames(lifted, input.query, tuning.names ?? DEFAULT_NAME_SHARE), await periods, tuning.dates ?? DEFAULT_DATE_SHARE);
   return withContext(withSectionPrior(named, tuning.prior ?? DEFAULT_PRIOR), tuning.context ?? DEFAULT_CONTEXT);
 }
 

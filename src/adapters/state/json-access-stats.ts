@@ -1,5 +1,5 @@
 // AccessStats as one JSON file under `.mem/`; best effort: a busy lock skips an update rather than delay a search.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import writeFileAtomic from 'write-file-atomic';
 
 import type { AccessRecord, AccessStats } from '../../services/ports.js';
@@ -19,12 +19,23 @@ export class JsonAccessStats implements AccessStats {
     this.lock = new FileLock(layout.dir, 'access', 2_000);
   }
 
+  /** The file as last read or written by this process, by the identity of the file it was read from. */
+  private known: { file: string; all: Record<string, AccessRecord> } | undefined;
+
   // Read at once, not through the thread pool: every search reads the file between its retrieval and its ranking, and
   // on a busy machine the pool's round trips cost more than reading the file (one entry per memory ever returned).
+  // A daemon reads it for every search: while the file is the one it read or wrote last (the same inode, size and
+  // modification time; every write replaces the file by a rename, which gives it a new inode), it is not parsed again.
   private load(): Record<string, AccessRecord> {
     try {
-      return JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, AccessRecord>;
+      const file = identity(statSync(this.file));
+      if (this.known?.file === file) return this.known.all;
+      const all = JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, AccessRecord>;
+      // Read after the stat: a write between them is newer than the identity kept, so the next load parses again.
+      this.known = { file, all };
+      return all;
     } catch {
+      this.known = undefined;
       return {};
     }
   }
@@ -37,9 +48,12 @@ export class JsonAccessStats implements AccessStats {
   private async update(change: (all: Record<string, AccessRecord>) => void): Promise<void> {
     await ensureStateDir(this.stateDir);
     await this.lock.run(async () => {
-      const all = this.load();
+      // A copy: the entries kept stay as they were read until the new file is written.
+      const all = { ...this.load() };
       change(all);
       await writeFileAtomic(this.file, JSON.stringify(all), { mode: 0o600 });
+      // Under the lock, so no other writer's file can be taken for this one.
+      this.known = { file: identity(statSync(this.file)), all };
     });
   }
 
@@ -75,3 +89,5 @@ export class JsonAccessStats implements AccessStats {
     });
   }
 }
+
+const identity = (s: Stats) => `${s.ino}:${s.size}:${s.mtimeMs}`;

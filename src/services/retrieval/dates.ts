@@ -87,9 +87,12 @@ export function chunkDates(record: { path: string; heading: string; created: num
  * (1 + share). A query that names no period, or share 0, changes nothing.
  */
 export function withDates(candidates: FusedCandidate[], query: string, at: Date, share: number): FusedCandidate[] {
-  if (share <= 0) return candidates;
-  const periods = queryPeriods(query, at);
-  if (periods.length === 0) return candidates;
+  return share <= 0 ? candidates : withPeriods(candidates, queryPeriods(query, at), share);
+}
+
+/** withDates with the query's periods read beforehand (a search reads them while it waits for the index). */
+export function withPeriods(candidates: FusedCandidate[], periods: Period[], share: number): FusedCandidate[] {
+  if (share <= 0 || periods.length === 0) return candidates;
   const inPeriod = (t: number) => periods.some((p) => p.start <= t && t < p.end);
   return candidates
     .map((c) => {

@@ -1,6 +1,7 @@
 // Covers JsonAccessStats as searches use it: no file reads as no access, a touch is read back once settled (counted
-// again on the next touch), remove and retain drop records, and a damaged file reads as empty and is written anew.
-import { readFile, writeFile } from 'node:fs/promises';
+// again on the next touch), remove and retain drop records, a damaged file reads as empty and is written anew, and a
+// file another process wrote is read again while an unchanged one is not parsed twice.
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -56,5 +57,41 @@ describe('JsonAccessStats', () => {
     access.touch([B], 2_000);
     await access.settle();
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ [B]: { lastAccessed: 2_000, count: 1 } });
+  });
+
+  it("reads another process's writes and removals at the next search", async () => {
+    const { dir, access } = await stats();
+    const other = new JsonAccessStats(dir);
+    access.touch([A], 1_000);
+    await access.settle();
+    expect([...(await access.get([A, B])).keys()]).toEqual([A]);
+    other.touch([B], 2_000);
+    await other.settle();
+    expect(await access.get([A, B])).toEqual(
+      new Map([
+        [A, { lastAccessed: 1_000, count: 1 }],
+        [B, { lastAccessed: 2_000, count: 1 }],
+      ]),
+    );
+    await other.remove([A, B]);
+    expect(await access.get([A, B])).toEqual(new Map());
+  });
+
+  it('does not parse the file again while it is the one it read (same inode, size and modification time)', async () => {
+    const { dir, access } = await stats();
+    access.touch([A], 1_000);
+    await access.settle();
+    const file = join(dir, 'access.json');
+    // A whole second, which utimes sets exactly.
+    const when = new Date(Math.floor((await stat(file)).mtimeMs / 1000) * 1000);
+    await utimes(file, when, when);
+    expect((await access.get([A])).get(A)?.lastAccessed).toBe(1_000);
+    // Rewritten in place to the same length, its modification time put back: nothing a stat can tell apart.
+    await writeFile(file, (await readFile(file, 'utf8')).replace('1000', '9999'), 'utf8');
+    await utimes(file, when, when);
+    expect((await access.get([A])).get(A)?.lastAccessed).toBe(1_000);
+    // A new modification time is a new file.
+    await utimes(file, when, new Date(when.getTime() + 1_000));
+    expect((await access.get([A])).get(A)?.lastAccessed).toBe(9_999);
   });
 });
