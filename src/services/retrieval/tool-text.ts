@@ -36,7 +36,7 @@ export function searchText(user: string, results: SearchResult[], query: string,
   const ids = [...new Set(results.map((r) => v(r.id)))];
   const empty =
     ids.length > 0
-      ? `(${ids.length} memories matched, none fits in ${tokens} tokens: raise budget, or read one with memory_get: ${ids.join(', ')})`
+      ? `(${ids.length} ${ids.length === 1 ? 'memory' : 'memories'} matched, none fits in ${tokens} tokens: raise budget, or read one with memory_get: ${ids.join(', ')})`
       : undefined;
   return formatContext(results, user, tokens, { query, ...(empty ? { empty } : {}) }).text;
 }

@@ -45,7 +45,7 @@ describe('MCP result texts', () => {
   it('search results that matched but of which nothing fits are named, not reported as no match', () => {
     const results = [{ ...hit('word '.repeat(400).trim()), id: 'big' }];
     const text = searchText('ann', results, 'word', 100);
-    expect(text).toContain('(1 memories matched, none fits in 100 tokens: raise budget, or read one with memory_get: big)');
+    expect(text).toContain('(1 memory matched, none fits in 100 tokens: raise budget, or read one with memory_get: big)');
     expect(text).not.toContain('no relevant memories');
   });
 
