@@ -8,6 +8,10 @@ judged again, by the original test. At 50,000 memory files (208,813 rows) the co
 quarters of a BM25 search, and the per-row walk covered the user's partition (20,000-42,000 rows) in each of a search's
 four requests (docs/decisions/milvus-lite-patches.md has the measurements).
 
+Both also read each winning hit's fields one pyarrow scalar at a time (a read and a conversion per field and hit: 800
+for memdir's 16 fields of 50 hits, a third of the server's time for such a search); one take of the shown columns per
+segment, converted together, gives the same records.
+
 Why it is exact: a segment is an immutable Parquet file (Milvus Lite reloads nothing it has loaded; a flush or
 compaction makes new segment objects), so the map and the newest rows of a given tuple of segment objects never change;
 what can change between calls (the memtable's rows and deletes, the tombstones) is looked at on every call, and a row of
@@ -92,6 +96,22 @@ def _memdir_hit_columns(names, schema, plan):
     return [name for name in names if name in shown or name not in fields]
 
 
+def _memdir_hit_records(won, is_memtable_ref, schema, plan):
+    """The records of a BM25 query's winning segment hits, by (table, row): each table's shown columns taken together
+    for its rows, instead of a scalar read and conversion per column and hit."""
+    by_table = {}
+    for _, _, source in won:
+        if not is_memtable_ref(source):
+            tbl, row_i = source
+            by_table.setdefault(id(tbl), (tbl, []))[1].append(row_i)
+    records = {}
+    for key, (tbl, rows) in by_table.items():
+        names = [n for n in _memdir_hit_columns(tbl.column_names, schema, plan) if n not in ("_seq", "_partition")]
+        for row_i, record in zip(rows, tbl.select(names).take(rows).to_pylist()):
+            records[(key, row_i)] = record
+    return records
+
+
 def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
     """Segment.row_to_dict without the schema fields a dense hit does not show (its vectors above all)."""
     if output_fields is None or "*" in output_fields:
@@ -121,6 +141,49 @@ def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
         elif isinstance(meta_raw, dict):
             result.update(meta_raw)
     return result
+
+
+def _memdir_rows_to_dicts(seg, row_idxs, output_fields, pk_field):
+    """_memdir_row_to_dict of several rows of one segment at once: one take of the shown columns, converted together,
+    instead of a scalar read and conversion per field and row (800 of them for memdir's 16 fields of 50 hits: a third
+    of the server's time for such a search)."""
+    if output_fields is None or "*" in output_fields:
+        return [seg.row_to_dict(i) for i in row_idxs]
+    keep = set(output_fields)
+    keep.add(pk_field)
+    names = [n for n in seg.table.schema.names if not (n == "_seq" or (n not in keep and n != "$meta" and not n.startswith("_")))]
+    rows = seg.table.select(names).take(row_idxs).to_pylist()
+    if "$meta" in names:
+        import json
+
+        for result in rows:
+            meta_raw = result["$meta"]
+            if isinstance(meta_raw, str):
+                try:
+                    meta = json.loads(meta_raw)
+                    if isinstance(meta, dict):
+                        result.update(meta)
+                except (json.JSONDecodeError, ValueError):
+                    pass
+            elif isinstance(meta_raw, dict):
+                result.update(meta_raw)
+    return rows
+
+
+def _memdir_materialize(won, segments, one, output_fields, pk_field):
+    """The records of a query's winning hits, in their order: each segment's rows taken together, memtable rows one by one."""
+    records = [None] * len(won)
+    by_segment = {}
+    for k, (_, source_idx, local_id) in enumerate(won):
+        if source_idx < len(segments):
+            by_segment.setdefault(source_idx, []).append(k)
+        else:
+            records[k] = one(source_idx, local_id)
+    for source_idx, ks in by_segment.items():
+        rows = _memdir_rows_to_dicts(segments[source_idx], [won[k][2] for k in ks], output_fields, pk_field)
+        for k, row in zip(ks, rows):
+            records[k] = row
+    return records
 
 
 class _MemdirPosting:
@@ -412,12 +475,14 @@ def _memdir_patch_sparse():
     )
     memtable_scores = "        local_ids, dists = _search_prepared_sparse_index(mt_idx, query_sparse, top_k)\n"
     hit = "                record = {\n                    name: tbl.column(name)[row_i].as_py()\n                    for name in tbl.column_names\n"
+    record = hit + '                    if name not in ("_seq", "_partition")\n                }\n'
+    winners = "        for dist, pk, source in deduped:\n"
     try:
         source = textwrap.dedent(inspect.getsource(coll.Collection._search_sparse))
     except (OSError, TypeError):
         print("memdir: BM25 search left unpatched (no source)", flush=True)
         return
-    blocks = (versions, walk, hit, build, segment_loop, segment_scores, memtable_scores)
+    blocks = (versions, walk, hit, record, winners, build, segment_loop, segment_scores, memtable_scores)
     if any(source.count(block) != 1 for block in blocks):
         print("memdir: BM25 search left unpatched (another Milvus Lite version)", flush=True)
         return
@@ -463,8 +528,12 @@ def _memdir_patch_sparse():
     )
     source = source.replace(segment_scores, "        local_ids, dists = _memdir_scored(cached_idx, query_sparse, top_k, valid_mask, _memdir_stats)\n")
     source = source.replace(memtable_scores, "        local_ids, dists = _memdir_scored(mt_idx, query_sparse, top_k, None, _memdir_stats)\n")
-    shown_columns = "for name in _memdir_hit_columns(tbl.column_names, self._schema, projection_plan)"
-    source = source.replace(hit, hit.replace("for name in tbl.column_names", shown_columns))
+    # The hits' shown columns (_memdir_hit_columns), read for all the winners of a query at once.
+    source = source.replace(
+        winners,
+        "        _memdir_pre = _memdir_hit_records(deduped[:top_k], _is_memtable_sparse_ref, self._schema, projection_plan)\n" + winners,
+    )
+    source = source.replace(record, "                record = _memdir_pre[(id(tbl), row_i)]\n")
 
     def segments_versions(collection, segments):
         cached = getattr(collection, "_memdir_versions", None)
@@ -474,7 +543,7 @@ def _memdir_patch_sparse():
         return cached
 
     coll._memdir_segments_versions = segments_versions
-    coll._memdir_hit_columns = _memdir_hit_columns
+    coll._memdir_hit_records = _memdir_hit_records
     coll._memdir_fast_bm25 = _memdir_fast_bm25
     coll._memdir_collection_stats = _memdir_collection_stats
     coll._memdir_scored = _memdir_scored
@@ -484,6 +553,7 @@ def _memdir_patch_sparse():
     print("memdir: BM25 search reuses its per-segment version map", flush=True)
     print("memdir: BM25 search reuses its segments' newest rows", flush=True)
     print("memdir: BM25 search reads only the shown fields of its hits", flush=True)
+    print("memdir: BM25 search reads its hits' fields together per segment", flush=True)
     print("memdir: BM25 scores with its partitions' statistics, not each segment's", flush=True)
 
 
@@ -614,12 +684,19 @@ def _memdir_patch_dense():
         "            local_mask[i] = True\n"
     )
     hit = "            return in_scope_segments[source_idx].row_to_dict(local_id)\n"
+    winners = "        for dist, source_idx, local_id in candidates[:top_k]:\n            record = _materialize_record(source_idx, local_id)\n"
     try:
         source = inspect.getsource(ex.execute_search_with_index)
     except (OSError, TypeError):
         print("memdir: dense search left unpatched (no source)", flush=True)
         return
-    if source.count(versions) != 1 or source.count(walk) != 1 or source.count(hit) != 1 or coll.execute_search_with_index is not ex.execute_search_with_index:
+    if (
+        source.count(versions) != 1
+        or source.count(walk) != 1
+        or source.count(hit) != 1
+        or source.count(winners) != 1
+        or coll.execute_search_with_index is not ex.execute_search_with_index
+    ):
         print("memdir: dense search left unpatched (another Milvus Lite version)", flush=True)
         return
     source = source.replace(
@@ -646,6 +723,14 @@ def _memdir_patch_dense():
         + _memdir_indent(walk.split("\n", 1)[1]),
     )
     source = source.replace(hit, "            return _memdir_row_to_dict(in_scope_segments[source_idx], local_id, output_fields, pk_field)\n")
+    source = source.replace(
+        winners,
+        (
+            "        _memdir_won = candidates[:top_k]\n"
+            "        _memdir_records = _memdir_materialize(_memdir_won, in_scope_segments, _materialize_record, output_fields, pk_field)\n"
+            "        for (dist, source_idx, local_id), record in zip(_memdir_won, _memdir_records):\n"
+        ),
+    )
     # One entry per set of partition folders searched (a user's partition): a newer set of the same folders replaces
     # it, so at most one superseded set of segments is kept alive per folder set, as the BM25 entry keeps one.
     maps = {}
@@ -661,6 +746,7 @@ def _memdir_patch_dense():
 
     ex._memdir_partition_versions = partition_versions
     ex._memdir_row_to_dict = _memdir_row_to_dict
+    ex._memdir_materialize = _memdir_materialize
     scope = {}
     # The module's own future import (annotations as strings) holds for the rewritten function too.
     exec(compile(source, ex.__file__, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True), ex.__dict__, scope)
@@ -669,6 +755,7 @@ def _memdir_patch_dense():
     print("memdir: dense search reuses its per-partition version map", flush=True)
     print("memdir: dense search reuses its segments' newest rows", flush=True)
     print("memdir: dense search reads only the shown fields of its hits", flush=True)
+    print("memdir: dense search reads its hits' fields together per segment", flush=True)
 
 
 # The sources of the projection this replaces for searches: project_record and the primary-key test it calls.

@@ -19,8 +19,10 @@ def test_the_search_patch_applies_whole(capsys):
         "BM25 search reuses its per-segment version map",
         "BM25 scores with its partitions' statistics, not each segment's",
         "BM25 scores each query term's postings as arrays",
+        "BM25 search reads its hits' fields together per segment",
         "dense search reuses its segments' newest rows",
         "dense search reads only the shown fields of its hits",
+        "dense search reads its hits' fields together per segment",
         "search finds the fields its hits show once per request, not once per hit",
     ):
         assert "memdir: " + line in out
