@@ -127,20 +127,24 @@ def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
         if name == "$meta":
             meta_raw = val
         result[name] = val
-    # As Segment.row_to_dict: dynamic fields kept in $meta are unpacked into the record.
     if meta_raw is not None:
+        _memdir_unpack_meta(result, meta_raw)
+    return result
+
+
+def _memdir_unpack_meta(result, meta_raw):
+    """As Segment.row_to_dict: the dynamic fields kept in $meta (JSON text or a dict) are unpacked into the record."""
+    if isinstance(meta_raw, str):
         import json
 
-        if isinstance(meta_raw, str):
-            try:
-                meta = json.loads(meta_raw)
-                if isinstance(meta, dict):
-                    result.update(meta)
-            except (json.JSONDecodeError, ValueError):
-                pass
-        elif isinstance(meta_raw, dict):
-            result.update(meta_raw)
-    return result
+        try:
+            meta = json.loads(meta_raw)
+            if isinstance(meta, dict):
+                result.update(meta)
+        except (json.JSONDecodeError, ValueError):
+            pass
+    elif isinstance(meta_raw, dict):
+        result.update(meta_raw)
 
 
 def _memdir_rows_to_dicts(seg, row_idxs, output_fields, pk_field):
@@ -154,19 +158,8 @@ def _memdir_rows_to_dicts(seg, row_idxs, output_fields, pk_field):
     names = [n for n in seg.table.schema.names if not (n == "_seq" or (n not in keep and n != "$meta" and not n.startswith("_")))]
     rows = seg.table.select(names).take(row_idxs).to_pylist()
     if "$meta" in names:
-        import json
-
         for result in rows:
-            meta_raw = result["$meta"]
-            if isinstance(meta_raw, str):
-                try:
-                    meta = json.loads(meta_raw)
-                    if isinstance(meta, dict):
-                        result.update(meta)
-                except (json.JSONDecodeError, ValueError):
-                    pass
-            elif isinstance(meta_raw, dict):
-                result.update(meta_raw)
+            _memdir_unpack_meta(result, result["$meta"])
     return rows
 
 
