@@ -112,54 +112,30 @@ def _memdir_hit_records(won, is_memtable_ref, schema, plan):
     return records
 
 
-def _memdir_row_to_dict(seg, row_idx, output_fields, pk_field):
-    """Segment.row_to_dict without the schema fields a dense hit does not show (its vectors above all)."""
-    if output_fields is None or "*" in output_fields:
-        return seg.row_to_dict(row_idx)
-    keep = set(output_fields)
-    keep.add(pk_field)
-    result = {}
-    meta_raw = None
-    for name in seg.table.schema.names:
-        if name == "_seq" or (name not in keep and name != "$meta" and not name.startswith("_")):
-            continue
-        val = seg.table.column(name)[row_idx].as_py()
-        if name == "$meta":
-            meta_raw = val
-        result[name] = val
-    if meta_raw is not None:
-        _memdir_unpack_meta(result, meta_raw)
-    return result
-
-
-def _memdir_unpack_meta(result, meta_raw):
-    """As Segment.row_to_dict: the dynamic fields kept in $meta (JSON text or a dict) are unpacked into the record."""
-    if isinstance(meta_raw, str):
-        import json
-
-        try:
-            meta = json.loads(meta_raw)
-            if isinstance(meta, dict):
-                result.update(meta)
-        except (json.JSONDecodeError, ValueError):
-            pass
-    elif isinstance(meta_raw, dict):
-        result.update(meta_raw)
-
-
 def _memdir_rows_to_dicts(seg, row_idxs, output_fields, pk_field):
-    """_memdir_row_to_dict of several rows of one segment at once: one take of the shown columns, converted together,
-    instead of a scalar read and conversion per field and row (800 of them for memdir's 16 fields of 50 hits: a third
-    of the server's time for such a search)."""
+    """Segment.row_to_dict of several rows of one segment, without the schema fields a dense hit does not show (its
+    vectors above all): one take of the shown columns, converted together, instead of a scalar read and conversion per
+    field and row (800 of them for memdir's 16 fields of 50 hits: a third of the server's time for such a search)."""
     if output_fields is None or "*" in output_fields:
         return [seg.row_to_dict(i) for i in row_idxs]
     keep = set(output_fields)
     keep.add(pk_field)
     names = [n for n in seg.table.schema.names if not (n == "_seq" or (n not in keep and n != "$meta" and not n.startswith("_")))]
     rows = seg.table.select(names).take(row_idxs).to_pylist()
-    if "$meta" in names:
-        for result in rows:
-            _memdir_unpack_meta(result, result["$meta"])
+    # As Segment.row_to_dict: the dynamic fields kept in $meta (JSON text or a dict) are unpacked into the record.
+    for result in rows if "$meta" in names else ():
+        meta_raw = result["$meta"]
+        if isinstance(meta_raw, str):
+            import json
+
+            try:
+                meta = json.loads(meta_raw)
+                if isinstance(meta, dict):
+                    result.update(meta)
+            except (json.JSONDecodeError, ValueError):
+                pass
+        elif isinstance(meta_raw, dict):
+            result.update(meta_raw)
     return rows
 
 
@@ -676,6 +652,8 @@ def _memdir_patch_dense():
         "                continue\n"
         "            local_mask[i] = True\n"
     )
+    # Not rewritten, but pinned: _memdir_materialize reads a query's segment rows itself and hands _materialize_record
+    # the memtable's alone, which holds while a segment row is read this way and nowhere else.
     hit = "            return in_scope_segments[source_idx].row_to_dict(local_id)\n"
     winners = "        for dist, source_idx, local_id in candidates[:top_k]:\n            record = _materialize_record(source_idx, local_id)\n"
     try:
@@ -715,7 +693,6 @@ def _memdir_patch_dense():
         )
         + _memdir_indent(walk.split("\n", 1)[1]),
     )
-    source = source.replace(hit, "            return _memdir_row_to_dict(in_scope_segments[source_idx], local_id, output_fields, pk_field)\n")
     source = source.replace(
         winners,
         (
@@ -738,7 +715,6 @@ def _memdir_patch_dense():
         return cached
 
     ex._memdir_partition_versions = partition_versions
-    ex._memdir_row_to_dict = _memdir_row_to_dict
     ex._memdir_materialize = _memdir_materialize
     scope = {}
     # The module's own future import (annotations as strings) holds for the rewritten function too.
