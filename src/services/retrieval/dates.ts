@@ -84,13 +84,9 @@ export function chunkDates(record: { path: string; heading: string; created: num
 
 /**
  * New relevance in [0, 1]: (own + share·[a date of the chunk lies in a period the query names]) /
- * (1 + share). A query that names no period, or share 0, changes nothing.
+ * (1 + share), the query's periods read by queryPeriods beforehand (a search reads them while it waits for the
+ * index). A query that names no period, or share 0, changes nothing.
  */
-export function withDates(candidates: FusedCandidate[], query: string, at: Date, share: number): FusedCandidate[] {
-  return share <= 0 ? candidates : withPeriods(candidates, queryPeriods(query, at), share);
-}
-
-/** withDates with the query's periods read beforehand (a search reads them while it waits for the index). */
 export function withPeriods(candidates: FusedCandidate[], periods: Period[], share: number): FusedCandidate[] {
   if (share <= 0 || periods.length === 0) return candidates;
   const inPeriod = (t: number) => periods.some((p) => p.start <= t && t < p.end);

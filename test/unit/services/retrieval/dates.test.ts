@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { chunkDates, queryPeriods, withDates } from '../../../../src/services/retrieval/dates.js';
+import { chunkDates, queryPeriods, withPeriods, type Period } from '../../../../src/services/retrieval/dates.js';
 import type { FusedCandidate } from '../../../../src/services/retrieval/fuse.js';
 import { candidate, hitRecord } from '../../../support/hit-record.js';
 
@@ -50,7 +50,11 @@ describe('chunkDates', () => {
   });
 });
 
-describe('withDates', () => {
+describe('withPeriods', () => {
+  // As a search applies the signal: the query's periods, then the lift.
+  const withDates = (candidates: Parameters<typeof withPeriods>[0], query: string, when: Date, share: number) =>
+    withPeriods(candidates, share > 0 ? queryPeriods(query, when) : ([] as Period[]), share);
+
   it('a day log of the day the query names outranks an equal match of another day', () => {
     const out = withDates(
       [cand('other', 0.5, { path: 'alice/episodic/2023-03-01.md' }), cand('log', 0.5, { path: 'alice/episodic/2023-08-19.md' })],
